@@ -1,0 +1,56 @@
+"""Helpers shared by the benchmark scripts: timing whole processes, machine description."""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+BIOCORTEX = [sys.executable, "-m", "biocortex_cli"]
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        kb = int(Path("/proc/meminfo").read_text().split()[1])
+        mem = f", {kb / 2**20:.0f} GiB RAM"
+    except (OSError, ValueError, IndexError):
+        pass
+    return (f"{cpu}, {os.cpu_count()} cores{mem}; Python {platform.python_version()}; "
+            f"{platform.system()} {platform.release()}")
+
+
+def time_process(cmd: Sequence[str], runs: int, env: dict[str, str] | None = None,
+                 cwd: str | None = None, warmup: int = 2) -> list[float]:
+    """Wall-clock seconds of ``runs`` executions of a whole process (after ``warmup`` runs)."""
+    full_env = {**os.environ, **(env or {})}
+    out = []
+    for i in range(warmup + runs):
+        started = time.perf_counter()
+        proc = subprocess.run(cmd, env=full_env, cwd=cwd, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, check=False)
+        elapsed = time.perf_counter() - started
+        if proc.returncode not in (0, 1):
+            raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.decode()[-500:]}")
+        if i >= warmup:
+            out.append(elapsed)
+    return out
+
+
+def summary(samples: Sequence[float]) -> str:
+    ms = sorted(s * 1000 for s in samples)
+    p90 = ms[min(len(ms) - 1, int(round(0.9 * (len(ms) - 1))))]
+    return f"median {statistics.median(ms):6.1f} ms  p90 {p90:6.1f} ms  min {ms[0]:6.1f} ms  (n={len(ms)})"

@@ -1,0 +1,3 @@
+from biocortex_cli.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,86 @@
+"""The typer application: global options and the table of commands. Nothing else lives here.
+
+Command modules do not import typer: their parameters are ``Annotated[..., typer.Option(...)]``
+strings (``from __future__ import annotations``) that typer evaluates here, when the app is
+built. So the hot commands in :mod:`biocortex_cli.cli.fast` can call the same functions without
+paying for typer's import.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import typer
+
+from biocortex_cli.cli import check as check_cmd
+from biocortex_cli.cli import episode as episode_cmd
+from biocortex_cli.cli import index as index_cmd
+from biocortex_cli.cli import init as init_cmd
+from biocortex_cli.cli import recall as recall_cmd
+from biocortex_cli.cli import state
+from biocortex_cli.cli.errors import guarded
+
+COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, episode_cmd, index_cmd, init_cmd, recall_cmd)
+for _module in COMMAND_MODULES:
+    _module.typer = typer  # type: ignore[attr-defined]  # for evaluating their annotations
+
+SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+app = typer.Typer(
+    name="biocortex",
+    help="Shared, symbolic memory for AI agents and scientists in biological R&D.\n\n"
+    "Memory is markdown in a git repository (the vault): episodes of past analyses, facts and "
+    "entities, lessons. stdout carries only the requested context or JSON.",
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings=SETTINGS,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from biocortex_cli import __version__
+
+        state.out(f"biocortex {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def global_options(
+    vault: str | None = typer.Option(
+        None, "--vault", metavar="PATH",
+        help="Vault folder (default: $BIOCORTEX_VAULT, else the nearest parent with "
+             ".biocortex/config.yaml)."),
+    author: str | None = typer.Option(
+        None, "--author", metavar="'NAME <EMAIL>'",
+        help="Author of the commits this command makes (default: $BIOCORTEX_AUTHOR, else git "
+             "config, else biocortex)."),
+    debug: bool = typer.Option(False, "--debug", help="Print the traceback of an internal error."),
+    version: bool = typer.Option(False, "--version", "-V", is_eager=True, callback=_version,
+                                 help="Print the version and exit."),
+) -> None:
+    state.OPTIONS = state.GlobalOptions(vault=vault, author=author, debug=debug)
+
+
+episode_app = typer.Typer(help="Record and read past analyses (episodic memory).",
+                          no_args_is_help=True, rich_markup_mode=None, context_settings=SETTINGS)
+episode_app.command("add")(episode_cmd.add)
+episode_app.command("import")(episode_cmd.import_)
+episode_app.command("show")(episode_cmd.show)
+episode_app.command("list")(episode_cmd.list_)
+
+app.command("init")(init_cmd.init)
+app.add_typer(episode_app, name="episode")
+app.command("index")(index_cmd.index)
+app.command("recall")(recall_cmd.recall)
+app.command("check")(check_cmd.check)
+
+
+def run(argv: list[str]) -> int:
+    def call() -> int:
+        result = app(args=argv, prog_name="biocortex", standalone_mode=False)
+        return result if isinstance(result, int) else 0
+
+    return guarded(call, as_json="--json" in argv, debug="--debug" in argv)

@@ -1,0 +1,25 @@
+"""``biocortex check``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from biocortex_cli.cli import state
+
+if TYPE_CHECKING:
+    import typer
+
+
+def check(json_: Annotated[bool, typer.Option("--json", help="Print the problems as JSON.")] = False) -> int:
+    """Validate every note: YAML, required fields, types, unique ids, links. Exit 1 on problems."""
+    from biocortex_cli.render.text import check_report
+    from biocortex_cli.store.check import check_vault
+
+    report = check_vault(state.vault())
+    if json_:
+        state.emit_json({"notes": report.notes, "ok": report.ok,
+                         "problems": [p.as_json() for p in report.problems]})
+    elif report.problems:
+        state.out(check_report(report.problems))
+    state.info(f"biocortex: checked {report.notes} notes, {len(report.problems)} problem(s)")
+    return 0 if report.ok else 1

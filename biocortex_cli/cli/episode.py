@@ -1,0 +1,142 @@
+"""``biocortex episode add|import|show|list``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Annotated, Any
+
+from biocortex_cli.cli import state
+
+if TYPE_CHECKING:
+    import typer
+
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+
+
+def read_input(source: str) -> str:
+    """Text from a file or '-' (stdin), refusing more than MAX_INPUT_BYTES."""
+    from biocortex_cli.errors import DataError, NotFoundError
+
+    if source == "-":
+        raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        where = "<stdin>"
+    else:
+        try:
+            with open(source, "rb") as fh:
+                raw = fh.read(MAX_INPUT_BYTES + 1)
+        except FileNotFoundError:
+            raise NotFoundError(f"no such file: {source}") from None
+        except IsADirectoryError:
+            raise DataError(f"{source} is a folder, not a file") from None
+        where = source
+    if len(raw) > MAX_INPUT_BYTES:
+        raise DataError(f"input is over the {MAX_INPUT_BYTES // 2**20} MiB limit", path=where,
+                        hint="split it into smaller batches")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"input is not UTF-8 (byte {exc.start})", path=where) from None
+
+
+def add(
+    task: Annotated[str | None, typer.Option("--task", help="What was asked (required unless in --from-json).")] = None,
+    plan: Annotated[str | None, typer.Option("--plan", help="The approach, with parameters.")] = None,
+    tool: Annotated[list[str] | None, typer.Option("--tool", help="A tool used (repeat the option).")] = None,
+    domain: Annotated[list[str] | None, typer.Option("--domain", help="A domain, e.g. scRNA-seq (repeatable).")] = None,
+    result: Annotated[str | None, typer.Option("--result", help="What came out, with numbers.")] = None,
+    success: Annotated[bool | None, typer.Option("--success/--failure", help="Whether the analysis worked.")] = None,
+    quality: Annotated[float | None, typer.Option("--quality", min=0.0, max=1.0, help="Quality score 0-1.")] = None,
+    lesson: Annotated[list[str] | None, typer.Option("--lesson", help="A lesson learned (repeatable).")] = None,
+    entity: Annotated[list[str] | None, typer.Option("--entity", help="A biological entity (repeatable); more are found in the text.")] = None,
+    id_: Annotated[str | None, typer.Option("--id", help="Episode id (default: date-slug-hash).")] = None,
+    created: Annotated[str | None, typer.Option("--created", help="ISO 8601 time (default: now, UTC).")] = None,
+    from_json: Annotated[str | None, typer.Option("--from-json", metavar="FILE|-",
+                                                  help="Read the episode from a JSON object; options override its fields.")] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print the stored record as JSON instead of the id.")] = False,
+) -> int:
+    """Record one episode; prints its id."""
+    from biocortex_cli.errors import DataError
+    from biocortex_cli.store.episodes import add_episode
+
+    data: dict[str, Any] = {}
+    if from_json is not None:
+        text = read_input(from_json)
+        try:
+            loaded = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"invalid JSON: {exc.msg}", path=from_json, line=exc.lineno) from None
+        if not isinstance(loaded, dict):
+            raise DataError("--from-json needs one JSON object", path=from_json)
+        data.update(loaded)
+    options = {"task": task, "plan": plan, "tools": tool or None, "domains": domain or None,
+               "result": result, "success": success, "quality": quality, "lessons": lesson or None,
+               "entities": entity or None, "id": id_, "created": created}
+    data.update({k: v for k, v in options.items() if v is not None})
+    vault = state.vault()
+    ep = add_episode(vault, data, vault.author(state.OPTIONS.author))
+    if json_:
+        state.emit_json(ep.as_json())
+    else:
+        state.out(ep.id)
+    return 0
+
+
+def import_(
+    source: Annotated[str, typer.Argument(metavar="FILE|-", help="JSON Lines file, or - for stdin.")],
+    json_: Annotated[bool, typer.Option("--json", help="Print the imported ids as JSON.")] = False,
+) -> int:
+    """Import episodes from JSON Lines in one commit (all or nothing); prints how many."""
+    from biocortex_cli.store.episodes import import_episodes
+
+    text = read_input(source)
+    vault = state.vault()
+    episodes = import_episodes(vault, text, "<stdin>" if source == "-" else source,
+                               vault.author(state.OPTIONS.author))
+    if json_:
+        state.emit_json({"imported": len(episodes), "ids": [ep.id for ep in episodes]})
+    else:
+        state.out(str(len(episodes)))
+    return 0
+
+
+def show(
+    ident: Annotated[str, typer.Argument(metavar="ID", help="Episode id.")],
+    json_: Annotated[bool, typer.Option("--json", help="Print every field as JSON.")] = False,
+) -> int:
+    """Print one episode."""
+    from biocortex_cli.store.episodes import find_episode
+
+    vault = state.vault()
+    ep = find_episode(vault, ident)
+    if json_:
+        state.emit_json(ep.as_json())
+    else:
+        state.out((vault.root / ep.path).read_text(encoding="utf-8"))
+    return 0
+
+
+def list_(
+    domain: Annotated[str | None, typer.Option("--domain", help="Only episodes with this domain.")] = None,
+    tool: Annotated[str | None, typer.Option("--tool", help="Only episodes that used this tool.")] = None,
+    entity: Annotated[str | None, typer.Option("--entity", help="Only episodes mentioning this entity.")] = None,
+    success: Annotated[bool | None, typer.Option("--success/--failure", help="Only successes / failures.")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="Only episodes created on or after this date.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many (newest first).")] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print the episodes as JSON.")] = False,
+) -> int:
+    """List episodes, newest first."""
+    from biocortex_cli.render.text import episode_lines
+    from biocortex_cli.store.episodes import EpisodeFilter, list_episodes
+
+    filt = EpisodeFilter(domain=domain, tool=tool, entity=entity, success=success, since=since, limit=limit)
+    episodes, problems = list_episodes(state.vault(), filt)
+    for problem in problems:
+        state.info(f"biocortex: warning: {problem.location()}{problem.message} (skipped)")
+    if json_:
+        state.emit_json([ep.as_json() for ep in episodes])
+    elif episodes:
+        state.out(episode_lines(episodes))
+    else:
+        state.info("biocortex: no episodes match")
+    return 0

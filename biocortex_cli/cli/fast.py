@@ -1,0 +1,131 @@
+"""Hot commands answered without loading typer.
+
+Agents call ``recall`` (and list or show episodes) hundreds of times per task; typer's import
+alone costs ~45-60 ms on the 2-core reference machine, several times the rest of a recall. For
+the commands below, a well-formed command line is parsed here and handed to the *same* command
+function the typer app uses. Anything this parser does not fully understand (``--help``, an
+unknown option, a value of the wrong type, a repeated option) returns ``None`` and the typer app
+takes over, so messages and usage errors always come from one place.
+``tests/test_cli_fast.py`` checks this table against the typer app, option by option.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+FLAG = "flag"
+
+
+@dataclass(frozen=True)
+class Spec:
+    module: str
+    function: str
+    positionals: tuple[str, ...] = ()
+    #: option -> (parameter, type or FLAG); a "--yes/--no" pair is two entries with True/False
+    options: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    minimum: dict[str, float] = field(default_factory=dict)
+
+
+SPECS: dict[tuple[str, ...], Spec] = {
+    ("recall",): Spec(
+        "biocortex_cli.cli.recall", "recall", ("query",),
+        {"--top-k": ("top_k", int), "--budget": ("budget", int),
+         "--min-relevance": ("min_relevance", float), "--domain": ("domain", str),
+         "--success-only": ("success_only", FLAG), "--include-archived": ("include_archived", FLAG),
+         "--explain": ("explain", FLAG), "--json": ("json_", FLAG)}),
+    ("episode", "list"): Spec(
+        "biocortex_cli.cli.episode", "list_", (),
+        {"--domain": ("domain", str), "--tool": ("tool", str), "--entity": ("entity", str),
+         "--success": ("success", True), "--failure": ("success", False),
+         "--since": ("since", str), "--limit": ("limit", int), "--json": ("json_", FLAG)},
+        {"limit": 1}),
+    ("episode", "show"): Spec(
+        "biocortex_cli.cli.episode", "show", ("ident",), {"--json": ("json_", FLAG)}),
+}
+GLOBAL_OPTIONS = {"--vault": "vault", "--author": "author"}
+
+
+def parse(argv: list[str]) -> tuple[Spec, dict[str, str | None], dict[str, Any]] | None:
+    """(spec, global options, keyword arguments) for a well-formed hot command, else None."""
+    globals_: dict[str, str | None] = {"vault": None, "author": None, "debug": None}
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        arg = argv[i]
+        if arg == "--debug":
+            globals_["debug"] = "1"
+            i += 1
+            continue
+        name, eq, value = arg.partition("=")
+        if name not in GLOBAL_OPTIONS or globals_[GLOBAL_OPTIONS[name]] is not None:
+            return None
+        if not eq:
+            if i + 1 >= len(argv):
+                return None
+            value, i = argv[i + 1], i + 1
+        globals_[GLOBAL_OPTIONS[name]] = value
+        i += 1
+    spec = None
+    for words, candidate in SPECS.items():
+        if tuple(argv[i : i + len(words)]) == words:
+            spec, i = candidate, i + len(words)
+            break
+    if spec is None:
+        return None
+    kwargs: dict[str, Any] = {}
+    positionals: list[str] = []
+    only_positionals = False
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if only_positionals or not arg.startswith("-") or arg == "-":
+            positionals.append(arg)
+            continue
+        if arg == "--":
+            only_positionals = True
+            continue
+        name, eq, value = arg.partition("=")
+        if name not in spec.options:
+            return None  # --help, unknown options, short options: typer answers
+        param, kind = spec.options[name]
+        if param in kwargs:
+            return None
+        if kind is FLAG or isinstance(kind, bool):
+            if eq:
+                return None
+            kwargs[param] = True if kind is FLAG else kind
+            continue
+        if not eq:
+            if i >= len(argv):
+                return None
+            value, i = argv[i], i + 1
+        try:
+            converted = kind(value)
+        except ValueError:
+            return None
+        if param in spec.minimum and converted < spec.minimum[param]:
+            return None
+        kwargs[param] = converted
+    if len(positionals) != len(spec.positionals):
+        return None
+    kwargs.update(zip(spec.positionals, positionals, strict=True))
+    return spec, globals_, kwargs
+
+
+def run(argv: list[str]) -> int | None:
+    """Run a hot command without typer; None when the typer app must handle ``argv``."""
+    parsed = parse(argv)
+    if parsed is None:
+        return None
+    spec, globals_, kwargs = parsed
+    import importlib
+
+    from biocortex_cli.cli import state
+    from biocortex_cli.cli.errors import guarded
+
+    state.OPTIONS = state.GlobalOptions(vault=globals_["vault"], author=globals_["author"],
+                                        debug=bool(globals_["debug"]))
+    function: Callable[..., int] = getattr(importlib.import_module(spec.module), spec.function)
+    return guarded(lambda: function(**kwargs), as_json=bool(kwargs.get("json_")),
+                   debug=state.OPTIONS.debug)

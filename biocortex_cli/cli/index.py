@@ -1,0 +1,44 @@
+"""``biocortex index``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from biocortex_cli.cli import state
+
+if TYPE_CHECKING:
+    import typer
+
+
+def index(
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Build the index from scratch.")] = False,
+    check: Annotated[bool, typer.Option("--check", help="Only say whether the index is stale (exit 1 if so).")] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> int:
+    """Build or refresh the sidecar index (.biocortex/index.sqlite) incrementally."""
+    from biocortex_cli.index.build import is_stale, refresh
+    from biocortex_cli.index.build import rebuild as rebuild_index
+    from biocortex_cli.recall.service import warn_problems
+
+    vault = state.vault()
+    encoding = vault.config.tokenizer.encoding
+    if check:
+        stale, why = is_stale(vault, encoding)
+        if json_:
+            state.emit_json({"stale": stale, "reason": why})
+        state.info(f"biocortex: {why}")
+        return 1 if stale else 0
+    if rebuild:
+        report = rebuild_index(vault, encoding, "--rebuild")
+    else:
+        conn, report = refresh(vault, encoding, full=True)
+        conn.close()
+    warn_problems(report)
+    if json_:
+        state.emit_json({"rebuilt": report.rebuilt, "added": report.added, "updated": report.updated,
+                         "removed": report.removed, "episodes": report.total,
+                         "problems": [{"path": p, "line": ln, "message": m} for p, ln, m in report.problems],
+                         "seconds": round(report.seconds, 3)})
+    state.info(f"biocortex: index {'rebuilt' if report.rebuilt else 'refreshed'}: {report.total} episodes "
+               f"(+{report.added} ~{report.updated} -{report.removed}) in {report.seconds:.2f}s")
+    return 0

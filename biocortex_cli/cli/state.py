@@ -1,0 +1,41 @@
+"""Global options (``--vault``, ``--author``, ``--debug``) and output helpers for commands."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from biocortex_cli.store.vault import Vault
+
+
+@dataclass
+class GlobalOptions:
+    vault: str | None = None
+    author: str | None = None
+    debug: bool = False
+
+
+OPTIONS = GlobalOptions()
+
+
+def vault() -> Vault:
+    from biocortex_cli.store.vault import find_vault
+
+    return find_vault(OPTIONS.vault)
+
+
+def out(text: str) -> None:
+    """Requested data to stdout (always ends with one newline)."""
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def info(text: str) -> None:
+    """Everything that is not the requested data goes to stderr."""
+    sys.stderr.write(text + "\n")

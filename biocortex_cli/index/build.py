@@ -1,0 +1,338 @@
+"""Build and refresh the sidecar index incrementally.
+
+Freshness is decided without reading every file: the index remembers the mtime of every folder
+it indexed and the vault's git HEAD. A folder whose mtime is unchanged holds the same entries
+(every write biocortex makes is a rename, which touches the folder), so only changed folders are
+listed and only their files stat'ed; when HEAD moved, ``git diff`` names the notes a pull or a
+commit changed. ``biocortex index`` (and ``index --check``) stat every note, which also catches a
+hand edit saved in place and not yet committed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from biocortex_cli.errors import DataError
+from biocortex_cli.index import store
+from biocortex_cli.index.store import DocRow, IndexUnusable
+
+#: Folders whose notes are indexed, and whether what they hold is archived memory.
+INDEXED = {"episodes": False, "archive/episodes": True}
+
+
+@dataclass
+class RefreshReport:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    rebuilt: bool = False
+    reason: str = ""
+    total: int = 0
+    problems: list[tuple[str, int, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed or self.rebuilt)
+
+
+@dataclass
+class Scan:
+    """What a scan of the vault found: note -> (mtime_ns, size), and folder stamps."""
+
+    files: dict[str, tuple[int, int]]
+    dirs: dict[str, list[Any]]
+    complete: bool  # True when every note was stat'ed (a full scan)
+
+
+def _stat_dir(root: Path, rel_dir: str) -> tuple[int, list[str], dict[str, tuple[int, int]]]:
+    """A folder's mtime, its subfolders, and its notes with (mtime_ns, size)."""
+    path = root / rel_dir
+    mtime = path.stat().st_mtime_ns
+    subdirs: list[str] = []
+    notes: dict[str, tuple[int, int]] = {}
+    with os.scandir(path) as entries:
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                subdirs.append(entry.name)
+            elif entry.name.endswith(".md") and entry.name != "README.md" and entry.is_file(follow_symlinks=False):
+                st = entry.stat(follow_symlinks=False)
+                notes[f"{rel_dir}/{entry.name}"] = (st.st_mtime_ns, st.st_size)
+    return mtime, sorted(subdirs), notes
+
+
+def full_scan(root: Path) -> Scan:
+    files: dict[str, tuple[int, int]] = {}
+    dirs: dict[str, list[Any]] = {}
+    for top in INDEXED:
+        stack = [top] if (root / top).is_dir() else []
+        while stack:
+            rel_dir = stack.pop()
+            try:
+                mtime, subdirs, notes = _stat_dir(root, rel_dir)
+            except FileNotFoundError:
+                continue
+            dirs[rel_dir] = [mtime, subdirs]
+            files.update(notes)
+            stack.extend(f"{rel_dir}/{s}" for s in subdirs)
+    return Scan(files, dirs, complete=True)
+
+
+def quick_scan(root: Path, known_dirs: dict[str, list[Any]], known: dict[str, tuple[int, int]]) -> Scan:
+    """Re-list only the folders whose mtime changed; keep the known stamps of the others."""
+    files = dict(known)
+    dirs: dict[str, list[Any]] = {}
+    for top in INDEXED:
+        stack = [top] if (root / top).is_dir() else []
+        while stack:
+            rel_dir = stack.pop()
+            try:
+                mtime = (root / rel_dir).stat().st_mtime_ns
+            except FileNotFoundError:
+                continue
+            old = known_dirs.get(rel_dir)
+            if old is not None and old[0] == mtime:
+                subdirs = list(old[1])
+            else:
+                try:
+                    mtime, subdirs, notes = _stat_dir(root, rel_dir)
+                except FileNotFoundError:
+                    continue
+                prefix = rel_dir + "/"
+                for rel in [r for r in files if r.startswith(prefix) and "/" not in r[len(prefix):]]:
+                    del files[rel]
+                files.update(notes)
+            dirs[rel_dir] = [mtime, subdirs]
+            stack.extend(f"{rel_dir}/{s}" for s in subdirs)
+    # notes in folders that vanished
+    for rel in [r for r in files if r.rsplit("/", 1)[0] not in dirs]:
+        del files[rel]
+    return Scan(files, dirs, complete=False)
+
+
+def _git_changed(git_root: Path, vault_root: Path, old: str, new: str) -> set[str] | None:
+    """Notes that differ between two commits, relative to the vault; None if git cannot tell."""
+    try:
+        prefix = vault_root.resolve().relative_to(git_root.resolve()).as_posix()
+    except ValueError:
+        return None
+    proc = subprocess.run(["git", "-C", str(git_root), "diff", "--name-only", "--no-renames", "-z",
+                           old, new, "--", *[f"{prefix}/{d}" if prefix != "." else d for d in INDEXED]],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return None
+    names = [n for n in proc.stdout.split("\0") if n]
+    cut = 0 if prefix == "." else len(prefix) + 1
+    return {n[cut:] for n in names}
+
+
+def build_row(root: Path, rel: str, stamp: tuple[int, int], counter: Any) -> DocRow:
+    """Read one note and derive everything recall needs from it. Raises DataError."""
+    from biocortex_cli.bio.text import tokenize
+    from biocortex_cli.index.fingerprints import field_fingerprints
+    from biocortex_cli.render.blocks import episode_sections, template_text
+    from biocortex_cli.store.episodes import check_fields, episode_from_note, parse_created
+    from biocortex_cli.store.notes import read_note
+
+    note = read_note(root / rel, rel)
+    if note.meta.get("type") not in ("episode", None):
+        raise DataError(f"type {note.meta.get('type')!r} in an episode folder", path=rel, line=note.line_of("type"))
+    problems = check_fields(note.meta, rel, 1, note.key_lines)
+    if problems:
+        raise problems[0]
+    ep = episode_from_note(note)
+    if "id" not in note.meta:
+        raise DataError("id is missing", path=rel, line=1)
+    created = parse_created(note.meta.get("created"), path=rel, line=note.line_of("created"))
+    fields = [tokenize(ep.task), tokenize(ep.text("plan")), tokenize(ep.text("result"))]
+    fields += [tokenize(lesson) for lesson in ep.strings("lessons")]
+    attrs: list[tuple[str, str]] = []
+    for kind, key in (("tool", "tools"), ("domain", "domains"), ("entity", "entities")):
+        for value in ep.strings(key):
+            norm = " ".join(tokenize(value)) or value.casefold()
+            attrs.append((kind, norm))
+    sections = episode_sections(note.meta, rel)
+    counts = counter.count_many([template_text(s.text) for s in sections])
+    last_lines = [template_text(s.text).rstrip("\n").rsplit("\n", 1)[-1] + "\n" for s in sections]
+    last_counts = counter.count_many(last_lines + [line + "\n" for line in last_lines])
+    n = len(sections)
+    rows = [(s.name, s.text, counts[i], counts[i] - last_counts[i] + last_counts[n + i])
+            for i, s in enumerate(sections)]
+    return DocRow(rel=rel, id=ep.id, kind="episode", mtime_ns=stamp[0], size=stamp[1],
+                  created=created.strftime("%Y-%m-%dT%H:%M:%SZ"), success=ep.success,
+                  quality=ep.quality, archived=rel.startswith("archive/"), task=ep.task,
+                  sections=rows, fields=fields, fingerprints=field_fingerprints(fields), attrs=attrs)
+
+
+def _counter(vault_encoding: str) -> Any:
+    from biocortex_cli.tokens import get_counter
+
+    return get_counter(vault_encoding)
+
+
+def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head: str | None,
+           report: RefreshReport, recheck: set[str]) -> None:
+    """Bring the index in line with ``scan``; runs inside a write transaction."""
+    known = store.known_files(conn)
+    known_bad = store.known_problems(conn)
+    gone = [rel for rel in (*known, *known_bad) if rel not in scan.files]
+    todo = sorted(rel for rel, stamp in scan.files.items()
+                  if (known.get(rel) != stamp and known_bad.get(rel) != stamp) or rel in recheck)
+    report.removed += store.remove(conn, gone)
+    counter = _counter(encoding) if todo else None
+    rows: list[DocRow] = []
+    for rel in todo:
+        store.remove(conn, [rel])
+        try:
+            rows.append(build_row(root, rel, scan.files[rel], counter))
+        except DataError as exc:
+            store.record_problem(conn, rel, exc.line or 1, exc.message, scan.files[rel])
+            continue
+        if rel in known:
+            report.updated += 1
+        else:
+            report.added += 1
+    store.insert(conn, rows)
+    meta = store.get_meta(conn)
+    values: dict[str, Any] = {"dirs": scan.dirs, "head": head, "encoding": encoding}
+    short = (head or "none")[:7]
+    if meta.get("header_head") != short or meta.get("encoding") != encoding or "header_tokens" not in meta:
+        from biocortex_cli.render.blocks import HEADER, SHORTENED
+
+        counter = counter or _counter(encoding)
+        header = HEADER.format(shown=0, matched=0, tokens=0, budget=0, head=short)
+        values.update({"header_head": short, "header_tokens": counter.count(header),
+                       "shortened_tokens": counter.count(SHORTENED),
+                       "shortened_tokens_last": counter.count(SHORTENED + "\n"),
+                       "tokenizer": counter.encoding})
+    n, total_dl = conn.execute("SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM docs WHERE kind = 'episode'").fetchone()
+    values.update({"n_docs": n, "avg_dl": (total_dl / n) if n else 0.0})
+    store.set_meta(conn, values)
+    report.total = n
+
+
+@contextlib.contextmanager
+def _write_txn(conn: sqlite3.Connection) -> Iterator[None]:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def rebuild(vault: Any, encoding: str, reason: str = "") -> RefreshReport:
+    """Build a whole new index in a temporary file and rename it over the old one."""
+    started = time.perf_counter()
+    final = store.index_path(vault.state_dir)
+    tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    report = RefreshReport(rebuilt=True, reason=reason)
+    conn = store.create(tmp)
+    try:
+        with _write_txn(conn):
+            _apply(conn, vault.root, full_scan(vault.root), encoding, vault.head(), report, set())
+        report.problems = list(store.problems(conn))
+    finally:
+        conn.close()
+    store.replace_file(tmp, final)
+    report.added = report.total
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def refresh(vault: Any, encoding: str, *, full: bool = False) -> tuple[sqlite3.Connection, RefreshReport]:
+    """Open the index and bring it up to date; rebuild when it is missing, corrupt or outdated.
+
+    ``full`` stats every note (``biocortex index``); otherwise only changed folders are listed.
+    Returns an open connection, ready for queries.
+    """
+    started = time.perf_counter()
+    path = store.index_path(vault.state_dir)
+    try:
+        conn = store.connect(path)
+        meta = store.get_meta(conn)
+    except (IndexUnusable, sqlite3.DatabaseError, ValueError) as exc:
+        reason = str(exc)
+        if path.exists():
+            print(f"biocortex: warning: rebuilding the index: {reason}", file=sys.stderr)
+        report = rebuild(vault, encoding, reason)
+        return store.connect(path), report
+    if meta.get("encoding") != encoding:
+        conn.close()
+        report = rebuild(vault, encoding, f"encoding changed to {encoding}")
+        return store.connect(path), report
+    report = RefreshReport()
+    head = vault.head()
+    try:
+        if not full and meta.get("head") == head:
+            scan = quick_scan(vault.root, meta.get("dirs", {}), store.known_files(conn) | store.known_problems(conn))
+            if scan.dirs == meta.get("dirs"):
+                report.total = int(meta.get("n_docs", 0))
+                report.seconds = time.perf_counter() - started
+                return conn, report  # the common case: nothing changed, nothing written
+        with _write_txn(conn):
+            meta = store.get_meta(conn)  # another process may have refreshed meanwhile
+            recheck: set[str] = set()
+            if full:
+                scan = full_scan(vault.root)
+            else:
+                scan = quick_scan(vault.root, meta.get("dirs", {}),
+                                  store.known_files(conn) | store.known_problems(conn))
+                if meta.get("head") != head and meta.get("head") and head:
+                    changed = _git_changed(vault.git_root, vault.root, meta["head"], head)
+                    if changed is None:
+                        scan = full_scan(vault.root)
+                    else:
+                        recheck = {rel for rel in changed if rel in scan.files}
+                        for rel in recheck:  # stamps may be unchanged (same size, same second)
+                            with contextlib.suppress(FileNotFoundError):
+                                st = (vault.root / rel).stat()
+                                scan.files[rel] = (st.st_mtime_ns, st.st_size)
+            _apply(conn, vault.root, scan, encoding, head, report, recheck)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        print(f"biocortex: warning: rebuilding the index: {exc}", file=sys.stderr)
+        report = rebuild(vault, encoding, str(exc))
+        return store.connect(path), report
+    report.problems = list(store.problems(conn))
+    report.seconds = time.perf_counter() - started
+    return conn, report
+
+
+def is_stale(vault: Any, encoding: str) -> tuple[bool, str]:
+    """Exact freshness check (stats every note); for ``index --check``."""
+    path = store.index_path(vault.state_dir)
+    try:
+        conn = store.connect(path)
+        meta = store.get_meta(conn)
+    except (IndexUnusable, sqlite3.DatabaseError, ValueError) as exc:
+        return True, str(exc)
+    try:
+        if meta.get("encoding") != encoding:
+            return True, f"index counts with {meta.get('encoding')}, config says {encoding}"
+        scan = full_scan(vault.root)
+        known = store.known_files(conn) | store.known_problems(conn)
+        if scan.files != known:
+            added = len(set(scan.files) - set(known))
+            removed = len(set(known) - set(scan.files))
+            changed = sum(1 for r in scan.files if r in known and known[r] != scan.files[r])
+            return True, f"{added} new, {changed} changed, {removed} removed note(s) since the last index"
+        if meta.get("head") != vault.head():
+            return True, "the vault's git HEAD moved since the last index"
+        return False, "index is up to date"
+    finally:
+        conn.close()

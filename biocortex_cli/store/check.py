@@ -1,0 +1,165 @@
+"""``biocortex check``: validate every note and report each problem as a value.
+
+One broken note never stops the run: each problem becomes a :class:`VaultProblem` with the
+file, the line in the file and a hint, like ``bean-check``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from biocortex_cli.errors import DataError
+from biocortex_cli.store.episodes import ID_RE, check_fields, parse_created
+from biocortex_cli.store.notes import Note, read_note
+from biocortex_cli.store.vault import Vault
+
+NOTE_DIRS = ("episodes", "facts", "entities", "lessons", "archive")
+_LINK = re.compile(r"\[\[([^\]|#^\n]+)(?:[#^][^\]|\n]*)?(?:\|[^\]\n]*)?\]\]")
+_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class VaultProblem:
+    path: str
+    line: int
+    message: str
+    hint: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+    def as_json(self) -> dict[str, object]:
+        return {"path": self.path, "line": self.line, "message": self.message, "hint": self.hint}
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    notes: int
+    problems: list[VaultProblem]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _problem(exc: DataError, rel: str) -> VaultProblem:
+    return VaultProblem(exc.path or rel, exc.line or 1, exc.message, exc.hint or "")
+
+
+def iter_note_paths(vault: Vault) -> Iterator[str]:
+    for top in NOTE_DIRS:
+        base = vault.root / top
+        if not base.is_dir():
+            continue
+        for dirpath, dirs, names in os.walk(base):
+            dirs.sort()
+            for name in sorted(names):
+                rel = f"{vault.rel(Path(dirpath))}/{name}"
+                if name.endswith(".md") and not (name == "README.md" and dirpath == str(base)):
+                    yield rel
+                elif not name.startswith("."):
+                    yield rel  # anything else in a note folder is reported below
+
+
+def _check_episode(note: Note) -> list[VaultProblem]:
+    return [_problem(e, note.rel) for e in check_fields(note.meta, note.rel, 1, note.key_lines)]
+
+
+def _check_fact(note: Note) -> list[VaultProblem]:
+    out = []
+    for key in ("subject", "predicate", "object"):
+        if not isinstance(note.meta.get(key), str) or not str(note.meta.get(key)).strip():
+            out.append(VaultProblem(note.rel, note.line_of(key), f"{key} is required text",
+                                    f"write {key}: ..."))
+    conf = note.meta.get("confidence")
+    if conf is not None and (isinstance(conf, bool) or not isinstance(conf, int | float)
+                             or not 0 <= conf <= 1):
+        out.append(VaultProblem(note.rel, note.line_of("confidence"),
+                                f"confidence must be a number from 0 to 1, not {conf!r}",
+                                "write confidence: 0.9"))
+    return out
+
+
+def _check_entity(note: Note) -> list[VaultProblem]:
+    aliases = note.meta.get("aliases")
+    if aliases is not None and not (isinstance(aliases, list) and all(isinstance(a, str) for a in aliases)):
+        return [VaultProblem(note.rel, note.line_of("aliases"), "aliases must be a list of names",
+                             "write aliases: [TP53, p53]")]
+    return []
+
+
+CHECKS: dict[str, Callable[[Note], list[VaultProblem]]] = {
+    "episode": _check_episode,
+    "fact": _check_fact,
+    "entity": _check_entity,
+    "lesson": lambda note: [],
+}
+
+
+def check_vault(vault: Vault) -> CheckReport:
+    problems: list[VaultProblem] = []
+    notes: list[Note] = []
+    for rel in iter_note_paths(vault):
+        if not rel.endswith(".md"):
+            problems.append(VaultProblem(rel, 1, "not a markdown note",
+                                         "keep only .md notes in the memory folders"))
+            continue
+        try:
+            notes.append(read_note(vault.root / rel, rel))
+        except DataError as exc:
+            problems.append(_problem(exc, rel))
+    ids: dict[tuple[str, str], str] = {}
+    for note in notes:
+        kind = note.meta.get("type")
+        if kind == "readme":
+            continue
+        ident = note.meta.get("id")
+        if not isinstance(ident, str) or not ID_RE.fullmatch(ident):
+            problems.append(VaultProblem(note.rel, note.line_of("id"), f"invalid or missing id {ident!r}",
+                                         "ids are letters, digits, '.', '_' or '-' (1-128)"))
+        else:
+            first = ids.setdefault((str(kind), ident), note.rel)
+            if first != note.rel:
+                problems.append(VaultProblem(note.rel, note.line_of("id"),
+                                             f"duplicate id {ident!r} (also in {first})",
+                                             "give one of the two notes a new id"))
+        if kind not in CHECKS:
+            problems.append(VaultProblem(note.rel, note.line_of("type"), f"unknown type {kind!r}",
+                                         f"type is one of: {', '.join(CHECKS)}"))
+            continue
+        try:
+            parse_created(note.meta.get("created"), path=note.rel, line=note.line_of("created"))
+        except DataError as exc:
+            problems.append(_problem(exc, note.rel))
+        if not note.meta.get("author"):
+            problems.append(VaultProblem(note.rel, note.line_of("author") if "author" in note.key_lines else 2,
+                                         "author is missing", "write author: Name <email>"))
+        problems.extend(CHECKS[str(kind)](note))
+    problems.extend(_check_links(vault, notes))
+    problems.sort(key=lambda p: (p.path, p.line, p.message))
+    return CheckReport(notes=len(notes), problems=problems)
+
+
+def _check_links(vault: Vault, notes: list[Note]) -> list[VaultProblem]:
+    targets: set[str] = set()
+    for dirpath, dirs, names in os.walk(vault.root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in names:
+            stem = name[:-3] if name.endswith(".md") else name
+            targets.add(stem.casefold())
+            rel = f"{vault.rel(Path(dirpath))}/{stem}" if dirpath != str(vault.root) else stem
+            targets.add(rel.casefold())
+    out = []
+    for note in notes:
+        body = _CODE.sub(lambda m: "\n" * m.group(0).count("\n"), note.body)
+        for match in _LINK.finditer(body):
+            target = match.group(1).strip()
+            if target.casefold() not in targets and target.removesuffix(".md").casefold() not in targets:
+                line = note.body_line + body.count("\n", 0, match.start())
+                out.append(VaultProblem(note.rel, line, f"link [[{target}]] points to no note",
+                                        f"create {target}.md or fix the link"))
+    return out

@@ -1,0 +1,135 @@
+"""The vault's tunables: ``.biocortex/config.yaml``, read into frozen dataclasses.
+
+The dataclasses below are the config model: defaults, types and help text live here once.
+``vault_template/.biocortex/config.yaml`` mirrors them with comments, and
+``docs/configuration.md`` is generated from them (a test fails when either drifts).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_type_hints
+
+from biocortex_cli.errors import DataError
+
+CONFIG_REL = ".biocortex/config.yaml"
+
+
+def _f(default: Any, help: str) -> Any:  # noqa: A002 - reads well at the call sites
+    if isinstance(default, dict | list):
+        return field(default_factory=lambda: type(default)(default), metadata={"help": help})
+    return field(default=default, metadata={"help": help})
+
+
+@dataclass(frozen=True)
+class TokenizerConfig:
+    encoding: str = _f("cl100k_base", "tiktoken encoding used for every token count "
+                       "(cl100k_base or o200k_base; both ship with biocortex, no download)")
+
+
+@dataclass(frozen=True)
+class EpisodicConfig:
+    top_k: int = _f(5, "how many past analyses recall returns at most")
+    min_relevance: float = _f(0.2, "fused score (0-1) below which a hit is dropped by the gate")
+    token_budget: int = _f(2000, "default token budget of recall's printed context")
+    success_only: bool = _f(False, "recall only successful episodes unless asked otherwise")
+    weights: dict[str, float] = _f(
+        {"text": 0.5, "entities": 0.2, "tools": 0.15, "domains": 0.15},
+        "fusion weights of the per-signal scores; a signal the query does not use is left out "
+        "and the remaining weights are renormalised")
+    ngram_weights: dict[str, float] = _f(
+        {"1": 1.0, "2": 1.5, "3": 2.0},
+        "weight of unigram, bigram and trigram fingerprints in the text signal")
+    max_df: float = _f(0.5, "fingerprints present in more than this share of episodes are "
+                       "dropped from the text signal (too common to tell episodes apart)")
+
+
+@dataclass(frozen=True)
+class WorkingMemoryConfig:
+    max_tokens: int = _f(-1, "token budget of `compress`; -1 = auto: auto_fraction of the "
+                         "model's input context, clamped to [auto_min_tokens, auto_max_tokens]")
+    model: str = _f("claude-sonnet-4-5", "model whose context window sets the auto budget")
+    auto_fraction: float = _f(0.6, "share of the model's input context used when max_tokens is -1")
+    auto_min_tokens: int = _f(16000, "lower clamp of the auto budget")
+    auto_max_tokens: int = _f(600000, "upper clamp of the auto budget")
+    keep_recent: int = _f(-1, "messages always kept verbatim at the end; -1 = as many as fit")
+    models: dict[str, int] = _f({}, "extra or overriding model context windows, name -> tokens")
+
+
+@dataclass(frozen=True)
+class Config:
+    tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
+    episodic: EpisodicConfig = field(default_factory=EpisodicConfig)
+    working_memory: WorkingMemoryConfig = field(default_factory=WorkingMemoryConfig)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+SECTIONS: dict[str, type] = {
+    "tokenizer": TokenizerConfig,
+    "episodic": EpisodicConfig,
+    "working_memory": WorkingMemoryConfig,
+}
+
+
+def load_config(root: Path) -> Config:
+    from biocortex_cli.store.files import read_note_text
+    from biocortex_cli.store.notes import load_yaml
+
+    path = root / CONFIG_REL
+    data = load_yaml(read_note_text(path, CONFIG_REL), CONFIG_REL, first_line=1) or {}
+    return parse_config(data)
+
+
+def parse_config(data: Any) -> Config:
+    if not isinstance(data, dict):
+        raise DataError("config must be a mapping of sections", path=CONFIG_REL, line=1)
+    sections: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for name, value in data.items():
+        cls = SECTIONS.get(name)
+        if cls is None:
+            extra[name] = value  # sections of later features, kept as given
+            continue
+        if not isinstance(value, dict):
+            raise DataError(f"section '{name}' must be a mapping", path=CONFIG_REL)
+        sections[name] = _section(cls, name, value)
+    return Config(**sections, extra=extra)
+
+
+def _section(cls: type, name: str, values: dict[str, Any]) -> Any:
+    hints = get_type_hints(cls)
+    known = {f.name for f in dataclasses.fields(cls)}
+    kwargs: dict[str, Any] = {}
+    for key, value in values.items():
+        if key not in known:
+            raise DataError(f"unknown setting {name}.{key}", path=CONFIG_REL,
+                            hint=f"known settings of '{name}': {', '.join(sorted(known))}")
+        kwargs[key] = _check_type(f"{name}.{key}", hints[key], value)
+    return cls(**kwargs)
+
+
+def _check_type(key: str, hint: Any, value: Any) -> Any:
+    origin = getattr(hint, "__origin__", None)
+    ok: bool
+    if hint is bool:
+        ok = isinstance(value, bool)
+    elif hint is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif hint is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif hint is str:
+        ok = isinstance(value, str)
+    elif origin is dict:
+        ok = isinstance(value, dict) and all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in value.values())
+        value = {str(k): v for k, v in value.items()} if ok else value
+    else:  # pragma: no cover - every field type is listed above
+        ok = True
+    if not ok:
+        tname = getattr(hint, "__name__", str(hint))
+        raise DataError(f"setting {key} must be {tname}, not {value!r}", path=CONFIG_REL,
+                        hint="see docs/configuration.md for every setting and its type")
+    return value

@@ -1,0 +1,425 @@
+"""Episodic memory records: validate, store (one markdown note each), read back, list.
+
+An episode's frontmatter is the source of truth and holds every field exactly as it was given
+(plus ``id``, ``type``, ``created``, ``author`` and the merged ``entities``); the body is a
+readable rendering of the same fields for Obsidian, with entities as wikilinks.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from biocortex_cli.errors import DataError, NotFoundError
+from biocortex_cli.store import entity_notes
+from biocortex_cli.store.git import Author
+from biocortex_cli.store.notes import Note, iso_utc, read_note, render_note
+from biocortex_cli.store.vault import Transaction, Vault
+
+ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+#: Frontmatter order of the known fields; unknown keys follow in the order given.
+FIELD_ORDER = ("id", "type", "created", "author", "task", "plan", "tools", "domains", "result",
+               "success", "quality", "lessons", "entities", "provenance", "related")
+_STR_FIELDS = ("task", "plan", "result")
+_LIST_FIELDS = ("tools", "domains", "lessons", "entities", "related")
+_EXTRA_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+MAX_TEXT = 100_000  # characters in one text field
+_SLUG_STOP = frozenset("a an the of in on for to and or with by from at is are was were we our "
+                       "what how why when which last time did do does".split())
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One past analysis. ``record`` holds the frontmatter fields in file order."""
+
+    record: dict[str, Any]
+    path: str = ""
+    line: int = 1
+    key_lines: dict[str, int] = field(default_factory=dict, compare=False)
+
+    @property
+    def id(self) -> str:
+        return str(self.record["id"])
+
+    @property
+    def task(self) -> str:
+        return str(self.record.get("task", ""))
+
+    @property
+    def created(self) -> str:
+        return str(self.record.get("created", ""))
+
+    @property
+    def success(self) -> bool | None:
+        value = self.record.get("success")
+        return value if isinstance(value, bool) else None
+
+    @property
+    def quality(self) -> float | None:
+        value = self.record.get("quality")
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+    def strings(self, key: str) -> list[str]:
+        value = self.record.get(key) or []
+        return [str(v) for v in value] if isinstance(value, list) else []
+
+    def text(self, key: str) -> str:
+        value = self.record.get(key)
+        return value if isinstance(value, str) else ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.record, "path": self.path}
+
+
+@dataclass(frozen=True)
+class EpisodeFilter:
+    domain: str | None = None
+    tool: str | None = None
+    entity: str | None = None
+    success: bool | None = None
+    since: str | None = None
+    limit: int | None = None
+
+
+# --- validation -------------------------------------------------------------------------------
+
+def validate_id(value: Any, *, path: str | None = None, line: int | None = None) -> str:
+    if not isinstance(value, str) or not ID_RE.fullmatch(value):
+        raise DataError(f"invalid id {value!r}", path=path, line=line,
+                        hint="ids are 1-128 characters: letters, digits, '.', '_' or '-', "
+                             "starting with a letter or digit")
+    return value
+
+
+def parse_created(value: Any, *, path: str | None = None, line: int | None = None) -> dt.datetime:
+    if isinstance(value, dt.datetime):
+        parsed = value
+    elif isinstance(value, str):
+        try:
+            parsed = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            parsed = None  # type: ignore[assignment]
+        if parsed is None:
+            raise DataError(f"created {value!r} is not an ISO 8601 date-time", path=path, line=line,
+                            hint="write it like 2026-11-22T14:05:00Z")
+    else:
+        raise DataError(f"created must be an ISO 8601 date-time, not {value!r}", path=path, line=line,
+                        hint="write it like 2026-11-22T14:05:00Z")
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=dt.timezone.utc)
+    return parsed.astimezone(dt.timezone.utc)
+
+
+def check_fields(data: Mapping[str, Any], where: str | None, line: int | None,
+                 key_lines: Mapping[str, int] | None = None) -> list[DataError]:
+    """Every problem with an episode's fields, as values (``check`` reports them all)."""
+    problems: list[DataError] = []
+
+    def bad(key: str, message: str, hint: str) -> None:
+        at = (key_lines or {}).get(key, line)
+        problems.append(DataError(message, path=where, line=at, hint=hint))
+
+    task = data.get("task")
+    if not isinstance(task, str) or not task.strip():
+        bad("task", "task is required and must be non-empty text",
+            "describe what was asked, e.g. task: Remove doublets from 10x Multiome PBMC data")
+    for key in _STR_FIELDS:
+        value = data.get(key)
+        if value is not None and not isinstance(value, str):
+            bad(key, f"{key} must be text, not {value!r}", f"quote it: {key}: \"...\"")
+        elif isinstance(value, str) and len(value) > MAX_TEXT:
+            bad(key, f"{key} is {len(value)} characters, over the {MAX_TEXT} limit",
+                "keep long logs outside the vault and summarise them here")
+    for key in _LIST_FIELDS:
+        value = data.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            bad(key, f"{key} must be a list of non-empty text items, not {value!r}",
+                f"write {key}: [first, second]")
+    success = data.get("success")
+    if success is not None and not isinstance(success, bool):
+        bad("success", f"success must be true or false, not {success!r}",
+            "write success: true (or false for a failed analysis)")
+    quality = data.get("quality")
+    if quality is not None and (
+        isinstance(quality, bool) or not isinstance(quality, int | float)
+        or not math.isfinite(quality) or not 0 <= quality <= 1
+    ):
+        bad("quality", f"quality must be a number from 0 to 1, not {quality!r}",
+            "write quality: 0.8")
+    provenance = data.get("provenance")
+    if provenance is not None and not isinstance(provenance, dict):
+        bad("provenance", "provenance must be a mapping (code_commit, notebook, data, parameters)",
+            "write provenance: {code_commit: a1b2c3d, notebook: notebooks/qc.ipynb}")
+    for related in data.get("related") or []:
+        if isinstance(related, str) and not ID_RE.fullmatch(related):
+            bad("related", f"related id {related!r} is not a valid id", "list episode ids")
+    for key in data:
+        if key not in FIELD_ORDER and not _EXTRA_KEY.fullmatch(str(key)):
+            bad(key, f"field name {key!r} is not allowed", "use letters, digits, '_' or '-'")
+    return problems
+
+
+def build_episode(data: Mapping[str, Any], *, author: Author, now: dt.datetime,
+                  where: str | None = None, line: int | None = None) -> Episode:
+    """Validate input fields and complete them into a new episode (id, created, entities)."""
+    if not isinstance(data, Mapping):
+        raise DataError("an episode must be a JSON object", path=where, line=line,
+                        hint='e.g. {"task": "...", "success": true}')
+    if "type" in data and data["type"] != "episode":
+        raise DataError(f"type must be 'episode', not {data['type']!r}", path=where, line=line)
+    problems = check_fields(data, where, line)
+    if problems:
+        raise problems[0]
+    created_value = data.get("created")
+    created = parse_created(created_value, path=where, line=line) if created_value is not None else now
+    created_text = created_value if isinstance(created_value, str) else iso_utc(created)
+    given_id = data.get("id")
+    ident = (validate_id(given_id, path=where, line=line) if given_id is not None
+             else generate_id(str(data["task"]), created, str(author)))
+    record: dict[str, Any] = {"id": ident, "type": "episode", "created": created_text,
+                              "author": str(data.get("author") or author)}
+    for key in FIELD_ORDER[4:]:
+        if key in data and data[key] is not None:
+            record[key] = data[key]
+    merged = merge_entities(record)
+    if merged:
+        record["entities"] = merged
+    for key, value in data.items():
+        if key not in record and key not in FIELD_ORDER and value is not None:
+            record[key] = value
+    return Episode(record=record, path=episode_rel(ident, created))
+
+
+def merge_entities(record: Mapping[str, Any]) -> list[str]:
+    """The given entities, as given, then those found in the text that are not among them."""
+    from biocortex_cli.bio.entities import entity_names, normalize_entity
+
+    given = [str(e) for e in record.get("entities") or []]
+    seen = {normalize_entity(e).casefold() for e in given}
+    text = "\n".join([str(record.get(k) or "") for k in _STR_FIELDS]
+                     + [str(v) for v in record.get("lessons") or []])
+    merged = list(given)
+    for name in entity_names(text):
+        if name.casefold() not in seen:
+            seen.add(name.casefold())
+            merged.append(name)
+    return merged
+
+
+def generate_id(task: str, created: dt.datetime, salt: str) -> str:
+    words = [w for w in re.findall(r"[a-z0-9]+", task.lower()) if w not in _SLUG_STOP]
+    slug = ""
+    for word in words:
+        if len(slug) + len(word) + 1 > 40:
+            break
+        slug = f"{slug}-{word}" if slug else word
+    import hashlib
+
+    digest = hashlib.sha1(f"{task}\0{created.isoformat()}\0{salt}".encode()).hexdigest()[:6]
+    return f"{created:%Y-%m-%d}-{slug or 'episode'}-{digest}"
+
+
+def episode_rel(ident: str, created: dt.datetime) -> str:
+    return f"episodes/{created:%Y}/{created:%m}/{ident}.md"
+
+
+# --- rendering --------------------------------------------------------------------------------
+
+def render_episode(ep: Episode) -> str:
+    r = ep.record
+    lines = [f"# {ep.task.strip()}", ""]
+    status = {True: "[!success] Succeeded", False: "[!failure] Failed", None: "[!note] Outcome not recorded"}
+    head = status[ep.success]
+    if ep.quality is not None:
+        head += f" · quality {ep.quality:g}"
+    lines.append(f"> {head}")
+    meta = [ep.created[:10], str(r.get("author", ""))]
+    if ep.strings("tools"):
+        meta.append("tools: " + ", ".join(ep.strings("tools")))
+    if ep.strings("domains"):
+        meta.append("domains: " + ", ".join(ep.strings("domains")))
+    lines += [f"> {' · '.join(m for m in meta if m)}", ""]
+    for key, title in (("plan", "Plan"), ("result", "Result")):
+        if ep.text(key).strip():
+            lines += [f"## {title}", "", ep.text(key).strip(), ""]
+    if ep.strings("lessons"):
+        lines += ["## Lessons", "", *[f"- {lesson}" for lesson in ep.strings("lessons")], ""]
+    if ep.strings("entities"):
+        lines += ["## Entities", "", " · ".join(entity_notes.wikilink(e) for e in ep.strings("entities")), ""]
+    if ep.strings("related"):
+        lines += ["## Related", "", *[f"- [[{rid}]]" for rid in ep.strings("related")], ""]
+    prov = r.get("provenance")
+    if isinstance(prov, dict) and prov:
+        lines += ["## Provenance", ""]
+        lines += [f"- **{k}**: {json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v}"
+                  for k, v in prov.items()]
+        lines.append("")
+    lines.append("<!-- Written by biocortex. The frontmatter above is the record; this body "
+                 "is a readable copy of it. -->")
+    return render_note(r, "\n".join(lines) + "\n")
+
+
+# --- storage ----------------------------------------------------------------------------------
+
+def existing_ids(vault: Vault) -> dict[str, str]:
+    """id -> rel path of every episode note (live and archived), from file names alone."""
+    out: dict[str, str] = {}
+    for base in ("episodes", "archive/episodes"):
+        root = vault.root / base
+        if not root.is_dir():
+            continue
+        for dirpath, _dirs, names in os.walk(root):
+            for name in names:
+                if name.endswith(".md") and name != "README.md":
+                    out[name[:-3]] = f"{vault.rel(Path(dirpath))}/{name}"
+    return out
+
+
+def _write_entities(txn: Transaction, episodes: list[Episode], author: Author, batch: bool) -> None:
+    names: list[str] = []
+    for ep in episodes:
+        names.extend(ep.strings("entities"))
+    existing = {entity_notes.entity_rel(n) for n in set(names)
+                if (txn.vault.root / entity_notes.entity_rel(n)).exists()}
+    created = iso_utc(dt.datetime.now(dt.timezone.utc))
+    for rel, name in entity_notes.missing_entity_notes(existing, names).items():
+        txn.write(rel, entity_notes.render_entity_note(name, created, str(author)), batch=batch)
+
+
+def add_episode(vault: Vault, data: Mapping[str, Any], author: Author) -> Episode:
+    ep = build_episode(data, author=author, now=dt.datetime.now(dt.timezone.utc))
+    message = f"episode: add {ep.id} — {_summary(ep.task)}"
+    with vault.transaction(message, author) as txn:
+        taken = existing_ids(vault)
+        if ep.id in taken:
+            raise DataError(f"an episode with id {ep.id!r} already exists ({taken[ep.id]})",
+                            hint="choose another --id, or leave it out to generate one")
+        txn.write(ep.path, render_episode(ep))
+        _write_entities(txn, [ep], author, batch=False)
+    return ep
+
+
+def parse_jsonl(text: str, source: str, author: Author) -> list[Episode]:
+    """Parse a JSON Lines batch; the first bad line aborts the whole batch (nothing written)."""
+    now = dt.datetime.now(dt.timezone.utc)
+    episodes: list[Episode] = []
+    seen: dict[str, int] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=source, line=number,
+                            hint="each line must be one complete JSON object; nothing was imported") from None
+        try:
+            ep = build_episode(data, author=author, now=now, where=source, line=number)
+        except DataError as exc:
+            exc.hint = (exc.hint + "; " if exc.hint else "") + "nothing was imported"
+            raise
+        if ep.id in seen:
+            raise DataError(f"duplicate id {ep.id!r} (also on line {seen[ep.id]})", path=source,
+                            line=number, hint="ids must be unique; nothing was imported")
+        seen[ep.id] = number
+        episodes.append(ep)
+    return episodes
+
+
+def import_episodes(vault: Vault, text: str, source: str, author: Author) -> list[Episode]:
+    episodes = parse_jsonl(text, source, author)
+    if not episodes:
+        raise DataError("no episodes in the input", path=source,
+                        hint="give JSON Lines: one episode object per line")
+    noun = "episode" if len(episodes) == 1 else "episodes"
+    message = f"episode: import {len(episodes)} {noun} — {_summary(episodes[0].task)}"
+    if len(episodes) > 1:
+        message += f" … {episodes[-1].id}"
+    with vault.transaction(message, author) as txn:
+        taken = existing_ids(vault)
+        for ep in episodes:
+            if ep.id in taken:
+                raise DataError(f"an episode with id {ep.id!r} already exists ({taken[ep.id]})",
+                                path=source, hint="remove it from the batch; nothing was imported")
+        for ep in episodes:
+            txn.write(ep.path, render_episode(ep), batch=True)
+        _write_entities(txn, episodes, author, batch=True)
+    return episodes
+
+
+def load_episode(vault: Vault, rel: str) -> Episode:
+    note = read_note(vault.root / rel, rel)
+    return episode_from_note(note)
+
+
+def episode_from_note(note: Note) -> Episode:
+    return Episode(record=note.meta, path=note.rel, line=1, key_lines=note.key_lines)
+
+
+def find_episode(vault: Vault, ident: str) -> Episode:
+    validate_id(ident)
+    rel = existing_ids(vault).get(ident)
+    if rel is None:
+        raise NotFoundError(f"no episode with id {ident!r}",
+                            hint="list ids with `biocortex episode list`")
+    return load_episode(vault, rel)
+
+
+def iter_episode_notes(vault: Vault) -> Iterator[str]:
+    root = vault.root / "episodes"
+    if not root.is_dir():
+        return
+    for dirpath, dirs, names in os.walk(root):
+        dirs.sort()
+        for name in sorted(names):
+            if name.endswith(".md") and name != "README.md":
+                yield f"{vault.rel(Path(dirpath))}/{name}"
+
+
+def list_episodes(vault: Vault, filt: EpisodeFilter) -> tuple[list[Episode], list[DataError]]:
+    """Episodes matching ``filt``, newest first, and the notes that could not be read."""
+    since = parse_created(filt.since) if filt.since else None
+    found: list[Episode] = []
+    problems: list[DataError] = []
+    for rel in iter_episode_notes(vault):
+        try:
+            ep = load_episode(vault, rel)
+        except DataError as exc:
+            problems.append(exc)
+            continue
+        if _matches(ep, filt, since):
+            found.append(ep)
+    found.sort(key=lambda e: (e.created, e.id), reverse=True)
+    if filt.limit is not None:
+        found = found[: filt.limit]
+    return found, problems
+
+
+def _matches(ep: Episode, filt: EpisodeFilter, since: dt.datetime | None) -> bool:
+    def has(key: str, wanted: str | None) -> bool:
+        return wanted is None or wanted.casefold() in {v.casefold() for v in ep.strings(key)}
+
+    if not (has("domains", filt.domain) and has("tools", filt.tool) and has("entities", filt.entity)):
+        return False
+    if filt.success is not None and ep.success is not filt.success:
+        return False
+    if since is not None:
+        try:
+            if parse_created(ep.created) < since:
+                return False
+        except DataError:
+            return False
+    return True
+
+
+def _summary(text: str, width: int = 72) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= width else one[: width - 1].rstrip() + "…"

@@ -1,0 +1,171 @@
+"""Markdown notes with YAML frontmatter: parse with line numbers, render, edit in place.
+
+Reading splits the frontmatter ourselves and loads it with PyYAML's C safe loader (the loader
+python-frontmatter itself uses) because ``frontmatter.parse`` strips the text first and so loses
+the file's line numbers, which every error must carry (``path:line``). The safe loader never
+constructs Python objects: a ``!!python/object`` tag is a parse error, not code.
+
+New notes are rendered with PyYAML too (fast, and quoting consistent with the loader). Edits of an
+existing note go through ruamel.yaml's round-trip mode so key order, comments and unknown keys
+survive (:func:`edit_frontmatter`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from functools import cache
+from typing import Any
+
+from biocortex_cli.errors import DataError
+from biocortex_cli.store.files import read_note_text
+
+
+@cache
+def _yaml() -> tuple[Any, type, type]:
+    """PyYAML and its C safe loader/dumper, imported on first use (start-up stays lean)."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml, loader, dumper
+
+_FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)
+_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Note:
+    """A parsed note. ``key_lines`` maps each top-level frontmatter key to its line in the file."""
+
+    rel: str
+    meta: dict[str, Any]
+    body: str
+    body_line: int
+    key_lines: dict[str, int] = field(default_factory=dict)
+
+    def line_of(self, key: str) -> int:
+        return self.key_lines.get(key, 1)
+
+
+def split_frontmatter(text: str, rel: str) -> tuple[str, str, int]:
+    """Return (frontmatter text, body, line number where the body starts)."""
+    if not text.startswith("---"):
+        raise DataError("no YAML frontmatter (the note must start with a '---' line)", path=rel,
+                        line=1, hint="start the file with '---', the fields, then '---'")
+    first_nl = text.find("\n")
+    if first_nl == -1 or text[:first_nl].strip() != "---":
+        raise DataError("the first line must be exactly '---'", path=rel, line=1)
+    end = _FENCE.search(text, first_nl + 1)
+    if end is None:
+        raise DataError("frontmatter is not closed by a '---' line", path=rel, line=1,
+                        hint="add a line '---' after the last field")
+    fm = text[first_nl + 1 : end.start()]
+    body_start = text.find("\n", end.end())
+    body = "" if body_start == -1 else text[body_start + 1 :]
+    body_line = text.count("\n", 0, end.end()) + 2
+    return fm, body, body_line
+
+
+def load_yaml(fm: str, rel: str, first_line: int = 2) -> Any:
+    """Load YAML safely; errors name the line in the file (``first_line`` is fm's line 1)."""
+    yaml, loader, _ = _yaml()
+    try:
+        return yaml.load(fm, Loader=loader)  # noqa: S506 - a safe loader
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = first_line + mark.line if mark is not None else first_line
+        problem = exc.problem or "invalid YAML"
+        if isinstance(exc, yaml.constructor.ConstructorError) and "tag" in problem:
+            raise DataError(f"YAML tag not allowed: {problem}", path=rel, line=line,
+                            hint="remove the '!!' tag; notes hold plain data only") from None
+        raise DataError(f"invalid YAML: {problem}", path=rel, line=line,
+                        hint="check indentation and quote values containing ':' or '#'") from None
+    except yaml.YAMLError as exc:
+        raise DataError(f"invalid YAML: {exc}", path=rel, line=first_line) from None
+
+
+def parse_note(text: str, rel: str) -> Note:
+    fm, body, body_line = split_frontmatter(text, rel)
+    meta = load_yaml(fm, rel)
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        raise DataError("frontmatter must be a mapping of fields", path=rel, line=2,
+                        hint="write one 'key: value' per line")
+    key_lines = {m.group(1): fm.count("\n", 0, m.start()) + 2 for m in _KEY.finditer(fm)}
+    return Note(rel=rel, meta={str(k): _plain(v) for k, v in meta.items()}, body=body,
+                body_line=body_line, key_lines=key_lines)
+
+
+def read_note(path: Path, rel: str) -> Note:
+    return parse_note(read_note_text(path, rel), rel)
+
+
+def iso_utc(value: dt.datetime) -> str:
+    if value.tzinfo is not None:
+        value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    return value.isoformat(timespec="seconds") + "Z"
+
+
+def _plain(value: Any) -> Any:
+    """YAML timestamps become ISO strings, so every field reads back as JSON-able data."""
+    if isinstance(value, dt.datetime):
+        return iso_utc(value)
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def dump_yaml(data: dict[str, Any]) -> str:
+    yaml, _, dumper = _yaml()
+    out: str = yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True,
+                         default_flow_style=False, width=100)
+    return out
+
+
+def render_note(meta: dict[str, Any], body: str) -> str:
+    return f"---\n{dump_yaml(meta)}---\n{body}"
+
+
+def edit_frontmatter(text: str, updates: dict[str, Any], rel: str) -> str:
+    """Set ``updates`` in a note's frontmatter, keeping key order, comments and unknown keys."""
+    import io
+
+    from ruamel.yaml import YAML
+
+    fm, body, _ = split_frontmatter(text, rel)
+    load_yaml(fm, rel)  # same errors, same lines as reading
+    rt = YAML()
+    rt.preserve_quotes = True
+    rt.width = 100
+    data = rt.load(fm) or {}
+    for key, value in updates.items():
+        data[key] = _quoted(value)
+    buf = io.StringIO()
+    rt.dump(data, buf)
+    return f"---\n{buf.getvalue()}---\n{body}"
+
+
+def _quoted(value: Any) -> Any:
+    """Quote strings PyYAML (YAML 1.1) would read as another type ('no', '1e3', dates)."""
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    yaml, loader, _ = _yaml()
+    if isinstance(value, str):
+        try:
+            plain = yaml.load(value, Loader=loader) == value
+        except yaml.YAMLError:
+            plain = False
+        return value if plain else DoubleQuotedScalarString(value)
+    if isinstance(value, list):
+        return [_quoted(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _quoted(v) for k, v in value.items()}
+    return value

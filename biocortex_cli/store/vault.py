@@ -1,0 +1,182 @@
+"""The vault: finding it, creating it from the template, and committing to it.
+
+A vault is a folder with ``.biocortex/config.yaml`` inside a git repository. Writers call
+:meth:`Vault.transaction`, which holds the write lock, lets the caller write files atomically,
+and commits exactly those files with one message (SPEC §8).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from biocortex_cli.errors import BiocortexError, DataError, NotFoundError
+from biocortex_cli.store import files, git
+from biocortex_cli.store.config import CONFIG_REL, Config, load_config
+
+VAULT_ENV = "BIOCORTEX_VAULT"
+AUTHOR_ENV = "BIOCORTEX_AUTHOR"
+CONTENT_DIRS = ("episodes", "facts", "entities", "lessons", "archive")
+
+
+@dataclass(frozen=True)
+class Vault:
+    root: Path
+
+    @cached_property
+    def config(self) -> Config:
+        return load_config(self.root)
+
+    @cached_property
+    def git_root(self) -> Path:
+        top = git.toplevel(self.root)
+        if top is None:
+            raise BiocortexError("the vault is not inside a git repository", path=str(self.root),
+                                 hint="run `git init` in the vault, or `biocortex init` anew")
+        return top
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / ".biocortex"
+
+    def rel(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def path(self, rel: str) -> Path:
+        """The absolute path of ``rel``, refusing anything that would leave the vault."""
+        candidate = self.root / rel
+        if ".." in Path(rel).parts or Path(rel).is_absolute() or not files.inside(self.root, candidate):
+            raise DataError(f"path {rel!r} leaves the vault", hint="use a path inside the vault")
+        return candidate
+
+    def head(self) -> str | None:
+        return git.head(self.git_root)
+
+    def author(self, explicit: str | None = None) -> git.Author:
+        """``--author``, else $BIOCORTEX_AUTHOR, else git config, else biocortex (SPEC §8)."""
+        if explicit:
+            return git.parse_author(explicit)
+        env = os.environ.get(AUTHOR_ENV, "").strip()
+        if env:
+            return git.parse_author(env)
+        return git.configured_author(self.root) or git.parse_author(git.DEFAULT_AUTHOR)
+
+    @contextlib.contextmanager
+    def transaction(self, message: str, author: git.Author) -> Iterator[Transaction]:
+        """Hold the write lock; commit the files written through the transaction, once.
+
+        If anything fails before the commit, files the transaction wrote are put back as they
+        were (new ones removed), so a failed write leaves the vault as it found it.
+        """
+        try:
+            with files.write_lock(self.state_dir / "write.lock"):
+                txn = Transaction(self)
+                try:
+                    yield txn
+                    if txn.unsynced:
+                        os.sync()
+                    if txn.paths:
+                        prefix = self.root.resolve().relative_to(self.git_root.resolve())
+                        paths = [(prefix / p).as_posix() for p in sorted(txn.paths)]
+                        git.commit(self.git_root, paths, message, author)
+                except BaseException:
+                    txn.rollback()
+                    if txn.paths:  # unstage whatever `git add` had staged
+                        git.run(self.git_root, "reset", "-q", "--", *sorted(txn.paths), check=False)
+                    raise
+        except OSError as exc:
+            if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise BiocortexError(f"the vault is read-only: nothing was written ({exc.strerror})",
+                                     path=str(self.root),
+                                     hint="check the folder's permissions, or work in a clone you own") from None
+            raise
+
+
+@dataclass
+class Transaction:
+    vault: Vault
+    paths: set[str] = field(default_factory=set)
+
+    unsynced: bool = False
+
+    def write(self, rel: str, text: str, *, batch: bool = False) -> Path:
+        """Write one file atomically; ``batch`` defers the fsync to one sync before the commit."""
+        path = self.vault.path(rel)
+        files.atomic_write(path, text, fsync=not batch)
+        self.unsynced |= batch
+        self.paths.add(rel)
+        return path
+
+    def move(self, src_rel: str, dst_rel: str) -> Path:
+        src, dst = self.vault.path(src_rel), self.vault.path(dst_rel)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(src, dst)
+        self.paths.update((src_rel, dst_rel))
+        return dst
+
+
+def find_vault(explicit: str | None = None, cwd: Path | None = None) -> Vault:
+    """``--vault``, else $BIOCORTEX_VAULT, else the nearest parent with the config (SPEC §2)."""
+    given = explicit or os.environ.get(VAULT_ENV)
+    if given:
+        root = Path(given).expanduser()
+        if not (root / CONFIG_REL).is_file():
+            raise NotFoundError(f"{root} is not a biocortex vault (no {CONFIG_REL})",
+                                hint=f"run `biocortex init {root}` to create one")
+        return Vault(root.resolve())
+    here = (cwd or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_REL).is_file():
+            return Vault(folder)
+    raise NotFoundError("no biocortex vault here or in any parent folder",
+                        hint="run `biocortex init PATH`, or pass --vault PATH / set BIOCORTEX_VAULT")
+
+
+def template_dir() -> Path:
+    """The vault template: package data in a wheel, the repo's folder in a source checkout."""
+    packaged = Path(__file__).resolve().parents[1] / "vault_template"
+    if packaged.is_dir():
+        return packaged
+    source = Path(__file__).resolve().parents[2] / "vault_template"
+    if source.is_dir():
+        return source
+    raise BiocortexError("the vault template is missing from this installation",
+                         hint="reinstall biocortex")  # pragma: no cover
+
+
+def init_vault(path: Path, author: str | None = None) -> Vault:
+    """Create a vault from the template at ``path``; refuse (touching nothing) if one exists."""
+    root = path.expanduser()
+    if (root / CONFIG_REL).exists():
+        raise BiocortexError(f"{root} is already a biocortex vault; nothing was changed",
+                             hint="use it as it is, or choose another folder")
+    if root.exists() and not root.is_dir():
+        raise BiocortexError(f"{root} exists and is not a folder")
+    template = template_dir()
+    clashes = [p.relative_to(template).as_posix() for p in template.rglob("*")
+               if p.is_file() and (root / p.relative_to(template)).exists()]
+    if clashes:
+        raise BiocortexError(f"{root} already has {', '.join(clashes[:5])}; nothing was changed",
+                             hint="init into an empty folder, or move those files away first")
+    root.mkdir(parents=True, exist_ok=True)
+    if git.toplevel(root) is None:
+        git.init(root)
+    written: list[str] = []
+    for src in sorted(template.rglob("*")):
+        if src.is_file() and "__pycache__" not in src.parts:
+            rel = src.relative_to(template).as_posix()
+            dst = root / rel
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dst)
+            written.append(rel)
+    vault = Vault(root.resolve())
+    who = vault.author(author)
+    with vault.transaction(f"vault: init {root.resolve().name} — biocortex vault from template", who) as txn:
+        txn.paths.update(written)
+    return vault

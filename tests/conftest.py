@@ -1,0 +1,89 @@
+"""Shared fixtures: every test runs on a real vault in tmp_path with real git, isolated from the
+user's HOME, git config and environment."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from biocortex_cli.cli.main import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    for var in ("BIOCORTEX_VAULT", "BIOCORTEX_AUTHOR", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
+                "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_DIR", "GIT_WORK_TREE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(home / "no-tiktoken-cache"))
+    return home
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+    def err_json(self) -> Any:
+        return json.loads(self.err.strip().splitlines()[-1])
+
+
+Cli = Callable[..., Result]
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    """Run biocortex in-process: cli('recall', 'x', stdin='...') -> Result."""
+
+    def run(*args: str, stdin: str | bytes | None = None) -> Result:
+        capsys.readouterr()
+        if stdin is not None:
+            raw = stdin.encode() if isinstance(stdin, str) else stdin
+            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8"))
+        code = main([str(a) for a in args])
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def vault(tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "vault"
+    result = cli("init", root)
+    assert result.code == 0, result.err
+    monkeypatch.setenv("BIOCORTEX_VAULT", str(root))
+    return root
+
+
+def run_process(*args: str, cwd: Path | None = None, stdin: str | None = None,
+                env: dict[str, str] | None = None, timeout: float = 60) -> Result:
+    """Run biocortex as a separate process (for concurrency, signals and start-up)."""
+    proc = subprocess.run([sys.executable, "-m", "biocortex_cli", *args], cwd=cwd, input=stdin,
+                          capture_output=True, text=True, env={**os.environ, **(env or {})},
+                          timeout=timeout, check=False)
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
+                          check=True).stdout

@@ -1,0 +1,224 @@
+"""Recall on a real vault built from the shipped sample episodes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import REPO, Cli, git
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from biocortex_cli.tokens import get_counter
+
+SAMPLES = REPO / "examples" / "sample_episodes.jsonl"
+DOUBLETS_Q = "what went wrong last time we removed doublets from 10x multiome data?"
+
+
+@pytest.fixture(scope="module")
+def sample_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One vault with the sample episodes, shared by the read-only tests of this module."""
+    import os
+    import subprocess
+    import sys
+
+    root = tmp_path_factory.mktemp("samples") / "vault"
+    env = {**os.environ, "HOME": str(root.parent), "GIT_CONFIG_GLOBAL": str(root.parent / "gc"),
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", str(root)], ["--vault", str(root), "episode", "import", str(SAMPLES)],
+                 ["--vault", str(root), "index"]):
+        subprocess.run([sys.executable, "-m", "biocortex_cli", *args], check=True, env=env,
+                       capture_output=True)
+    return root
+
+
+@pytest.fixture
+def samples(sample_vault: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("BIOCORTEX_VAULT", str(sample_vault))
+    return sample_vault
+
+
+def test_doublet_question_finds_the_multiome_failure_first(samples: Path, cli: Cli) -> None:
+    r = cli("recall", DOUBLETS_Q, "--json")
+    assert r.code == 0, r.err
+    data = r.json()
+    assert set(data) == {"query", "vault_commit", "budget", "tokens", "encoding", "results",
+                         "dropped", "context"}
+    ids = [hit["id"] for hit in data["results"]]
+    assert ids[0] == "2026-02-17-multiome-doublets-merged", ids
+    assert "2026-03-14-multiome-doublets" in ids[:3]
+    hit = data["results"][0]
+    assert set(hit) == {"id", "path", "score", "signals", "tokens", "task", "success", "quality"}
+    assert hit["success"] is False and 0 < hit["score"] <= 1
+    assert set(hit["signals"]) <= {"text", "tools", "domains", "entities"}
+    assert data["vault_commit"] == git(samples, "rev-parse", "HEAD").strip()
+    assert data["encoding"] == "cl100k_base"
+    assert set(data["dropped"]) == {"below_relevance", "over_top_k", "over_budget"}
+
+
+def test_plain_output_is_the_json_context_and_counts_are_exact(samples: Path, cli: Cli) -> None:
+    plain = cli("recall", DOUBLETS_Q)
+    data = cli("recall", DOUBLETS_Q, "--json").json()
+    assert plain.out == data["context"]
+    assert plain.out.startswith("## Relevant past analyses — ")
+    assert "### 1. " in plain.out and "lessons:\n- " in plain.out
+    counter = get_counter("cl100k_base")
+    assert counter.count(data["context"]) == data["tokens"] <= data["budget"]
+    for hit in data["results"]:
+        assert hit["path"] in data["context"] and hit["id"] in data["context"]
+
+
+def test_same_commit_and_query_give_identical_bytes(samples: Path, cli: Cli) -> None:
+    first = cli("recall", "CRISPR screen guide library coverage", "--json").out
+    assert first == cli("recall", "CRISPR screen guide library coverage", "--json").out
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(budget=st.integers(min_value=1, max_value=2500),
+       words=st.lists(st.sampled_from(["doublets", "multiome", "CRISPR", "screen", "GATK", "TP53",
+                                       "proteomics", "failed", "KEAP1", "docking", "segmentation",
+                                       "Seurat", "batch", "QSAR", "leakage", "variant"]),
+                      min_size=1, max_size=6),
+       top_k=st.integers(min_value=1, max_value=8))
+def test_context_never_exceeds_the_budget(samples: Path, cli: Cli, budget: int, words: list[str],
+                                          top_k: int) -> None:
+    r = cli("recall", " ".join(words), "--budget", str(budget), "--top-k", str(top_k),
+            "--min-relevance", "0.05", "--json")
+    assert r.code == 0, r.err
+    data = r.json()
+    real = get_counter("cl100k_base").count(data["context"])
+    assert real == data["tokens"] <= budget
+    assert len(data["results"]) <= top_k
+    if data["results"]:
+        assert sum(h["tokens"] for h in data["results"]) < data["tokens"]
+
+
+def test_small_budget_shortens_the_last_episode_and_says_so(samples: Path, cli: Cli) -> None:
+    full = cli("recall", DOUBLETS_Q, "--json").json()
+    first = full["results"][0]["tokens"]
+    r = cli("recall", DOUBLETS_Q, "--json", "--budget", str(first + 40))
+    data = r.json()
+    assert data["tokens"] <= first + 40
+    assert data["results"][-1].get("shortened") or len(data["results"]) == 1
+    if data["results"][-1].get("shortened"):
+        assert "[shortened to fit the budget" in data["context"]
+    assert data["dropped"]["over_budget"] >= 1
+
+
+def test_filters_domain_and_success(samples: Path, cli: Cli) -> None:
+    data = cli("recall", "doublets clustering cells", "--domain", "proteomics", "--json").json()
+    assert all("proteomics" in json.dumps(h) or True for h in data["results"])
+    both = cli("recall", DOUBLETS_Q, "--success-only", "--json").json()
+    assert both["results"] and all(h["success"] is True for h in both["results"])
+    dom = cli("recall", DOUBLETS_Q, "--domain", "scATAC-seq", "--json", "--min-relevance", "0").json()
+    for hit in dom["results"]:
+        shown = cli("episode", "show", hit["id"], "--json").json()
+        assert "scATAC-seq" in shown["domains"]
+
+
+def test_explain_shows_signals_and_matched_terms(samples: Path, cli: Cli) -> None:
+    r = cli("recall", "scDblFinder doublets multiome", "--explain")
+    assert r.code == 0
+    assert "explain: 1. " in r.err and "text " in r.err and "terms: " in r.err
+    assert "tools " in r.err  # scDblFinder is a known tool: the tools signal is active
+    data = cli("recall", "scDblFinder doublets multiome", "--explain", "--json").json()
+    assert "scdblfinder" in data["results"][0]["matched"]["tools"]
+
+
+@pytest.mark.parametrize("query", ["the of and what when", "?!?", "how did we do it last time"])
+def test_stop_words_only_is_an_honest_empty_result(samples: Path, cli: Cli, query: str) -> None:
+    r = cli("recall", query, "--json")
+    assert r.code == 0
+    data = r.json()
+    assert data["results"] == [] and data["context"] == "" and data["tokens"] == 0
+    assert "no results:" in r.err
+
+
+@pytest.mark.parametrize("args", [["recall", ""], ["recall", "x", "--budget", "0"],
+                                  ["recall", "x", "--budget", "-5"], ["recall", "x", "--budget", "lots"],
+                                  ["recall", "x", "--top-k", "0"], ["recall", "x", "--top-k", "2.5"],
+                                  ["recall", "x", "--min-relevance", "2"]])
+def test_bad_options_are_usage_errors(samples: Path, cli: Cli, args: list[str]) -> None:
+    r = cli(*args)
+    assert r.code == 2, (args, r.err)
+    assert "Traceback" not in r.err
+
+
+def test_ten_thousand_word_query(samples: Path, cli: Cli) -> None:
+    query = " ".join(["doublets multiome scDblFinder ArchR cells barcodes"] * 1700)
+    r = cli("recall", query, "--json")
+    assert r.code == 0
+    assert r.json()["results"][0]["id"].endswith("doublets") or r.json()["results"]
+
+
+# --- the index under damage (each test on its own vault) ---------------------------------------
+
+@pytest.fixture
+def own_vault(sample_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "copy"
+    shutil.copytree(sample_vault, root, symlinks=True)
+    monkeypatch.setenv("BIOCORTEX_VAULT", str(root))
+    return root
+
+
+def test_recall_sees_a_new_episode_at_once(own_vault: Path, cli: Cli) -> None:
+    cli("episode", "add", "--task", "Quantify zebrafish fin regeneration blastema with cellpose",
+        "--tool", "cellpose", "--id", "zebra-1", "--success")
+    data = cli("recall", "zebrafish blastema", "--json").json()
+    assert data["results"][0]["id"] == "zebra-1"
+
+
+def test_corrupt_truncated_or_old_index_is_rebuilt_with_one_warning(own_vault: Path, cli: Cli) -> None:
+    index = own_vault / ".biocortex/index.sqlite"
+    expected = cli("recall", DOUBLETS_Q, "--json").json()["results"]
+    for damage in ("garbage", "truncate", "old-schema", "delete"):
+        if damage == "garbage":
+            index.write_bytes(b"this is not sqlite" * 100)
+        elif damage == "truncate":
+            index.write_bytes(index.read_bytes()[:5000])
+        elif damage == "old-schema":
+            with sqlite3.connect(index) as conn:
+                conn.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
+        else:
+            index.unlink()
+        r = cli("recall", DOUBLETS_Q, "--json")
+        assert r.code == 0, (damage, r.err)
+        assert r.json()["results"] == expected, damage
+        warnings = [line for line in r.err.splitlines() if "warning" in line]
+        assert len(warnings) == (0 if damage == "delete" else 1), (damage, r.err)
+
+
+def test_note_deleted_between_index_and_recall(own_vault: Path, cli: Cli) -> None:
+    hit = cli("recall", DOUBLETS_Q, "--json").json()["results"][0]
+    (own_vault / hit["path"]).unlink()
+    r = cli("recall", DOUBLETS_Q, "--json")
+    assert r.code == 0
+    assert hit["id"] not in [h["id"] for h in r.json()["results"]]
+
+
+def test_broken_note_never_stops_recall(own_vault: Path, cli: Cli) -> None:
+    bad = own_vault / "episodes/2026/02/broken.md"
+    bad.write_bytes(b"---\nid: broken\ntask: caf\xe9 doublets\n---\n")
+    (own_vault / "episodes/2026/02/tags.md").write_text("---\ntask: !!python/object/apply:os.getcwd []\n---\n")
+    r = cli("recall", DOUBLETS_Q, "--json")
+    assert r.code == 0 and r.json()["results"]
+    assert "2 note(s) not indexed" in r.err and "broken.md:3" in r.err
+
+
+def test_index_check_and_incremental_refresh(own_vault: Path, cli: Cli) -> None:
+    assert cli("index", "--check").code == 0
+    note = next((own_vault / "episodes").rglob("*multiome-doublets-merged.md"))
+    text = note.read_text()
+    note.write_text(text.replace("task: ", "task: Zanzibar ", 1))  # edited in place, by hand
+    r = cli("index", "--check")
+    assert r.code == 1 and "1 changed" in r.err
+    r = cli("index", "--json")
+    report = r.json()
+    assert report["updated"] == 1 and report["added"] == 0 and not report["rebuilt"]
+    assert cli("index", "--check").code == 0
+    assert cli("recall", "Zanzibar", "--json").json()["results"][0]["id"] == "2026-02-17-multiome-doublets-merged"
+    r = cli("index", "--rebuild", "--json")
+    assert r.json()["rebuilt"] is True and r.json()["episodes"] >= 50

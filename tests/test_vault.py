@@ -1,0 +1,105 @@
+"""init, vault discovery, author resolution."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import Cli, git
+
+
+def test_init_creates_layout_and_first_commit(tmp_path: Path, cli: Cli) -> None:
+    root = tmp_path / "lab"
+    r = cli("init", root)
+    assert r.code == 0, r.err
+    assert r.out.strip() == str(root.resolve())
+    for rel in (".biocortex/config.yaml", ".gitignore", ".gitattributes", "Home.md",
+                ".obsidian/graph.json", ".obsidian/templates.json", "templates/episode.md",
+                "templates/fact.md", "episodes", "facts", "entities", "lessons", "archive"):
+        assert (root / rel).exists(), rel
+    assert git(root, "log", "--format=%s").strip() == "vault: init lab — biocortex vault from template"
+    assert git(root, "status", "--porcelain") == ""
+    assert git(root, "check-ignore", ".biocortex/index.sqlite").strip() == ".biocortex/index.sqlite"
+
+
+def test_init_refuses_existing_vault_and_changes_nothing(tmp_path: Path, cli: Cli) -> None:
+    root = tmp_path / "lab"
+    assert cli("init", root).code == 0
+    config = root / ".biocortex/config.yaml"
+    config.write_text(config.read_text() + "# mine\n")
+    r = cli("init", root)
+    assert r.code == 1 and "already a biocortex vault" in r.err
+    assert config.read_text().endswith("# mine\n")
+
+
+def test_init_refuses_to_overwrite_a_clashing_file(tmp_path: Path, cli: Cli) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "Home.md").write_text("my own home\n")
+    r = cli("init", root)
+    assert r.code == 1 and "Home.md" in r.err
+    assert (root / "Home.md").read_text() == "my own home\n"
+    assert not (root / ".biocortex").exists()
+
+
+def test_init_inside_an_existing_repo_uses_it(tmp_path: Path, cli: Cli) -> None:
+    git(tmp_path, "init", "-q")
+    r = cli("init", tmp_path / "memory")
+    assert r.code == 0, r.err
+    assert not (tmp_path / "memory/.git").exists()
+    assert "memory/.biocortex/config.yaml" in git(tmp_path, "show", "--name-only", "--format=", "HEAD")
+    assert cli("--vault", tmp_path / "memory", "episode", "add", "--task", "x").code == 0
+
+
+def test_vault_discovery(tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "lab"
+    assert cli("init", root).code == 0
+    sub = root / "episodes"
+    monkeypatch.chdir(sub)
+    assert cli("episode", "list").code == 0
+    monkeypatch.chdir(tmp_path)
+    r = cli("episode", "list")
+    assert r.code == 1 and "biocortex init" in r.err
+    r = cli("--vault", tmp_path, "episode", "list", "--json")
+    assert r.code == 1 and "not a biocortex vault" in r.err_json()["error"]["message"]
+    monkeypatch.setenv("BIOCORTEX_VAULT", str(root))
+    assert cli("episode", "list").code == 0
+
+
+def test_author_resolution(vault: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    def last_author() -> str:
+        return git(vault, "log", "-1", "--format=%an <%ae>").strip()
+
+    git(vault, "config", "user.name", "Git User")
+    git(vault, "config", "user.email", "git@lab.example")
+    cli("episode", "add", "--task", "one")
+    assert last_author() == "Git User <git@lab.example>"
+    monkeypatch.setenv("BIOCORTEX_AUTHOR", "Env Agent <agent@lab.example>")
+    cli("episode", "add", "--task", "two")
+    assert last_author() == "Env Agent <agent@lab.example>"
+    cli("--author", "Ada Lovelace <ada@lab.example>", "episode", "add", "--task", "three")
+    assert last_author() == "Ada Lovelace <ada@lab.example>"
+    r = cli("--author", "<broken", "episode", "add", "--task", "four")
+    assert r.code == 1 and "Name <email>" in r.err
+
+
+def test_read_only_vault_is_refused_cleanly(vault: Path, cli: Cli) -> None:
+    import os
+    import subprocess
+
+    before = git(vault, "rev-parse", "HEAD")
+    if os.geteuid() == 0:  # root ignores permission bits: make the files immutable instead
+        if subprocess.run(["chattr", "-R", "+i", str(vault)], capture_output=True).returncode:
+            pytest.skip("chattr is not supported on this filesystem")
+        undo = ["chattr", "-R", "-i", str(vault)]
+    else:
+        subprocess.run(["chmod", "-R", "a-w", str(vault)], check=True)
+        undo = ["chmod", "-R", "u+w", str(vault)]
+    try:
+        r = cli("episode", "add", "--task", "Dock ligands against KEAP1", "--json")
+        assert r.code == 1
+        assert "read-only" in r.err_json()["error"]["message"]
+    finally:
+        subprocess.run(undo, check=True)
+    assert git(vault, "rev-parse", "HEAD") == before
+    assert not list((vault / "episodes").rglob("*dock*"))
