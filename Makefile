@@ -31,6 +31,10 @@ demo: venv
 	$(BIN)/biocortex --vault $(DEMO) episode list --limit 5
 	@echo "== failed scRNA-seq analyses" >&2
 	$(BIN)/biocortex --vault $(DEMO) episode list --domain scRNA-seq --failure
+	@echo "== recall: what went wrong last time? (--explain on stderr shows why each hit ranks)" >&2
+	$(BIN)/biocortex --vault $(DEMO) recall "what went wrong last time we removed doublets from 10x multiome data?" --explain
+	@echo "== recall with a small budget, as JSON (the shape agents parse)" >&2
+	$(BIN)/biocortex --vault $(DEMO) recall "KRAS G12C CRISPR screen resistance" --budget 400 --json
 	@echo "== check the vault" >&2
 	$(BIN)/biocortex --vault $(DEMO) check
 	@echo "== git log of the vault" >&2

@@ -52,5 +52,5 @@ def time_process(cmd: Sequence[str], runs: int, env: dict[str, str] | None = Non
 
 def summary(samples: Sequence[float]) -> str:
     ms = sorted(s * 1000 for s in samples)
-    p90 = ms[min(len(ms) - 1, int(round(0.9 * (len(ms) - 1))))]
+    p90 = ms[min(len(ms) - 1, round(0.9 * (len(ms) - 1)))]
     return f"median {statistics.median(ms):6.1f} ms  p90 {p90:6.1f} ms  min {ms[0]:6.1f} ms  (n={len(ms)})"

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import BIOCORTEX, machine, summary, time_process  # noqa: E402
+from common import BIOCORTEX, machine, summary, time_process
 
 BIN = str(Path(sys.executable).with_name("biocortex"))
 

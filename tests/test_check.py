@@ -93,7 +93,7 @@ def test_binary_and_missing_frontmatter(vault: Path, cli: Cli) -> None:
     assert "episodes/2026/04/blob.md:1: binary file" in r.out
     assert "episodes/2026/04/data.csv:1: not a markdown note" in r.out
     assert "episodes/2026/04/plain.md:1: no YAML frontmatter" in r.out
-    assert "episodes/2026/04/latin1.md:7: not valid UTF-8" in r.out
+    assert "episodes/2026/04/latin1.md:6: not valid UTF-8" in r.out  # the task: line
 
 
 def test_missing_required_fields(vault: Path, cli: Cli) -> None:

@@ -53,10 +53,23 @@ def test_doublet_question_finds_the_multiome_failure_first(samples: Path, cli: C
     hit = data["results"][0]
     assert set(hit) == {"id", "path", "score", "signals", "tokens", "task", "success", "quality"}
     assert hit["success"] is False and 0 < hit["score"] <= 1
-    assert set(hit["signals"]) <= {"text", "tools", "domains", "entities"}
+    assert set(hit["signals"]) <= {"text", "tools", "domains", "entities", "outcome"}
+    assert hit["signals"]["outcome"] == 1.0  # "what went wrong" asks about failures
     assert data["vault_commit"] == git(samples, "rev-parse", "HEAD").strip()
     assert data["encoding"] == "cl100k_base"
     assert set(data["dropped"]) == {"below_relevance", "over_top_k", "over_budget"}
+
+
+def test_outcome_intent_reorders_but_never_admits(samples: Path, cli: Cli) -> None:
+    neutral = cli("recall", "removing doublets from 10x multiome data", "--json", "--top-k", "50").json()
+    failing = cli("recall", "what went wrong removing doublets from 10x multiome data", "--json",
+                  "--top-k", "50").json()
+    assert {h["id"] for h in neutral["results"]} == {h["id"] for h in failing["results"]}
+    assert "outcome" not in neutral["results"][0]["signals"]
+    assert failing["results"][0]["success"] is False
+    assert neutral["results"][0]["id"] != failing["results"][0]["id"]
+    worked = cli("recall", "what worked for removing doublets from 10x multiome data", "--json").json()
+    assert worked["results"][0]["success"] is True
 
 
 def test_plain_output_is_the_json_context_and_counts_are_exact(samples: Path, cli: Cli) -> None:

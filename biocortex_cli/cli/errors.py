@@ -56,12 +56,11 @@ def _crash_log(exc: BaseException) -> str:
 
 def guarded(call: Callable[[], int], *, as_json: bool, debug: bool) -> int:
     """Run ``call`` and turn every failure into its exit code and one clear message."""
+    import contextlib
     import signal
 
-    try:
+    with contextlib.suppress(ValueError):  # not the main thread (tests calling main() from a thread)
         signal.signal(signal.SIGINT, _on_sigint)
-    except ValueError:  # not the main thread (tests calling main() from a thread)
-        pass
     try:
         return call()
     except BiocortexError as exc:
@@ -74,7 +73,7 @@ def guarded(call: Callable[[], int], *, as_json: bool, debug: bool) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
-    except Exception as exc:  # noqa: BLE001 - the one place allowed to catch everything
+    except Exception as exc:
         if type(exc).__module__.endswith("click.exceptions"):  # typer's usage errors
             code = int(getattr(exc, "exit_code", 2))
             if code and hasattr(exc, "format_message"):

@@ -132,7 +132,7 @@ def pack_sections(sections: list[tuple[str, str, int, int]]) -> bytes:
 
 
 def unpack_sections(blob: bytes) -> list[tuple[str, str, int, int]]:
-    return [tuple(s) for s in json.loads(zlib.decompress(blob))]  # type: ignore[misc]
+    return [(str(s[0]), str(s[1]), int(s[2]), int(s[3])) for s in json.loads(zlib.decompress(blob))]
 
 
 def known_files(conn: sqlite3.Connection) -> dict[str, tuple[int, int]]:
@@ -142,7 +142,7 @@ def known_files(conn: sqlite3.Connection) -> dict[str, tuple[int, int]]:
 def known_problems(conn: sqlite3.Connection) -> dict[str, tuple[int, int]]:
     # a broken note is remembered with the mtime/size it had, so it is not re-read until it changes
     out = {}
-    for rel, line, message in conn.execute("SELECT rel, line, message FROM problems"):
+    for rel, _line, message in conn.execute("SELECT rel, line, message FROM problems"):
         stamp = json.loads(message).get("stamp", [0, 0])
         out[rel] = (stamp[0], stamp[1])
     return out

@@ -8,6 +8,10 @@ Signals, each on a 0-1 scale:
   weight (a query about something the memory does not know should not look relevant).
 - ``tools``, ``domains``, ``entities``: the share of the tools, domains and entities named in
   the query (as known to the index) that the episode lists.
+- ``outcome``: only when the question asks about failures ("what went wrong", "failed",
+  "pitfalls") or successes ("what worked"): 1 for an episode with that outcome, else 0. It
+  reorders relevant episodes but never makes one relevant: the gate reads the fusion of the
+  other signals.
 
 Signals the query does not use are left out and the configured weights of the others are
 renormalised, so ``min_relevance`` means the same whether or not a query names a tool.
@@ -17,6 +21,7 @@ See docs/recall.md for a worked example.
 from __future__ import annotations
 
 import math
+import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,7 +32,12 @@ from biocortex_cli.errors import UsageError
 MAX_QUERY_TERMS = 512
 K1 = 1.2
 B = 0.5
-SIGNALS = ("text", "entities", "tools", "domains")
+SIGNALS = ("text", "entities", "tools", "domains", "outcome")
+_FAILURE_INTENT = re.compile(
+    r"\b(?:wrong|fail(?:s|ed|ure|ures|ing)?|mistakes?|pitfalls?|problems?|broke|broken"
+    r"|did\s*n[o']?t\s+work|doesn'?t\s+work|not\s+work|go(?:es)?\s+bad|went\s+bad)\b")
+_SUCCESS_INTENT = re.compile(
+    r"\b(?:worked|works\s+well|what\s+works|success(?:es|ful|fully)?|succeeded|best\s+practice)\b")
 _ATTR_SIGNAL = {"tool": "tools", "domain": "domains", "entity": "entities"}
 
 
@@ -42,7 +52,8 @@ class RecallOptions:
     explain: bool = False
     include_archived: bool = False
     weights: dict[str, float] = field(default_factory=lambda: {"text": 0.5, "entities": 0.2,
-                                                               "tools": 0.15, "domains": 0.15})
+                                                               "tools": 0.15, "domains": 0.15,
+                                                               "outcome": 0.15})
     ngram_weights: dict[str, float] = field(default_factory=lambda: {"1": 1.0, "2": 1.5, "3": 2.0})
     max_df: float = 0.5
 
@@ -200,33 +211,41 @@ def recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) 
     active = {"text": bool(weights) or bool(unknown)}
     for signal, values_named in named.items():
         active[signal] = bool(values_named)
-    total_w = sum(float(opts.weights.get(s, 0.0)) for s in SIGNALS if active.get(s))
-    if total_w <= 0:
+    wanted = outcome_intent(opts.query)
+    active["outcome"] = wanted is not None and (active["text"] or any(named.values()))
+    relevance_w = sum(float(opts.weights.get(s, 0.0)) for s in SIGNALS if active.get(s) and s != "outcome")
+    outcome_w = float(opts.weights.get("outcome", 0.0)) if active["outcome"] else 0.0
+    if relevance_w <= 0:
         return empty("nothing in the query matches the vault's memory", unknown_terms=unknown,
                      ignored_terms=common)
 
     candidates = set(text) | set(attr_hits)
-    scored: list[tuple[float, int, dict[str, float]]] = []
+    outcomes = _outcomes(conn, candidates) if outcome_w > 0 else {}
+    # (relevance, score, doc, signals): the gate reads relevance, the ranking reads score
+    scored: list[tuple[float, float, int, dict[str, float]]] = []
     for doc in candidates:
         signals: dict[str, float] = {}
         fused = 0.0
         for s in SIGNALS:
-            if not active.get(s):
+            if not active.get(s) or s == "outcome":
                 continue
-            if s == "text":
-                value = text.get(doc, 0.0)
-            else:
-                value = len(attr_hits.get(doc, {}).get(s, ())) / len(named[s])
+            value = text.get(doc, 0.0) if s == "text" else len(attr_hits.get(doc, {}).get(s, ())) / len(named[s])
             signals[s] = round(value, 4)
             fused += float(opts.weights.get(s, 0.0)) * value
-        scored.append((fused / total_w, doc, signals))
+        relevance = fused / relevance_w
+        score = relevance
+        if outcome_w > 0:
+            value = 1.0 if outcomes.get(doc) is wanted else 0.0
+            signals["outcome"] = value
+            score = (fused + outcome_w * value) / (relevance_w + outcome_w)
+        scored.append((relevance, score, doc, signals))
 
-    # --- gate ----------------------------------------------------------------------------------
-    info = _doc_info(conn, [doc for score, doc, _ in scored if score >= opts.min_relevance])
+    # --- gate: on relevance (every signal but outcome), so a failure alone never qualifies ---------
+    info = _doc_info(conn, [doc for rel, _s, doc, _ in scored if rel >= opts.min_relevance])
     domain_norm = " ".join(tokenize(opts.domain)) if opts.domain else None
     passing: list[tuple[float, int, dict[str, float]]] = []
-    for score, doc, signals in scored:
-        if score < opts.min_relevance or doc not in info:
+    for relevance, score, doc, signals in scored:
+        if relevance < opts.min_relevance or doc not in info:
             continue
         row = info[doc]
         if row["archived"] and not opts.include_archived:
@@ -308,6 +327,28 @@ def recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) 
                                  "over_budget": over_budget},
                         context=context, matched=matched, searched=n_docs, query_terms=tokens,
                         unknown_terms=unknown, ignored_terms=common)
+
+
+def outcome_intent(query: str) -> bool | None:
+    """False when the question asks what went wrong, True when it asks what worked, else None."""
+    low = query.lower()
+    failure, success = _FAILURE_INTENT.search(low), _SUCCESS_INTENT.search(low)
+    if failure and not success:
+        return False
+    if success and not failure:
+        return True
+    return None
+
+
+def _outcomes(conn: sqlite3.Connection, docs: set[int]) -> dict[int, bool | None]:
+    out: dict[int, bool | None] = {}
+    ordered = sorted(docs)
+    for i in range(0, len(ordered), 500):
+        chunk = ordered[i : i + 500]
+        for doc, success in conn.execute(
+                f"SELECT doc, success FROM docs WHERE doc IN ({','.join('?' for _ in chunk)})", chunk):
+            out[doc] = None if success is None else bool(success)
+    return out
 
 
 def _shorten(sections: Sequence[tuple[str, str, int, int]], drop_order: Sequence[str],

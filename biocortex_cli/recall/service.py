@@ -14,10 +14,14 @@ from biocortex_cli.store.vault import Vault
 
 def options_from_config(vault: Vault, query: str, **given: Any) -> RecallOptions:
     """Options given on the command line (not None) override the vault's config."""
+    from biocortex_cli.store.config import EpisodicConfig
+
     ep = vault.config.episodic
+    # a signal missing from the config's weights keeps its default weight (set 0 to turn it off)
+    weights = {**EpisodicConfig().weights, **ep.weights}
     opts = RecallOptions(query=query, top_k=ep.top_k, budget=ep.token_budget,
                          min_relevance=ep.min_relevance, success_only=ep.success_only,
-                         weights=dict(ep.weights), ngram_weights=dict(ep.ngram_weights), max_df=ep.max_df)
+                         weights=weights, ngram_weights=dict(ep.ngram_weights), max_df=ep.max_df)
     return replace(opts, **{k: v for k, v in given.items() if v is not None})
 
 

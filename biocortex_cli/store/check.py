@@ -58,11 +58,9 @@ def iter_note_paths(vault: Vault) -> Iterator[str]:
         for dirpath, dirs, names in os.walk(base):
             dirs.sort()
             for name in sorted(names):
-                rel = f"{vault.rel(Path(dirpath))}/{name}"
-                if name.endswith(".md") and not (name == "README.md" and dirpath == str(base)):
-                    yield rel
-                elif not name.startswith("."):
-                    yield rel  # anything else in a note folder is reported below
+                if name.startswith(".") or (name == "README.md" and dirpath == str(base)):
+                    continue  # hidden files; the folder's own README (type: readme)
+                yield f"{vault.rel(Path(dirpath))}/{name}"  # non-notes are reported below
 
 
 def _check_episode(note: Note) -> list[VaultProblem]:

@@ -17,7 +17,7 @@ from biocortex_cli.errors import DataError
 CONFIG_REL = ".biocortex/config.yaml"
 
 
-def _f(default: Any, help: str) -> Any:  # noqa: A002 - reads well at the call sites
+def _f(default: Any, help: str) -> Any:
     if isinstance(default, dict | list):
         return field(default_factory=lambda: type(default)(default), metadata={"help": help})
     return field(default=default, metadata={"help": help})
@@ -36,9 +36,10 @@ class EpisodicConfig:
     token_budget: int = _f(2000, "default token budget of recall's printed context")
     success_only: bool = _f(False, "recall only successful episodes unless asked otherwise")
     weights: dict[str, float] = _f(
-        {"text": 0.5, "entities": 0.2, "tools": 0.15, "domains": 0.15},
+        {"text": 0.5, "entities": 0.2, "tools": 0.15, "domains": 0.15, "outcome": 0.15},
         "fusion weights of the per-signal scores; a signal the query does not use is left out "
-        "and the remaining weights are renormalised")
+        "and the remaining weights are renormalised (outcome: used only when the question asks "
+        "what went wrong, or what worked)")
     ngram_weights: dict[str, float] = _f(
         {"1": 1.0, "2": 1.5, "3": 2.0},
         "weight of unigram, bigram and trigram fingerprints in the text signal")

@@ -31,8 +31,10 @@ _STR_FIELDS = ("task", "plan", "result")
 _LIST_FIELDS = ("tools", "domains", "lessons", "entities", "related")
 _EXTRA_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 MAX_TEXT = 100_000  # characters in one text field
-_SLUG_STOP = frozenset("a an the of in on for to and or with by from at is are was were we our "
-                       "what how why when which last time did do does".split())
+_SLUG_STOP = frozenset("""
+    a an the of in on for to and or with by from at is are was were we our what how why when
+    which last time did do does
+""".split())
 
 
 @dataclass(frozen=True)
@@ -105,10 +107,8 @@ def parse_created(value: Any, *, path: str | None = None, line: int | None = Non
         try:
             parsed = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
-            parsed = None  # type: ignore[assignment]
-        if parsed is None:
             raise DataError(f"created {value!r} is not an ISO 8601 date-time", path=path, line=line,
-                            hint="write it like 2026-11-22T14:05:00Z")
+                            hint="write it like 2026-11-22T14:05:00Z") from None
     else:
         raise DataError(f"created must be an ISO 8601 date-time, not {value!r}", path=path, line=line,
                         hint="write it like 2026-11-22T14:05:00Z")

@@ -15,8 +15,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from biocortex_cli.errors import DataError
@@ -73,7 +73,7 @@ def load_yaml(fm: str, rel: str, first_line: int = 2) -> Any:
     """Load YAML safely; errors name the line in the file (``first_line`` is fm's line 1)."""
     yaml, loader, _ = _yaml()
     try:
-        return yaml.load(fm, Loader=loader)  # noqa: S506 - a safe loader
+        return yaml.load(fm, Loader=loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = first_line + mark.line if mark is not None else first_line

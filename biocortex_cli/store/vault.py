@@ -102,12 +102,14 @@ class Vault:
 class Transaction:
     vault: Vault
     paths: set[str] = field(default_factory=set)
-
     unsynced: bool = False
+    # what each touched file held before (None: it did not exist), for rollback
+    _before: dict[str, bytes | None] = field(default_factory=dict)
 
     def write(self, rel: str, text: str, *, batch: bool = False) -> Path:
         """Write one file atomically; ``batch`` defers the fsync to one sync before the commit."""
         path = self.vault.path(rel)
+        self._remember(rel, path)
         files.atomic_write(path, text, fsync=not batch)
         self.unsynced |= batch
         self.paths.add(rel)
@@ -115,10 +117,28 @@ class Transaction:
 
     def move(self, src_rel: str, dst_rel: str) -> Path:
         src, dst = self.vault.path(src_rel), self.vault.path(dst_rel)
+        self._remember(src_rel, src)
+        self._remember(dst_rel, dst)
         dst.parent.mkdir(parents=True, exist_ok=True)
         os.replace(src, dst)
         self.paths.update((src_rel, dst_rel))
         return dst
+
+    def rollback(self) -> None:
+        """Put every touched file back as it was before the transaction."""
+        for rel, before in self._before.items():
+            path = self.vault.path(rel)
+            try:
+                if before is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    files.atomic_write(path, before, fsync=False)
+            except OSError:
+                continue  # best effort: the original error is what the user needs to see
+
+    def _remember(self, rel: str, path: Path) -> None:
+        if rel not in self._before:
+            self._before[rel] = path.read_bytes() if path.is_file() else None
 
 
 def find_vault(explicit: str | None = None, cwd: Path | None = None) -> Vault:
