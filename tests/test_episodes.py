@@ -110,7 +110,10 @@ def test_import_is_one_commit_and_all_or_nothing(vault: Path, cli: Cli, tmp_path
     r = cli("episode", "import", src)
     assert r.code == 0 and r.out.strip() == "6"
     assert int(git(vault, "rev-list", "--count", "HEAD")) == int(commits_before) + 1
-    assert git(vault, "log", "-1", "--format=%s").startswith("episode: import 6 episodes — Task 0 on TP53")
+    assert git(vault, "log", "-1", "--format=%s") == "episode: import 6 episodes — imp-0 … imp-5\n"
+    body = git(vault, "log", "-1", "--format=%b").splitlines()
+    assert [line for line in body if line][:2] == ["- imp-0: Task 0 on TP53", "- imp-1: Task 1 on TP53"]
+    assert len([line for line in body if line]) == 6
     r = cli("episode", "import", src)
     assert r.code == 1 and "already exists" in r.err
 

@@ -51,6 +51,16 @@ def test_init_inside_an_existing_repo_uses_it(tmp_path: Path, cli: Cli) -> None:
     assert cli("--vault", tmp_path / "memory", "episode", "add", "--task", "x").code == 0
 
 
+def test_init_in_a_folder_the_enclosing_repo_ignores_gets_its_own_repo(tmp_path: Path, cli: Cli) -> None:
+    git(tmp_path, "init", "-q")
+    (tmp_path / ".gitignore").write_text("demo-vault/\n")
+    r = cli("init", tmp_path / "demo-vault")
+    assert r.code == 0, r.err
+    assert (tmp_path / "demo-vault/.git").is_dir()
+    assert git(tmp_path / "demo-vault", "log", "--format=%s").startswith("vault: init demo-vault")
+    assert git(tmp_path, "status", "--porcelain").strip() == "?? .gitignore"
+
+
 def test_vault_discovery(tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "lab"
     assert cli("init", root).code == 0

@@ -340,9 +340,12 @@ def import_episodes(vault: Vault, text: str, source: str, author: Author) -> lis
         raise DataError("no episodes in the input", path=source,
                         hint="give JSON Lines: one episode object per line")
     noun = "episode" if len(episodes) == 1 else "episodes"
-    message = f"episode: import {len(episodes)} {noun} — {_summary(episodes[0].task)}"
+    message = f"episode: import {len(episodes)} {noun} — {episodes[0].id}"
     if len(episodes) > 1:
         message += f" … {episodes[-1].id}"
+    message += "\n\n" + "\n".join(f"- {ep.id}: {_summary(ep.task)}" for ep in episodes[:200])
+    if len(episodes) > 200:
+        message += f"\n- … and {len(episodes) - 200} more"
     with vault.transaction(message, author) as txn:
         taken = existing_ids(vault)
         for ep in episodes:

@@ -68,6 +68,16 @@ def toplevel(path: Path) -> Path | None:
     return Path(out.strip())
 
 
+def is_ignored(top: Path, path: Path) -> bool:
+    """Whether the repository at ``top`` ignores ``path`` (a folder inside it)."""
+    rel = path.resolve().relative_to(top.resolve()).as_posix()
+    if rel == ".":
+        return False
+    proc = subprocess.run(["git", "-C", str(top), "check-ignore", "-q", "--", rel + "/"],
+                          capture_output=True, check=False)
+    return proc.returncode == 0
+
+
 def init(root: Path) -> None:
     run(root, "init", "-q", "-b", "main")
 

@@ -185,7 +185,8 @@ def init_vault(path: Path, author: str | None = None) -> Vault:
         raise BiocortexError(f"{root} already has {', '.join(clashes[:5])}; nothing was changed",
                              hint="init into an empty folder, or move those files away first")
     root.mkdir(parents=True, exist_ok=True)
-    if git.toplevel(root) is None:
+    top = git.toplevel(root)
+    if top is None or git.is_ignored(top, root):  # an ignored folder of another repo: its own repo
         git.init(root)
     written: list[str] = []
     for src in sorted(template.rglob("*")):
