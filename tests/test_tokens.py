@@ -210,25 +210,35 @@ def test_explicit_estimate_counter_warns_nothing(capsys: pytest.CaptureFixture[s
     assert capsys.readouterr().err == ""
 
 
-def test_unavailable_encoding_falls_back_with_one_warning() -> None:
+def test_o200k_base_ships_and_loads_offline() -> None:
+    counter = get_counter("o200k_base")
+    assert counter.encoding == "o200k_base" and not counter.is_estimate
+    text = "TP53 R175H in ENSG00000141510; see GO:0008150 and 🧬 data"
+    assert counter.count(text) > 0
+    assert counter.count(text) <= get_counter(ESTIMATE).count(text)
+
+
+def test_unavailable_encoding_falls_back_with_one_warning(tmp_path: Path) -> None:
+    """With the package's data folder holding a corrupt file, the estimate takes over, once."""
+    (tmp_path / "o200k_base.tiktoken").write_bytes(b"not a rank file\n")
     proc = _run(
-        """
+        f"""
         import json
-        from biocortex_cli.tokens import get_counter
-        a = get_counter("o200k_base")
-        b = get_counter("o200k_base")
+        from pathlib import Path
+        from biocortex_cli import tokens
+        tokens._package_data_dir = lambda: Path({str(tmp_path)!r})
+        tokens._candidate_dirs = lambda: [Path({str(tmp_path)!r})]
+        a = tokens.get_counter("o200k_base")
+        b = tokens.get_counter("o200k_base")
         print(json.dumps([a.encoding, b.encoding, a.count("hello world")]))
         """,
         _env(),
     )
     assert proc.returncode == 0, proc.stderr
     encoding, again, count = json.loads(proc.stdout)
-    assert again == encoding
-    if encoding == ESTIMATE:  # no offline copy of o200k_base is shipped (today's case)
-        assert proc.stderr.splitlines() == [WARNING.format("o200k_base")]
-        assert count == estimate_tokens("hello world")
-    else:  # a hash-valid o200k_base.tiktoken was found locally
-        assert encoding == "o200k_base" and proc.stderr == "" and count == 2
+    assert encoding == again == ESTIMATE
+    assert proc.stderr.splitlines() == [WARNING.format("o200k_base")]
+    assert count == estimate_tokens("hello world")
 
 
 # ---- counting -----------------------------------------------------------------------------
