@@ -25,12 +25,16 @@ def _f(default: Any, help: str) -> Any:
 
 @dataclass(frozen=True)
 class TokenizerConfig:
+    """Token counting (recall budgets, compress, context)."""
+
     encoding: str = _f("cl100k_base", "tiktoken encoding used for every token count "
-                       "(cl100k_base or o200k_base; both ship with biocortex, no download)")
+                       "(cl100k_base or o200k_base; both ship with biocortex, nothing is downloaded)")
 
 
 @dataclass(frozen=True)
 class EpisodicConfig:
+    """Episodic memory: recall of past analyses (docs/recall.md)."""
+
     top_k: int = _f(5, "how many past analyses recall returns at most")
     min_relevance: float = _f(0.2, "fused score (0-1) below which a hit is dropped by the gate")
     token_budget: int = _f(2000, "default token budget of recall's printed context")
@@ -49,6 +53,8 @@ class EpisodicConfig:
 
 @dataclass(frozen=True)
 class WorkingMemoryConfig:
+    """Working memory: `biocortex compress` (docs/compress.md)."""
+
     max_tokens: int = _f(-1, "token budget of `compress`; -1 = auto: auto_fraction of the "
                          "model's input context, clamped to [auto_min_tokens, auto_max_tokens]")
     model: str = _f("claude-sonnet-4-5", "model whose context window sets the auto budget")

@@ -1,0 +1,66 @@
+"""Documents and help that must not drift from the code."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from biocortex_cli.render.docs import DOCUMENTS
+from biocortex_cli.store.config import SECTIONS, Config, parse_config
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("rel", sorted(DOCUMENTS))
+def test_generated_documents_are_current(rel: str) -> None:
+    committed = (ROOT / rel).read_text(encoding="utf-8")
+    assert committed == DOCUMENTS[rel](), f"{rel} is stale: run `python -m biocortex_cli.render.docs`"
+
+
+def test_template_config_holds_every_setting_at_its_default() -> None:
+    import yaml
+
+    data = yaml.safe_load((ROOT / "vault_template/.biocortex/config.yaml").read_text())
+    config = parse_config(data)
+    defaults = Config()
+    for name, cls in SECTIONS.items():
+        assert set(data[name]) == {f.name for f in dataclasses.fields(cls)}, name
+        assert getattr(config, name) == getattr(defaults, name), name
+
+
+def _commands() -> list[tuple[str, object]]:
+    import typer.main
+
+    from biocortex_cli.cli.app import app
+
+    root = typer.main.get_command(app)
+    out: list[tuple[str, object]] = []
+
+    def walk(prefix: str, cmd: object) -> None:
+        out.append((prefix, cmd))
+        for name, sub in sorted(getattr(cmd, "commands", {}).items()):
+            walk(f"{prefix} {name}".strip(), sub)
+
+    walk("", root)
+    return out
+
+
+def test_every_command_and_option_has_help() -> None:
+    missing = []
+    for name, cmd in _commands():
+        if name and not (getattr(cmd, "help", None) or "").strip():
+            missing.append(f"command '{name}'")
+        for param in getattr(cmd, "params", []):
+            if param.param_type_name == "option" and not (param.help or "").strip():
+                missing.append(f"option {'/'.join(param.opts)} of '{name or 'biocortex'}'")
+            if param.param_type_name == "argument" and not (getattr(param, "help", None) or "").strip():
+                missing.append(f"argument {param.name} of '{name}'")
+    assert not missing, missing
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["episode", "--help"], ["recall", "--help"], ["init", "--help"]])
+def test_help_goes_to_stdout_and_exits_0(cli, argv: list[str]) -> None:  # type: ignore[no-untyped-def]
+    r = cli(*argv)
+    assert r.code == 0 and "Usage:" in r.out
