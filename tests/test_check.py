@@ -43,7 +43,9 @@ def test_malformed_yaml_is_reported_at_the_file_line(vault: Path, cli: Cli) -> N
     r = cli("check")
     assert r.code == 1
     first = r.out.splitlines()[0]
-    assert first.startswith("episodes/2026/04/bad.md:7: invalid YAML"), r.out
+    # the line of the unclosed "[" (task:), not the line where YAML gave up
+    assert first.startswith("episodes/2026/04/bad.md:6: invalid YAML"), r.out
+    assert "not closed" in first and "on line 7" in first
     assert "  hint: " in r.out
 
 

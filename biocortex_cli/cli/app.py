@@ -13,14 +13,16 @@ from types import ModuleType
 import typer
 
 from biocortex_cli.cli import check as check_cmd
+from biocortex_cli.cli import entity as entity_cmd
 from biocortex_cli.cli import episode as episode_cmd
+from biocortex_cli.cli import fact as fact_cmd
 from biocortex_cli.cli import index as index_cmd
 from biocortex_cli.cli import init as init_cmd
 from biocortex_cli.cli import recall as recall_cmd
 from biocortex_cli.cli import state
 from biocortex_cli.cli.errors import guarded
 
-COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, episode_cmd, index_cmd, init_cmd, recall_cmd)
+COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, entity_cmd, fact_cmd, episode_cmd, index_cmd, init_cmd, recall_cmd)
 for _module in COMMAND_MODULES:
     _module.typer = typer  # type: ignore[attr-defined]  # for evaluating their annotations
 
@@ -64,15 +66,32 @@ def global_options(
     state.OPTIONS = state.GlobalOptions(vault=vault, author=author, debug=debug)
 
 
-episode_app = typer.Typer(help="Record and read past analyses (episodic memory).",
-                          no_args_is_help=True, rich_markup_mode=None, context_settings=SETTINGS)
+def _group(help_text: str) -> typer.Typer:
+    return typer.Typer(help=help_text, no_args_is_help=True, rich_markup_mode=None, context_settings=SETTINGS)
+
+
+episode_app = _group("Record and read past analyses (episodic memory).")
 episode_app.command("add")(episode_cmd.add)
 episode_app.command("import")(episode_cmd.import_)
 episode_app.command("show")(episode_cmd.show)
 episode_app.command("list")(episode_cmd.list_)
 
+fact_app = _group("Semantic memory: facts (subject, predicate, object) with sources and confidence.")
+fact_app.command("add")(fact_cmd.add)
+fact_app.command("query")(fact_cmd.query)
+fact_app.command("list")(fact_cmd.list_)
+fact_app.command("retract")(fact_cmd.retract)
+fact_app.command("supersede")(fact_cmd.supersede)
+fact_app.command("verify")(fact_cmd.verify)
+
+entity_app = _group("Entity notes shared by episodes and facts: aliases, neighbourhood.")
+entity_app.command("show")(entity_cmd.show)
+entity_app.command("alias")(entity_cmd.alias)
+
 app.command("init")(init_cmd.init)
 app.add_typer(episode_app, name="episode")
+app.add_typer(fact_app, name="fact")
+app.add_typer(entity_app, name="entity")
 app.command("index")(index_cmd.index)
 app.command("recall")(recall_cmd.recall)
 app.command("check")(check_cmd.check)

@@ -138,8 +138,37 @@ def check_vault(vault: Vault) -> CheckReport:
                                          "author is missing", "write author: Name <email>"))
         problems.extend(CHECKS[str(kind)](note))
     problems.extend(_check_links(vault, notes))
+    problems.extend(_check_contradictions(vault, notes))
     problems.sort(key=lambda p: (p.path, p.line, p.message))
     return CheckReport(notes=len(notes), problems=problems)
+
+
+def _check_contradictions(vault: Vault, notes: list[Note]) -> list[VaultProblem]:
+    """Every open contradiction between current facts, reported on both notes."""
+    from biocortex_cli.store.facts import FactRules, fact_from_note
+
+    rules = FactRules.from_config(vault)
+    facts = []
+    for note in notes:
+        if note.meta.get("type") == "fact":
+            try:
+                facts.append(fact_from_note(note))
+            except DataError:
+                continue  # reported by the field checks
+    by_subject: dict[str, list] = {}  # type: ignore[type-arg]
+    for fact in facts:
+        if fact.status == "current":
+            by_subject.setdefault(fact.subject.casefold(), []).append(fact)
+    out = []
+    for group in by_subject.values():
+        for i, a in enumerate(group):
+            for b in group[i + 1:]:
+                if rules.conflicts(a, b):
+                    for x, y in ((a, b), (b, a)):
+                        out.append(VaultProblem(x.path, 1, f"contradicts {y.id}: {x.sentence()} / {y.sentence()}",
+                                                "retract one (biocortex fact retract ID --reason …) or "
+                                                "supersede it (biocortex fact supersede ID --by …)"))
+    return out
 
 
 def _check_links(vault: Vault, notes: list[Note]) -> list[VaultProblem]:

@@ -66,10 +66,30 @@ class WorkingMemoryConfig:
 
 
 @dataclass(frozen=True)
+class FactsConfig:
+    """Semantic memory: facts and their contradiction rules (docs/facts.md)."""
+
+    default_confidence: float = _f(0.8, "confidence of a fact added without --confidence")
+    single_valued: list[str] = _f(
+        ["located_on_chromosome", "encoded_by", "has_taxon", "has_ensembl_id", "has_uniprot_id",
+         "has_official_symbol", "has_sex", "has_genome_build", "has_molecular_weight"],
+        "predicates that take one object: a second object for the same subject is a contradiction")
+    opposites: dict[str, str] = _f(
+        {"activates": "inhibits", "upregulates": "downregulates", "increases": "decreases",
+         "positively_regulates": "negatively_regulates", "promotes": "suppresses",
+         "agonist_of": "antagonist_of", "induces": "represses", "sensitises_to": "confers_resistance_to",
+         "passed_qc_on": "failed_qc_on", "associated_with": "not_associated_with"},
+        "pairs of predicates that contradict each other for the same subject and object")
+    transitive: list[str] = _f(["is_a", "part_of", "subclass_of", "located_in"],
+                               "predicates `fact verify --hops` may chain (A is_a B, B is_a C: A is_a C)")
+
+
+@dataclass(frozen=True)
 class Config:
     tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
     episodic: EpisodicConfig = field(default_factory=EpisodicConfig)
     working_memory: WorkingMemoryConfig = field(default_factory=WorkingMemoryConfig)
+    facts: FactsConfig = field(default_factory=FactsConfig)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -77,6 +97,7 @@ SECTIONS: dict[str, type] = {
     "tokenizer": TokenizerConfig,
     "episodic": EpisodicConfig,
     "working_memory": WorkingMemoryConfig,
+    "facts": FactsConfig,
 }
 
 
@@ -129,10 +150,15 @@ def _check_type(key: str, hint: Any, value: Any) -> Any:
         value = float(value) if ok else value
     elif hint is str:
         ok = isinstance(value, str)
+    elif origin is dict and hint.__args__[1] is str:
+        ok = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+        value = {str(k): v for k, v in value.items()} if ok else value
     elif origin is dict:
         ok = isinstance(value, dict) and all(
             isinstance(v, int | float) and not isinstance(v, bool) for v in value.values())
         value = {str(k): v for k, v in value.items()} if ok else value
+    elif origin is list:
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
     else:  # pragma: no cover - every field type is listed above
         ok = True
     if not ok:

@@ -35,10 +35,16 @@ def file_stem(name: str) -> str:
 
 
 def entity_id(name: str) -> str:
+    """A valid record id for the entity; names that need changing get a hash, so two entities
+    (``TP53`` and ``TP53!``) never share an id."""
     ident = _UNSAFE_ID.sub("-", name).strip("-.") or "entity"
     if not ident[0].isalnum():
         ident = "e" + ident
-    return ident[:128]
+    if ident != name or len(ident) > 128:
+        import hashlib
+
+        ident = f"{ident[:120]}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:6]}"
+    return ident
 
 
 def entity_rel(name: str) -> str:

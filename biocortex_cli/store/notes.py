@@ -78,6 +78,12 @@ def load_yaml(fm: str, rel: str, first_line: int = 2) -> Any:
         mark = exc.problem_mark or exc.context_mark
         line = first_line + mark.line if mark is not None else first_line
         problem = exc.problem or "invalid YAML"
+        context = exc.context or ""
+        if exc.context_mark is not None and ("flow" in context or "quoted" in context):
+            # an unclosed [ { or quote: point at where it opened, not where YAML gave up
+            problem = f"{context.removeprefix('while parsing ').removeprefix('while scanning ')} " \
+                      f"opened here is not closed ({problem} on line {line})"
+            line = first_line + exc.context_mark.line
         if isinstance(exc, yaml.constructor.ConstructorError) and "tag" in problem:
             raise DataError(f"YAML tag not allowed: {problem}", path=rel, line=line,
                             hint="remove the '!!' tag; notes hold plain data only") from None

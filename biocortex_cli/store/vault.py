@@ -84,7 +84,7 @@ class Vault:
                     if txn.paths:
                         prefix = self.root.resolve().relative_to(self.git_root.resolve())
                         paths = [(prefix / p).as_posix() for p in sorted(txn.paths)]
-                        git.commit(self.git_root, paths, message, author)
+                        git.commit(self.git_root, paths, txn.message or message, author)
                 except BaseException:
                     txn.rollback()
                     if txn.paths:  # unstage whatever `git add` had staged
@@ -103,6 +103,7 @@ class Transaction:
     vault: Vault
     paths: set[str] = field(default_factory=set)
     unsynced: bool = False
+    message: str | None = None  # set to replace the commit message decided before the writes
     # what each touched file held before (None: it did not exist), for rollback
     _before: dict[str, bytes | None] = field(default_factory=dict)
 

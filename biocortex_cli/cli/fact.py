@@ -1,0 +1,172 @@
+"""``biocortex fact add|query|list|retract|supersede|verify`` (semantic memory)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from biocortex_cli.cli import state
+
+if TYPE_CHECKING:
+    import typer
+
+    from biocortex_cli.store.facts import Aliases, Fact
+    from biocortex_cli.store.vault import Vault
+
+
+def add(
+    subject: Annotated[str, typer.Argument(help="Subject, e.g. TP53 (aliases resolve to the entity's name).")],
+    predicate: Annotated[str, typer.Argument(help="Predicate, e.g. regulates (stored lower_case_with_underscores).")],
+    object_: Annotated[str, typer.Argument(metavar="OBJECT", help="Object, e.g. MDM2.")],
+    source: Annotated[list[str] | None, typer.Option("--source", help="Where it comes from: PMID:…, DOI, episode id, notebook path, URL (repeatable).")] = None,
+    confidence: Annotated[str | None, typer.Option("--confidence", help="0-1 (config: facts.default_confidence).")] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print the stored fact as JSON instead of its id.")] = False,
+) -> int:
+    """Record a fact; the same triple again merges its sources instead of duplicating it."""
+    from biocortex_cli.store.facts import add_fact
+
+    vault = state.vault()
+    result = add_fact(vault, subject, predicate, object_, sources=source or [],
+                      confidence=None if confidence is None else confidence,
+                      author=vault.author(state.OPTIONS.author))
+    for note in result.notes:
+        state.info(f"biocortex: {note}")
+    if not result.created:
+        state.info(f"biocortex: merged into existing fact {result.fact.id} "
+                   f"(confidence now {result.fact.confidence:g})")
+    for other in result.conflicts:
+        state.info(f"biocortex: warning: {result.fact.id} contradicts {other.id} "
+                   f"({result.fact.sentence()} / {other.sentence()})")
+    if json_:
+        state.emit_json({**result.fact.as_json(), "created": result.fact.record.get("created"),
+                         "merged": not result.created, "contradicts": [c.id for c in result.conflicts]})
+    else:
+        state.out(result.fact.id)
+    return 0
+
+
+def query(
+    entity: Annotated[str, typer.Argument(help="Entity: exact name, any alias, or part of a name.")],
+    predicate: Annotated[str | None, typer.Option("--predicate", help="Only facts with this predicate.")] = None,
+    hops: Annotated[int, typer.Option("--hops", min=1, max=5, help="Neighbourhood depth: 1 = facts about the entity, 2 = also about its neighbours, …")] = 1,
+    min_confidence: Annotated[float, typer.Option("--min-confidence", min=0.0, max=1.0, help="Only facts at least this confident.")] = 0.0,
+    all_: Annotated[bool, typer.Option("--all", help="Include retracted and superseded facts.")] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print the answer as JSON (with sources and authors).")] = False,
+) -> int:
+    """Facts about an entity (aliases resolved), nearest first."""
+    from biocortex_cli.render.facts import query_text
+    from biocortex_cli.store.fact_query import query_facts
+
+    vault = state.vault()
+    facts, aliases = _load(vault)
+    result = query_facts(facts, aliases, entity, predicate=predicate, hops=hops,
+                         min_confidence=min_confidence, include_all=all_)
+    if result.how == "substring":
+        state.info(f"biocortex: no entity named {entity!r}; matched by substring: {', '.join(result.matched[:10])}")
+    if not result.facts:
+        state.info(f"biocortex: no facts about {entity!r}")
+    if json_:
+        state.emit_json(result.as_json())
+    elif result.facts:
+        state.out(query_text(result))
+    return 0
+
+
+def list_(
+    subject: Annotated[str | None, typer.Option("--subject", help="Only facts with this subject (aliases resolved).")] = None,
+    predicate: Annotated[str | None, typer.Option("--predicate", help="Only facts with this predicate.")] = None,
+    object_: Annotated[str | None, typer.Option("--object", help="Only facts with this object (aliases resolved).")] = None,
+    status: Annotated[str, typer.Option("--status", help="current, retracted, superseded or all.")] = "current",
+    source: Annotated[str | None, typer.Option("--source", help="Only facts citing a source containing this text.")] = None,
+    min_confidence: Annotated[float, typer.Option("--min-confidence", min=0.0, max=1.0, help="Only facts at least this confident.")] = 0.0,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many.")] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print the facts as JSON.")] = False,
+) -> int:
+    """List facts, filtered."""
+    from biocortex_cli.errors import UsageError
+    from biocortex_cli.render.facts import fact_lines
+    from biocortex_cli.store.facts import STATUSES, normalize_predicate
+
+    if status not in (*STATUSES, "all"):
+        raise UsageError(f"--status must be one of {', '.join(STATUSES)} or all, not {status!r}")
+    vault = state.vault()
+    facts, aliases = _load(vault)
+    s_keys = aliases.spellings(subject) if subject else None
+    o_keys = aliases.spellings(object_) if object_ else None
+    pred = normalize_predicate(predicate) if predicate else None
+    rows = [f for f in facts
+            if (status == "all" or f.status == status)
+            and (s_keys is None or f.subject.casefold() in s_keys)
+            and (o_keys is None or f.object.casefold() in o_keys)
+            and (pred is None or f.predicate == pred)
+            and (source is None or any(source.casefold() in s.casefold() for s in f.sources))
+            and f.confidence >= min_confidence]
+    rows.sort(key=lambda f: (f.subject.casefold(), f.predicate, f.object.casefold()))
+    rows = rows[:limit] if limit else rows
+    if json_:
+        state.emit_json([f.as_json() for f in rows])
+    elif rows:
+        state.out(fact_lines(rows))
+    else:
+        state.info("biocortex: no facts match")
+    return 0
+
+
+def retract(
+    ident: Annotated[str, typer.Argument(metavar="ID", help="Fact id.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why it no longer holds (kept in the note and the commit).")],
+    json_: Annotated[bool, typer.Option("--json", help="Print the retracted fact as JSON.")] = False,
+) -> int:
+    """Mark a fact retracted; the note stays (history is memory)."""
+    from biocortex_cli.store.facts import retract_fact
+
+    vault = state.vault()
+    fact = retract_fact(vault, ident, reason, vault.author(state.OPTIONS.author))
+    state.emit_json(fact.as_json()) if json_ else state.out(fact.id)
+    return 0
+
+
+def supersede(
+    ident: Annotated[str, typer.Argument(metavar="ID", help="The fact that no longer holds.")],
+    by: Annotated[str, typer.Option("--by", metavar="ID", help="The fact that replaces it (add it first).")],
+    json_: Annotated[bool, typer.Option("--json", help="Print the superseded fact as JSON.")] = False,
+) -> int:
+    """Mark a fact superseded by another; both notes link to each other."""
+    from biocortex_cli.store.facts import supersede_fact
+
+    vault = state.vault()
+    fact = supersede_fact(vault, ident, by, vault.author(state.OPTIONS.author))
+    state.emit_json(fact.as_json()) if json_ else state.out(fact.id)
+    return 0
+
+
+def verify(
+    subject: Annotated[str, typer.Argument(help="Subject of the claim.")],
+    predicate: Annotated[str, typer.Argument(help="Predicate of the claim.")],
+    object_: Annotated[str, typer.Argument(metavar="OBJECT", help="Object of the claim.")],
+    hops: Annotated[int, typer.Option("--hops", min=1, max=5, help="Chain up to this many facts of a transitive predicate (config: facts.transitive).")] = 1,
+    min_confidence: Annotated[float, typer.Option("--min-confidence", min=0.0, max=1.0, help="Ignore facts below this confidence.")] = 0.0,
+    json_: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
+) -> int:
+    """Check a claim against memory. Exit 0 supported, 1 contradicted, 4 unknown."""
+    from biocortex_cli.render.facts import verdict_text
+    from biocortex_cli.store.fact_query import verify_claim
+    from biocortex_cli.store.facts import FactRules, clean_text
+
+    vault = state.vault()
+    s, o = clean_text(subject, "subject"), clean_text(object_, "object")
+    facts, aliases = _load(vault)
+    verdict = verify_claim(facts, aliases, FactRules.from_config(vault), s, predicate, o,
+                           hops=hops, min_confidence=min_confidence)
+    state.emit_json(verdict.as_json()) if json_ else state.out(verdict_text(verdict))
+    return verdict.exit_code
+
+
+def _load(vault: Vault) -> tuple[list[Fact], Aliases]:
+    from biocortex_cli.store.facts import load_aliases, load_facts
+
+    facts, problems = load_facts(vault)
+    for problem in problems[:5]:
+        state.info(f"biocortex: warning: {problem.location()}{problem.message} (skipped; run `biocortex check`)")
+    if len(problems) > 5:
+        state.info(f"biocortex: warning: {len(problems) - 5} more broken fact notes skipped")
+    return facts, load_aliases(vault)

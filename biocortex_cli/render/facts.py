@@ -1,0 +1,47 @@
+"""Text for people: fact lines, query answers, verdicts, entity pages."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from biocortex_cli.store.fact_query import QueryResult, Verdict
+from biocortex_cli.store.facts import Fact
+
+
+def fact_line(fact: Fact, hops: int | None = None) -> str:
+    status = "" if fact.status == "current" else f"  [{fact.status}]"
+    where = f"  ({hops} hops)" if hops and hops > 1 else ""
+    sources = ", ".join(fact.sources) or "unsourced"
+    return f"{fact.sentence()}  ·  {fact.confidence:g}  ·  {sources}  ·  {fact.id}{status}{where}"
+
+
+def fact_lines(facts: Sequence[Fact]) -> str:
+    return "\n".join(fact_line(f) for f in facts)
+
+
+def query_text(result: QueryResult) -> str:
+    if not result.facts:
+        return ""
+    return "\n".join(fact_line(f, h) for f, h in result.facts)
+
+
+def verdict_text(v: Verdict) -> str:
+    lines = [f"{v.verdict}: {v.subject} {v.predicate.replace('_', ' ')} {v.object}"]
+    for chain in v.supporting:
+        lines.append("  supported by: " + "  →  ".join(fact_line(f) for f in chain))
+    for fact in v.contradicting:
+        lines.append("  contradicted by: " + fact_line(fact))
+    return "\n".join(lines)
+
+
+def entity_text(page: dict[str, Any]) -> str:
+    lines = [f"# {page['name']}  ({page['kind']})", f"aliases: {', '.join(page['aliases']) or '-'}"]
+    for title, key in (("facts out", "facts_out"), ("facts in", "facts_in")):
+        lines.append(f"\n{title} ({len(page[key])}):")
+        lines += [f"- {f['subject']} {f['predicate'].replace('_', ' ')} {f['object']}  ·  "
+                  f"{f['confidence']:g}  ·  {f['id']}" for f in page[key]]
+    lines.append(f"\nepisodes ({len(page['episodes'])}):")
+    lines += [f"- {e['id']}  {'success' if e['success'] else 'failure' if e['success'] is False else '?'}"
+              f"  {e['task']}" for e in page["episodes"]]
+    return "\n".join(lines)

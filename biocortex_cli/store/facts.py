@@ -1,0 +1,466 @@
+"""Semantic memory: facts as (subject, predicate, object) with sources, confidence and status.
+
+One markdown file per fact, at a path derived from the triple (``facts/<subject>/<id>.md``,
+the id ending in a hash of the normalised triple), so adding the same triple again finds the same
+file and merges into it: each source is one item of ``evidence`` with its own confidence, and the
+fact's ``confidence`` is their noisy-OR, 1 - Π(1 - cᵢ) — independent sources strengthen a fact,
+the same source given again only updates its own item. Retracting or superseding changes
+``status``; the file stays (history is memory).
+
+Names are resolved through entity notes' ``aliases`` (p53 → TP53) before the triple is formed,
+and identifiers are normalised (go:0008150 → GO:0008150), so one fact has one file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from biocortex_cli.errors import DataError, NotFoundError, UsageError
+from biocortex_cli.store import entity_notes
+from biocortex_cli.store.git import Author
+from biocortex_cli.store.notes import Note, edit_frontmatter, iso_utc, read_note, render_note
+from biocortex_cli.store.vault import Transaction, Vault
+
+STATUSES = ("current", "retracted", "superseded")
+MAX_NAME = 500
+_SLUG_PART = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Fact:
+    record: dict[str, Any]
+    path: str
+    line: int = 1
+
+    @property
+    def id(self) -> str:
+        return str(self.record["id"])
+
+    @property
+    def subject(self) -> str:
+        return str(self.record["subject"])
+
+    @property
+    def predicate(self) -> str:
+        return str(self.record["predicate"])
+
+    @property
+    def object(self) -> str:
+        return str(self.record["object"])
+
+    @property
+    def confidence(self) -> float:
+        value = self.record.get("confidence")
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+    @property
+    def status(self) -> str:
+        return str(self.record.get("status") or "current")
+
+    @property
+    def sources(self) -> list[str]:
+        value = self.record.get("source")
+        if isinstance(value, str):
+            return [value]
+        return [str(s) for s in value] if isinstance(value, list) else []
+
+    def sentence(self) -> str:
+        return f"{self.subject} {self.predicate.replace('_', ' ')} {self.object}"
+
+    def as_json(self) -> dict[str, Any]:
+        from biocortex_cli.store.notes import _plain
+
+        return {**_plain(self.record), "path": self.path}
+
+
+@dataclass(frozen=True)
+class FactRules:
+    """Which predicates take one object only, and which contradict each other (config: facts)."""
+
+    single_valued: frozenset[str] = frozenset()
+    opposites: Mapping[str, str] = field(default_factory=dict)
+    transitive: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_config(cls, vault: Vault) -> FactRules:
+        conf = vault.config.facts
+        opposites: dict[str, str] = {}
+        for a, b in conf.opposites.items():
+            pa, pb = normalize_predicate(a), normalize_predicate(b)
+            opposites[pa], opposites[pb] = pb, pa
+        return cls(single_valued=frozenset(normalize_predicate(p) for p in conf.single_valued),
+                   opposites=opposites,
+                   transitive=frozenset(normalize_predicate(p) for p in conf.transitive))
+
+    def conflicts(self, a: Fact, b: Fact) -> bool:
+        """Whether two current facts contradict each other."""
+        if a.id == b.id or a.status != "current" or b.status != "current":
+            return False
+        same_s = _key(a.subject) == _key(b.subject)
+        if same_s and a.predicate == b.predicate and a.predicate in self.single_valued:
+            return _key(a.object) != _key(b.object)
+        return same_s and _key(a.object) == _key(b.object) and self.opposites.get(a.predicate) == b.predicate
+
+
+# --- names, ids, paths --------------------------------------------------------------------
+
+
+def clean_text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise UsageError(f"the {what} must be text, not {value!r}")
+    text = " ".join(unicodedata.normalize("NFC", value).split())
+    if not text:
+        raise UsageError(f"the {what} is empty", hint=f"give a non-empty {what}")
+    if len(text) > MAX_NAME:
+        raise UsageError(f"the {what} is {len(text)} characters long (at most {MAX_NAME})")
+    if "[[" in text or "]]" in text:
+        raise UsageError(f"the {what} {text!r} contains '[[' or ']]'",
+                         hint="write the plain name; biocortex makes the links")
+    return text
+
+
+def normalize_predicate(value: str) -> str:
+    """``Regulates`` → ``regulates``; ``failed QC on`` → ``failed_qc_on``."""
+    text = clean_text(value, "predicate").casefold()
+    return re.sub(r"[\s\-]+", "_", text).strip("_") or "_"
+
+
+def _key(name: str) -> str:
+    return name.casefold()
+
+
+def _slug(text: str, limit: int) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    slug = _SLUG_PART.sub("-", ascii_text).strip("-")[:limit].strip("-")
+    return slug or "x"
+
+
+def triple_hash(subject: str, predicate: str, obj: str) -> str:
+    key = "\x1f".join((_key(subject), predicate, _key(obj)))
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:10]
+
+
+def fact_id(subject: str, predicate: str, obj: str) -> str:
+    return f"{_slug(subject, 36)}--{_slug(predicate, 30)}--{_slug(obj, 36)}-{triple_hash(subject, predicate, obj)}"
+
+
+def fact_rel(subject: str, predicate: str, obj: str) -> str:
+    return f"facts/{_slug(subject, 36)}/{fact_id(subject, predicate, obj)}.md"
+
+
+# --- aliases ------------------------------------------------------------------------------
+
+
+@dataclass
+class Aliases:
+    """Entity name resolution: any alias (case-insensitive) → the entity note's name."""
+
+    canonical: dict[str, str] = field(default_factory=dict)  # casefold alias -> name
+    names: dict[str, list[str]] = field(default_factory=dict)  # name -> aliases
+
+    def resolve(self, name: str) -> str:
+        from biocortex_cli.bio.entities import normalize_entity
+
+        hit = self.canonical.get(_key(name))
+        if hit is not None:
+            return hit
+        norm = normalize_entity(name)
+        return self.canonical.get(_key(norm), norm)
+
+    def spellings(self, name: str) -> set[str]:
+        """Every casefolded spelling of the entity ``name`` resolves to."""
+        canonical = self.resolve(name)
+        return {_key(canonical), _key(name), *(_key(a) for a in self.names.get(canonical, []))}
+
+
+def load_aliases(vault: Vault) -> Aliases:
+    """Read every entity note's name and aliases (broken notes are skipped: `check` reports them)."""
+    aliases = Aliases()
+    base = vault.root / "entities"
+    if not base.is_dir():
+        return aliases
+    for entry in sorted(os.scandir(base), key=lambda e: e.name):
+        if not entry.name.endswith(".md") or entry.name == "README.md":
+            continue
+        try:
+            note = read_note(Path(entry.path), f"entities/{entry.name}")
+        except DataError:
+            continue
+        name = note.meta.get("name")
+        if not isinstance(name, str) or not name.strip():
+            name = entry.name[:-3]
+        listed = note.meta.get("aliases")
+        alias_list = [a for a in listed if isinstance(a, str)] if isinstance(listed, list) else []
+        aliases.names[name] = alias_list
+        aliases.canonical.setdefault(_key(name), name)
+        for alias in alias_list:
+            aliases.canonical.setdefault(_key(alias), name)
+    return aliases
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def fact_from_note(note: Note) -> Fact:
+    for key in ("id", "subject", "predicate", "object"):
+        value = note.meta.get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise DataError(f"{key} is required text", path=note.rel, line=note.line_of(key),
+                            hint=f"write {key}: …")
+    status = note.meta.get("status", "current")
+    if status not in STATUSES:
+        raise DataError(f"status must be one of {', '.join(STATUSES)}, not {status!r}", path=note.rel,
+                        line=note.line_of("status"))
+    return Fact(record=dict(note.meta), path=note.rel)
+
+
+def iter_fact_paths(vault: Vault) -> Iterator[str]:
+    base = vault.root / "facts"
+    if not base.is_dir():
+        return
+    for dirpath, dirs, names in os.walk(base):
+        dirs.sort()
+        for name in sorted(names):
+            if name.endswith(".md") and not (name == "README.md" and dirpath == str(base)):
+                yield f"{vault.rel(Path(dirpath))}/{name}"
+
+
+def load_facts(vault: Vault) -> tuple[list[Fact], list[DataError]]:
+    """Every fact note; a broken one is a problem in the list, never the end of the answer."""
+    facts: list[Fact] = []
+    problems: list[DataError] = []
+    for rel in iter_fact_paths(vault):
+        try:
+            facts.append(fact_from_note(read_note(vault.root / rel, rel)))
+        except DataError as exc:
+            problems.append(exc)
+    return facts, problems
+
+
+def find_fact(vault: Vault, ident: str) -> Fact:
+    from biocortex_cli.store.episodes import validate_id
+
+    validate_id(ident)
+    m = re.fullmatch(r"(.+?)--.+-[0-9a-f]{10}", ident)
+    candidates = [f"facts/{m.group(1)}/{ident}.md"] if m else []
+    for rel in candidates:
+        if (vault.root / rel).is_file():
+            return fact_from_note(read_note(vault.root / rel, rel))
+    for rel in iter_fact_paths(vault):  # a fact moved by hand
+        if rel.endswith(f"/{ident}.md"):
+            return fact_from_note(read_note(vault.root / rel, rel))
+    raise NotFoundError(f"no fact with id {ident!r}", hint="list ids with `biocortex fact list`")
+
+
+# --- writing ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AddResult:
+    fact: Fact
+    created: bool  # False: merged into an existing fact
+    conflicts: list[Fact]
+    notes: list[str]  # things worth saying on stderr
+
+
+def _confidence(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise UsageError(f"confidence must be a number from 0 to 1, not {value!r}") from None
+    if not 0.0 <= float(value) <= 1.0 or value != value:  # NaN
+        raise UsageError(f"confidence must be a number from 0 to 1, not {value!r}")
+    return float(value)
+
+
+def noisy_or(values: Iterable[float]) -> float:
+    miss = 1.0
+    for v in values:
+        miss *= 1.0 - v
+    return round(1.0 - miss, 4)
+
+
+def _source_link(vault: Vault, source: str) -> str:
+    from biocortex_cli.store.episodes import ID_RE, existing_ids
+
+    ident = source.removeprefix("episode:")
+    if ID_RE.fullmatch(ident) and ident in existing_ids(vault):
+        return f"[[{ident}]] (episode)"
+    return source
+
+
+def render_fact(vault: Vault, record: dict[str, Any]) -> str:
+    fact = Fact(record=record, path="")
+    subject, obj = entity_notes.wikilink(fact.subject), entity_notes.wikilink(fact.object)
+    lines = [f"# {fact.sentence()}", "", f"{subject} {fact.predicate.replace('_', ' ')} {obj}.", ""]
+    if fact.status == "retracted":
+        why = record.get("retracted") or {}
+        lines += [f"> [!warning] Retracted {why.get('at', '')} by {why.get('by', '')}",
+                  f"> {why.get('reason', '')}", ""]
+    elif fact.status == "superseded":
+        lines += [f"> [!note] Superseded by [[{record.get('superseded_by', '')}]]", ""]
+    else:
+        lines += [f"> [!info] current · confidence {fact.confidence:g}", ""]
+    lines += ["## Sources", ""]
+    for item in record.get("evidence") or []:
+        src = str(item.get("source", "unsourced"))
+        lines.append(f"- {_source_link(vault, src)} — confidence {item.get('confidence')} · "
+                     f"{item.get('author', '')} · {str(item.get('added', ''))[:10]}")
+    if record.get("supersedes"):
+        lines += ["", f"Replaces [[{record['supersedes']}]]."]
+    lines += ["", "<!-- Written by biocortex. The frontmatter above is the record; this body is a readable copy. -->"]
+    return render_note(dict(record), "\n".join(lines) + "\n")
+
+
+def _entities_for(txn: Transaction, names: Iterable[str], author: Author) -> None:
+    created = iso_utc(dt.datetime.now(dt.timezone.utc))
+    for name in names:
+        rel = entity_notes.entity_rel(name)
+        if not (txn.vault.root / rel).exists() and rel not in txn.paths:
+            txn.write(rel, entity_notes.render_entity_note(name, created, str(author)))
+
+
+def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: list[str],
+             confidence: float | str | None, author: Author, rules: FactRules | None = None) -> AddResult:
+    """Record a fact, or merge new evidence into the same triple's file."""
+    subject_text, obj_text = clean_text(subject, "subject"), clean_text(obj, "object")
+    pred = normalize_predicate(predicate)
+    conf = _confidence(confidence if confidence is not None else vault.config.facts.default_confidence)
+    srcs = [clean_text(s, "source") for s in sources] or ["unsourced"]
+    rules = rules or FactRules.from_config(vault)
+    aliases = load_aliases(vault)
+    s_name, o_name = aliases.resolve(subject_text), aliases.resolve(obj_text)
+    rel = fact_rel(s_name, pred, o_name)
+    ident = fact_id(s_name, pred, o_name)
+    now = iso_utc(dt.datetime.now(dt.timezone.utc))
+    notes: list[str] = []
+    renamed = [f"{a} → {b}" for a, b in ((subject_text, s_name), (obj_text, o_name)) if a != b]
+    if renamed:
+        notes.append(f"resolved names: {', '.join(renamed)}")
+    summary = f"{s_name} {pred} {o_name}"
+    with vault.transaction(f"fact: add {ident} — {_short(summary)} ({', '.join(srcs)}, {conf:g})",
+                           author) as txn:
+        path = vault.path(rel)
+        created = not path.exists()
+        if created:
+            record: dict[str, Any] = {
+                "id": ident, "type": "fact", "created": now, "author": str(author),
+                "subject": s_name, "predicate": pred, "object": o_name, "confidence": 0.0,
+                "source": [], "status": "current", "evidence": []}
+        else:
+            note = read_note(path, rel)
+            existing = fact_from_note(note)
+            found = (_key(existing.subject), existing.predicate, _key(existing.object))
+            if found != (_key(s_name), pred, _key(o_name)):
+                raise DataError(f"{rel} holds another triple ({existing.sentence()}); nothing was written",
+                                path=rel, line=note.line_of("subject"),
+                                hint="the file was edited by hand: restore its subject/predicate/object")
+            record = dict(note.meta)
+            if existing.status != "current":
+                notes.append(f"fact {ident} is {existing.status}; the new evidence is recorded, "
+                             "its status is unchanged")
+        evidence = [dict(e) for e in record.get("evidence") or [] if isinstance(e, dict)]
+        for src in srcs:
+            for item in evidence:
+                if item.get("source") == src:
+                    item.update(confidence=conf, author=str(author), added=now)
+                    break
+            else:
+                evidence.append({"source": src, "confidence": conf, "author": str(author), "added": now})
+        updates = {"confidence": noisy_or(float(e.get("confidence", 0)) for e in evidence),
+                   "source": [str(e.get("source")) for e in evidence], "evidence": evidence}
+        if not created:
+            updates["updated"] = now
+        record.update(updates)
+        if created:
+            txn.write(rel, render_fact(vault, record))
+        else:
+            _rewrite(txn, rel, record, updates)
+        _entities_for(txn, [s_name, o_name], author)
+        if not created:  # the reviewer scanning git log sees an update, not a second add
+            txn.message = f"fact: update {ident} — {_short(summary)} (+{', '.join(srcs)}, {conf:g})"
+    fact = Fact(record=record, path=rel)
+    facts, _problems = load_facts(vault)
+    conflicts = [other for other in facts if rules.conflicts(fact, other)]
+    return AddResult(fact=fact, created=created, conflicts=conflicts, notes=notes)
+
+
+def _rewrite(txn: Transaction, rel: str, record: dict[str, Any], updates: dict[str, Any]) -> None:
+    """Apply ``updates`` with a round-trip edit (hand-made comments and key order survive) and
+    re-render the body from the updated ``record``."""
+    text = (txn.vault.root / rel).read_text(encoding="utf-8")
+    head = edit_frontmatter(text, updates, rel).split("\n---", 1)[0] + "\n---\n"
+    txn.write(rel, head + render_fact(txn.vault, record).split("\n---\n", 1)[1])
+
+
+def _set_status(vault: Vault, ident: str, updates: dict[str, Any], message: str, author: Author) -> Fact:
+    fact = find_fact(vault, ident)
+    record = {**fact.record, **updates}
+    with vault.transaction(message, author) as txn:
+        _rewrite(txn, fact.path, record, updates)
+    return Fact(record=record, path=fact.path)
+
+
+def retract_fact(vault: Vault, ident: str, reason: str, author: Author) -> Fact:
+    why = clean_text(reason, "reason")
+    fact = find_fact(vault, ident)
+    if fact.status == "retracted":
+        raise DataError(f"fact {ident} is already retracted", path=fact.path)
+    now = iso_utc(dt.datetime.now(dt.timezone.utc))
+    return _set_status(vault, ident, {"status": "retracted",
+                                      "retracted": {"reason": why, "by": str(author), "at": now}},
+                       f"fact: retract {ident} — {_short(why)}", author)
+
+
+def supersede_fact(vault: Vault, ident: str, by: str, author: Author) -> Fact:
+    old, new = find_fact(vault, ident), find_fact(vault, by)
+    if old.id == new.id:
+        raise UsageError("a fact cannot supersede itself")
+    if old.status != "current":
+        raise DataError(f"fact {ident} is already {old.status}", path=old.path)
+    now = iso_utc(dt.datetime.now(dt.timezone.utc))
+    message = f"fact: supersede {ident} — by {new.id}"
+    with vault.transaction(message, author) as txn:
+        for fact, updates in ((old, {"status": "superseded", "superseded_by": new.id, "updated": now}),
+                              (new, {"supersedes": old.id, "updated": now})):
+            _rewrite(txn, fact.path, {**fact.record, **updates}, updates)
+    return Fact(record={**old.record, "status": "superseded", "superseded_by": new.id}, path=old.path)
+
+
+def add_alias(vault: Vault, name: str, alias: str, author: Author) -> tuple[str, list[str]]:
+    """Add ``alias`` to the entity note of ``name`` (created if missing)."""
+    name_text, alias_text = clean_text(name, "entity name"), clean_text(alias, "alias")
+    aliases = load_aliases(vault)
+    canonical = aliases.resolve(name_text)
+    other = aliases.canonical.get(_key(alias_text))
+    if other is not None and other != canonical:
+        raise DataError(f"{alias_text!r} is already an alias of {other}",
+                        hint=f"remove it from entities/{entity_notes.file_stem(other)}.md first")
+    rel = entity_notes.entity_rel(canonical)
+    with vault.transaction(f"entity: alias {entity_notes.entity_id(canonical)} — {alias_text}", author) as txn:
+        path = vault.path(rel)
+        if not path.exists():
+            now = iso_utc(dt.datetime.now(dt.timezone.utc))
+            txn.write(rel, entity_notes.render_entity_note(canonical, now, str(author)))
+        text = path.read_text(encoding="utf-8")
+        note = read_note(path, rel)
+        current = [a for a in note.meta.get("aliases") or [] if isinstance(a, str)]
+        if _key(alias_text) in {_key(a) for a in current}:
+            return canonical, current  # nothing to change: the transaction commits nothing
+        updated = [*current, alias_text]
+        txn.write(rel, edit_frontmatter(text, {"aliases": updated}, rel))
+    return canonical, updated
+
+
+def _short(text: str, width: int = 72) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
