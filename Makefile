@@ -35,6 +35,22 @@ demo: venv
 	$(BIN)/biocortex --vault $(DEMO) recall "what went wrong last time we removed doublets from 10x multiome data?" --explain
 	@echo "== recall with a small budget, as JSON (the shape agents parse)" >&2
 	$(BIN)/biocortex --vault $(DEMO) recall "KRAS G12C CRISPR screen resistance" --budget 400 --json
+	@echo "== semantic memory: facts with sources, aliases, a contradiction and its resolution" >&2
+	$(BIN)/biocortex --vault $(DEMO) fact add TP53 regulates MDM2 --source PMID:8319905 --confidence 0.95
+	$(BIN)/biocortex --vault $(DEMO) entity alias TP53 p53
+	$(BIN)/biocortex --vault $(DEMO) fact add p53 activates CDKN1A --source PMID:8242752 --confidence 0.9
+	$(BIN)/biocortex --vault $(DEMO) fact add MDM2 ubiquitinates TP53 --source PMID:9153395 --confidence 0.9
+	$(BIN)/biocortex --vault $(DEMO) fact add KEAP1 inhibits NFE2L2 --source PMID:9887101 --confidence 0.95
+	$(BIN)/biocortex --vault $(DEMO) entity alias NFE2L2 "nuclear factor erythroid 2-related factor 2"
+	$(BIN)/biocortex --vault $(DEMO) fact add "KEAP1 knockout" confers_resistance_to sotorasib --source 2025-06-12-brunello-sotorasib-screen
+	id=$$($(BIN)/biocortex --vault $(DEMO) fact add KEAP1 activates NFE2L2 --source agent:draft --confidence 0.3) && \
+	  $(BIN)/biocortex --vault $(DEMO) fact retract $$id --reason "draft claim; PMID:9887101 shows inhibition"
+	@echo "== what memory knows around p53 (aliases resolved, two hops)" >&2
+	$(BIN)/biocortex --vault $(DEMO) fact query p53 --hops 2
+	@echo "== an agent checks a claim before relying on it (exit 0 supported, 1 contradicted, 4 unknown)" >&2
+	$(BIN)/biocortex --vault $(DEMO) fact verify KEAP1 inhibits "nuclear factor erythroid 2-related factor 2"
+	@echo "== an entity with its neighbourhood: aliases, facts in and out, episodes" >&2
+	$(BIN)/biocortex --vault $(DEMO) entity show KEAP1
 	@echo "== check the vault" >&2
 	$(BIN)/biocortex --vault $(DEMO) check
 	@echo "== git log of the vault" >&2

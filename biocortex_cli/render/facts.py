@@ -40,7 +40,9 @@ def entity_text(page: dict[str, Any]) -> str:
     for title, key in (("facts out", "facts_out"), ("facts in", "facts_in")):
         lines.append(f"\n{title} ({len(page[key])}):")
         lines += [f"- {f['subject']} {f['predicate'].replace('_', ' ')} {f['object']}  ·  "
-                  f"{f['confidence']:g}  ·  {f['id']}" for f in page[key]]
+                  f"{f['confidence']:g}  ·  {f['id']}"
+                  + ("" if f.get("status", "current") == "current" else f"  [{f['status']}]")
+                  for f in page[key]]
     lines.append(f"\nepisodes ({len(page['episodes'])}):")
     lines += [f"- {e['id']}  {'success' if e['success'] else 'failure' if e['success'] is False else '?'}"
               f"  {e['task']}" for e in page["episodes"]]

@@ -443,8 +443,13 @@ def add_alias(vault: Vault, name: str, alias: str, author: Author) -> tuple[str,
     canonical = aliases.resolve(name_text)
     other = aliases.canonical.get(_key(alias_text))
     if other is not None and other != canonical:
+        where = f"entities/{entity_notes.file_stem(other)}.md"
+        if _key(other) == _key(alias_text):
+            raise DataError(f"{alias_text!r} is an entity of its own ({where})",
+                            hint=f"to merge them, move its aliases into {canonical}'s note by hand and "
+                                 f"archive {where}")
         raise DataError(f"{alias_text!r} is already an alias of {other}",
-                        hint=f"remove it from entities/{entity_notes.file_stem(other)}.md first")
+                        hint=f"remove it from {where} first")
     rel = entity_notes.entity_rel(canonical)
     with vault.transaction(f"entity: alias {entity_notes.entity_id(canonical)} — {alias_text}", author) as txn:
         path = vault.path(rel)
