@@ -64,3 +64,15 @@ def test_every_command_and_option_has_help() -> None:
 def test_help_goes_to_stdout_and_exits_0(cli, argv: list[str]) -> None:  # type: ignore[no-untyped-def]
     r = cli(*argv)
     assert r.code == 0 and "Usage:" in r.out
+
+
+def test_agent_guide_stays_under_600_tokens_and_is_printed(cli, vault: Path) -> None:  # type: ignore[no-untyped-def]
+    from biocortex_cli.tokens import get_counter
+
+    text = (ROOT / "vault_template/AGENTS.md").read_text(encoding="utf-8")
+    assert get_counter("cl100k_base").count(text) < 600
+    assert (vault / "AGENTS.md").read_text(encoding="utf-8") == text  # init ships it
+    r = cli("guide")
+    assert r.code == 0 and r.out == text + ("" if text.endswith("\n") else "\n")
+    data = cli("guide", "--json").json()
+    assert data["tokens"] < 600 and "biocortex recall" in data["text"] and "episode add" in data["text"]

@@ -16,13 +16,14 @@ from biocortex_cli.cli import check as check_cmd
 from biocortex_cli.cli import entity as entity_cmd
 from biocortex_cli.cli import episode as episode_cmd
 from biocortex_cli.cli import fact as fact_cmd
+from biocortex_cli.cli import guide as guide_cmd
 from biocortex_cli.cli import index as index_cmd
 from biocortex_cli.cli import init as init_cmd
 from biocortex_cli.cli import recall as recall_cmd
 from biocortex_cli.cli import state
 from biocortex_cli.cli.errors import guarded
 
-COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, entity_cmd, fact_cmd, episode_cmd, index_cmd, init_cmd, recall_cmd)
+COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, entity_cmd, fact_cmd, guide_cmd, episode_cmd, index_cmd, init_cmd, recall_cmd)
 for _module in COMMAND_MODULES:
     _module.typer = typer  # type: ignore[attr-defined]  # for evaluating their annotations
 
@@ -95,6 +96,7 @@ app.add_typer(entity_app, name="entity")
 app.command("index")(index_cmd.index)
 app.command("recall")(recall_cmd.recall)
 app.command("check")(check_cmd.check)
+app.command("guide")(guide_cmd.guide)
 
 
 def run(argv: list[str]) -> int:
