@@ -327,6 +327,8 @@ def _split_gene_token(token: str, start: int) -> Iterator[tuple[str, int]]:
 def _is_gene(token: str) -> bool:
     if token in _KNOWN_GENES:
         return True
+    if len(token) > 15:  # the longest HGNC symbols are ~15 characters; keys and hashes are longer
+        return False
     if token in _NOT_GENES or len(token) < 3 or _NOT_GENE_PATTERN.fullmatch(token):
         return False
     if not any(c.isdigit() for c in token):

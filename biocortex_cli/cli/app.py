@@ -61,10 +61,19 @@ def global_options(
         help="Author of the commits this command makes (default: $BIOCORTEX_AUTHOR, else git "
              "config, else biocortex)."),
     debug: bool = typer.Option(False, "--debug", help="Print the traceback of an internal error."),
+    redact: bool = typer.Option(False, "--redact",
+                                help="Replace credentials and personal data found in what is written by "
+                                     "[REDACTED:kind] instead of refusing the write."),
+    allow_secret: bool = typer.Option(False, "--allow-secret",
+                                      help="Write credentials or personal data anyway (loud: a warning per "
+                                           "finding and a Secret-Allowed trailer in the commit)."),
     version: bool = typer.Option(False, "--version", "-V", is_eager=True, callback=_version,
                                  help="Print the version and exit."),
 ) -> None:
-    state.OPTIONS = state.GlobalOptions(vault=vault, author=author, debug=debug)
+    if redact and allow_secret:
+        raise typer.BadParameter("--redact and --allow-secret exclude each other")
+    policy = "redact" if redact else "allow" if allow_secret else "refuse"
+    state.OPTIONS = state.GlobalOptions(vault=vault, author=author, debug=debug, secret_policy=policy)
 
 
 def _group(help_text: str) -> typer.Typer:

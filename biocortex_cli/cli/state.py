@@ -16,15 +16,19 @@ class GlobalOptions:
     vault: str | None = None
     author: str | None = None
     debug: bool = False
+    secret_policy: str = "refuse"  # refuse, redact or allow (--redact / --allow-secret)
 
 
 OPTIONS = GlobalOptions()
 
 
 def vault() -> Vault:
+    from dataclasses import replace
+
     from biocortex_cli.store.vault import find_vault
 
-    return find_vault(OPTIONS.vault)
+    found = find_vault(OPTIONS.vault)
+    return found if OPTIONS.secret_policy == found.secret_policy else replace(found, secret_policy=OPTIONS.secret_policy)
 
 
 def out(text: str) -> None:

@@ -295,8 +295,14 @@ def _write_entities(txn: Transaction, episodes: list[Episode], author: Author, b
         txn.write(rel, entity_notes.render_entity_note(name, created, str(author)), batch=batch)
 
 
+def _scrubbed(vault: Vault, data: Any) -> Any:
+    from biocortex_cli.store import secrets
+
+    return secrets.scrub_input(data, "the episode") if vault.secret_policy == secrets.REDACT else data
+
+
 def add_episode(vault: Vault, data: Mapping[str, Any], author: Author) -> Episode:
-    ep = build_episode(data, author=author, now=dt.datetime.now(dt.timezone.utc))
+    ep = build_episode(_scrubbed(vault, data), author=author, now=dt.datetime.now(dt.timezone.utc))
     message = f"episode: add {ep.id} — {_summary(ep.task)}"
     with vault.transaction(message, author) as txn:
         taken = existing_ids(vault)
@@ -308,7 +314,7 @@ def add_episode(vault: Vault, data: Mapping[str, Any], author: Author) -> Episod
     return ep
 
 
-def parse_jsonl(text: str, source: str, author: Author) -> list[Episode]:
+def parse_jsonl(text: str, source: str, author: Author, vault: Vault | None = None) -> list[Episode]:
     """Parse a JSON Lines batch; the first bad line aborts the whole batch (nothing written)."""
     now = dt.datetime.now(dt.timezone.utc)
     episodes: list[Episode] = []
@@ -322,6 +328,8 @@ def parse_jsonl(text: str, source: str, author: Author) -> list[Episode]:
             raise DataError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=source, line=number,
                             hint="each line must be one complete JSON object; nothing was imported") from None
         try:
+            if vault is not None:
+                data = _scrubbed(vault, data)
             ep = build_episode(data, author=author, now=now, where=source, line=number)
         except DataError as exc:
             exc.hint = (exc.hint + "; " if exc.hint else "") + "nothing was imported"
@@ -335,7 +343,7 @@ def parse_jsonl(text: str, source: str, author: Author) -> list[Episode]:
 
 
 def import_episodes(vault: Vault, text: str, source: str, author: Author) -> list[Episode]:
-    episodes = parse_jsonl(text, source, author)
+    episodes = parse_jsonl(text, source, author, vault)
     if not episodes:
         raise DataError("no episodes in the input", path=source,
                         hint="give JSON Lines: one episode object per line")

@@ -332,6 +332,10 @@ def _entities_for(txn: Transaction, names: Iterable[str], author: Author) -> Non
 def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: list[str],
              confidence: float | str | None, author: Author, rules: FactRules | None = None) -> AddResult:
     """Record a fact, or merge new evidence into the same triple's file."""
+    from biocortex_cli.store import secrets
+
+    if vault.secret_policy == secrets.REDACT:
+        subject, predicate, obj, *sources = secrets.scrub_input([subject, predicate, obj, *sources], "the fact")
     subject_text, obj_text = clean_text(subject, "subject"), clean_text(obj, "object")
     pred = normalize_predicate(predicate)
     conf = _confidence(confidence if confidence is not None else vault.config.facts.default_confidence)

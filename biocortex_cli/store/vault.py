@@ -11,6 +11,7 @@ import contextlib
 import errno
 import os
 import shutil
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -28,6 +29,8 @@ CONTENT_DIRS = ("episodes", "facts", "entities", "lessons", "archive")
 @dataclass(frozen=True)
 class Vault:
     root: Path
+    #: what a write does with credentials or personal data it finds (store/secrets.py)
+    secret_policy: str = "refuse"
 
     @cached_property
     def config(self) -> Config:
@@ -84,7 +87,10 @@ class Vault:
                     if txn.paths:
                         prefix = self.root.resolve().relative_to(self.git_root.resolve())
                         paths = [(prefix / p).as_posix() for p in sorted(txn.paths)]
-                        git.commit(self.git_root, paths, txn.message or message, author)
+                        final = txn.message or message
+                        if txn.allowed_secrets:
+                            final += f"\n\nSecret-Allowed: {txn.allowed_secrets} finding(s) written with --allow-secret"
+                        git.commit(self.git_root, paths, final, author)
                 except BaseException:
                     txn.rollback()
                     if txn.paths:  # unstage whatever `git add` had staged
@@ -104,12 +110,14 @@ class Transaction:
     paths: set[str] = field(default_factory=set)
     unsynced: bool = False
     message: str | None = None  # set to replace the commit message decided before the writes
+    allowed_secrets: int = 0  # findings written under --allow-secret: said in the commit
     # what each touched file held before (None: it did not exist), for rollback
     _before: dict[str, bytes | None] = field(default_factory=dict)
 
     def write(self, rel: str, text: str, *, batch: bool = False) -> Path:
         """Write one file atomically; ``batch`` defers the fsync to one sync before the commit."""
         path = self.vault.path(rel)
+        text = self._guard(rel, text)
         self._remember(rel, path)
         files.atomic_write(path, text, fsync=not batch)
         self.unsynced |= batch
@@ -124,6 +132,18 @@ class Transaction:
         os.replace(src, dst)
         self.paths.update((src_rel, dst_rel))
         return dst
+
+    def _guard(self, rel: str, text: str) -> str:
+        from biocortex_cli.store import secrets
+
+        secrets.check_path(rel)
+        text, findings = secrets.guard(rel, text, self.vault.secret_policy)
+        for f in findings:
+            verb = "redacted" if self.vault.secret_policy == secrets.REDACT else "WRITTEN ANYWAY (--allow-secret)"
+            sys.stderr.write(f"biocortex: warning: {rel}:{f.line}: {f.kind} in field '{f.field}' {verb}\n")
+        if findings and self.vault.secret_policy == secrets.ALLOW:
+            self.allowed_secrets += len(findings)
+        return text
 
     def rollback(self) -> None:
         """Put every touched file back as it was before the transaction."""
