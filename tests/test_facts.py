@@ -190,3 +190,16 @@ def test_a_hand_edited_fact_in_the_way_is_never_overwritten(vault: Path, cli: Cl
     r = cli("fact", "add", "TP53", "regulates", "MDM2")
     assert r.code == 1 and "holds another triple" in r.err
     assert path.read_text() == before
+
+
+def test_index_refreshes_facts_after_a_committed_hand_edit(vault: Path, cli: Cli) -> None:
+    ident = add(cli, "TP53", "regulates", "MDM2", "--confidence", "0.5")
+    assert cli("fact", "query", "TP53", "--json").json()["facts"][0]["confidence"] == 0.5
+    path = next((vault / "facts").rglob(f"{ident}.md"))
+    path.write_text(path.read_text().replace("confidence: 0.5\n", "confidence: 0.7\n", 1))
+    r = cli("index", "--json")  # stats every note: sees the uncommitted edit
+    assert r.code == 0 and r.json()["facts"] == 1
+    assert cli("fact", "query", "TP53", "--json").json()["facts"][0]["confidence"] == 0.7
+    git(vault, "-c", "user.name=Hand", "-c", "user.email=hand@lab.example", "commit", "-qam", "hand edit")
+    add(cli, "TP53", "regulates", "CDKN1A")  # HEAD moves: git diff names what to read again
+    assert len(cli("fact", "query", "TP53", "--json").json()["facts"]) == 2

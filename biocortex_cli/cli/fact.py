@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Annotated
 
 from biocortex_cli.cli import state
 
 if TYPE_CHECKING:
+    import sqlite3
+
     import typer
 
-    from biocortex_cli.store.facts import Aliases, Fact
+    from biocortex_cli.index.facts import IndexedFacts
     from biocortex_cli.store.vault import Vault
 
 
@@ -56,10 +59,10 @@ def query(
     from biocortex_cli.render.facts import query_text
     from biocortex_cli.store.fact_query import query_facts
 
-    vault = state.vault()
-    facts, aliases = _load(vault)
-    result = query_facts(facts, aliases, entity, predicate=predicate, hops=hops,
-                         min_confidence=min_confidence, include_all=all_)
+    conn, source = _open(state.vault())
+    with contextlib.closing(conn):
+        result = query_facts(source, entity, predicate=predicate, hops=hops,
+                             min_confidence=min_confidence, include_all=all_)
     if result.how == "substring":
         state.info(f"biocortex: no entity named {entity!r}; matched by substring: {', '.join(result.matched[:10])}")
     if not result.facts:
@@ -88,10 +91,11 @@ def list_(
 
     if status not in (*STATUSES, "all"):
         raise UsageError(f"--status must be one of {', '.join(STATUSES)} or all, not {status!r}")
-    vault = state.vault()
-    facts, aliases = _load(vault)
-    s_keys = aliases.spellings(subject) if subject else None
-    o_keys = aliases.spellings(object_) if object_ else None
+    conn, memory = _open(state.vault())
+    with contextlib.closing(conn):
+        facts = memory.all_facts()
+        s_keys = memory.spellings(subject) if subject else None
+        o_keys = memory.spellings(object_) if object_ else None
     pred = normalize_predicate(predicate) if predicate else None
     rows = [f for f in facts
             if (status == "all" or f.status == status)
@@ -154,19 +158,20 @@ def verify(
 
     vault = state.vault()
     s, o = clean_text(subject, "subject"), clean_text(object_, "object")
-    facts, aliases = _load(vault)
-    verdict = verify_claim(facts, aliases, FactRules.from_config(vault), s, predicate, o,
-                           hops=hops, min_confidence=min_confidence)
+    conn, source = _open(vault)
+    with contextlib.closing(conn):
+        verdict = verify_claim(source, FactRules.from_config(vault), s, predicate, o,
+                               hops=hops, min_confidence=min_confidence)
     state.emit_json(verdict.as_json()) if json_ else state.out(verdict_text(verdict))
     return verdict.exit_code
 
 
-def _load(vault: Vault) -> tuple[list[Fact], Aliases]:
-    from biocortex_cli.store.facts import load_aliases, load_facts
+def _open(vault: Vault) -> tuple[sqlite3.Connection, IndexedFacts]:
+    from biocortex_cli.index.facts import open_facts
 
-    facts, problems = load_facts(vault)
+    conn, source, problems = open_facts(vault)
     for problem in problems[:5]:
         state.info(f"biocortex: warning: {problem.location()}{problem.message} (skipped; run `biocortex check`)")
     if len(problems) > 5:
-        state.info(f"biocortex: warning: {len(problems) - 5} more broken fact notes skipped")
-    return facts, load_aliases(vault)
+        state.info(f"biocortex: warning: {len(problems) - 5} more broken fact or entity notes skipped")
+    return conn, source

@@ -28,17 +28,24 @@ def index(
             state.emit_json({"stale": stale, "reason": why})
         state.info(f"biocortex: {why}")
         return 1 if stale else 0
-    if rebuild:
-        report = rebuild_index(vault, encoding, "--rebuild")
-    else:
-        conn, report = refresh(vault, encoding, full=True)
+    rebuilt = rebuild_index(vault, encoding, "--rebuild") if rebuild else None
+    conn, refreshed = refresh(vault, encoding, full=True)
+    report = rebuilt or refreshed
+    try:
+        from biocortex_cli.index.facts import refresh_facts
+
+        fact_problems = refresh_facts(conn, vault, encoding, full=True)
+        n_facts = conn.execute("SELECT COUNT(*) FROM facts").fetchone()[0]
+    finally:
         conn.close()
+    for problem in fact_problems[:5]:
+        state.info(f"biocortex: warning: {problem.location()}{problem.message} (not indexed; run `biocortex check`)")
     warn_problems(report)
     if json_:
         state.emit_json({"rebuilt": report.rebuilt, "added": report.added, "updated": report.updated,
-                         "removed": report.removed, "episodes": report.total,
+                         "removed": report.removed, "episodes": report.total, "facts": n_facts,
                          "problems": [{"path": p, "line": ln, "message": m} for p, ln, m in report.problems],
                          "seconds": round(report.seconds, 3)})
     state.info(f"biocortex: index {'rebuilt' if report.rebuilt else 'refreshed'}: {report.total} episodes "
-               f"(+{report.added} ~{report.updated} -{report.removed}) in {report.seconds:.2f}s")
+               f"(+{report.added} ~{report.updated} -{report.removed}), {n_facts} facts, in {report.seconds:.2f}s")
     return 0

@@ -11,13 +11,13 @@ from biocortex_cli.store.vault import Vault
 
 def entity_page(vault: Vault, name: str) -> dict[str, Any]:
     from biocortex_cli.store.episodes import EpisodeFilter, list_episodes
-    from biocortex_cli.store.fact_query import resolve_entity
+    from biocortex_cli.store.fact_query import MemoryFacts, resolve_entity
     from biocortex_cli.store.facts import clean_text, load_aliases, load_facts
 
     wanted = clean_text(name, "entity name")
     facts, _problems = load_facts(vault)
     aliases = load_aliases(vault)
-    matched, how = resolve_entity(wanted, facts, aliases)
+    matched, how = resolve_entity(wanted, MemoryFacts(facts, aliases))
     if not matched or (how == "substring" and len(matched) > 1):
         hint = f"did you mean: {', '.join(matched[:8])}" if matched else "list entities in entities/"
         raise NotFoundError(f"no entity named {wanted!r}", hint=hint)

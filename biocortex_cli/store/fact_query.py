@@ -7,9 +7,9 @@ answer the same whether the facts come from the notes or from the sidecar index.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from biocortex_cli.store.facts import Aliases, Fact, FactRules, normalize_predicate
 
@@ -30,57 +30,89 @@ def _key(name: str) -> str:
     return name.casefold()
 
 
-def resolve_entity(name: str, facts: Sequence[Fact], aliases: Aliases) -> tuple[list[str], str]:
+class FactSource(Protocol):
+    """Where facts and aliases come from: the index (IndexedFacts) or notes read into memory."""
+
+    def resolve(self, name: str) -> str: ...
+    def spellings(self, name: str) -> set[str]: ...
+    def known_name(self, key: str) -> str | None: ...
+    def substring(self, text: str, limit: int = 50) -> list[str]: ...
+    def touching(self, keys: Iterable[str]) -> list[Fact]: ...
+
+
+class MemoryFacts:
+    """A FactSource over facts and aliases already loaded (from notes)."""
+
+    def __init__(self, facts: Sequence[Fact], aliases: Aliases) -> None:
+        self.aliases = aliases
+        self.by_key: dict[str, list[Fact]] = {}
+        self.names: dict[str, str] = {}
+        for fact in facts:
+            for end in (fact.subject, fact.object):
+                self.names.setdefault(_key(end), end)
+            self.by_key.setdefault(_key(fact.subject), []).append(fact)
+            if _key(fact.object) != _key(fact.subject):
+                self.by_key.setdefault(_key(fact.object), []).append(fact)
+        for entity, listed in aliases.names.items():
+            for alias in (entity, *listed):
+                self.names.setdefault(_key(alias), entity)
+
+    def resolve(self, name: str) -> str:
+        return self.aliases.resolve(name)
+
+    def spellings(self, name: str) -> set[str]:
+        return self.aliases.spellings(name)
+
+    def known_name(self, key: str) -> str | None:
+        return self.names.get(key)
+
+    def substring(self, text: str, limit: int = 50) -> list[str]:
+        wanted = _key(text)
+        return sorted({v for k, v in self.names.items() if wanted and wanted in k}, key=lambda s: (len(s), s))[:limit]
+
+    def touching(self, keys: Iterable[str]) -> list[Fact]:
+        out: dict[str, Fact] = {}
+        for key in keys:
+            for fact in self.by_key.get(key, []):
+                out[fact.id] = fact
+        return list(out.values())
+
+
+def resolve_entity(name: str, source: FactSource) -> tuple[list[str], str]:
     """Exact name, then any alias, then substring of a known name (entity notes and fact ends)."""
     wanted = _key(name.strip())
-    known: dict[str, str] = {}
-    for fact in facts:
-        known.setdefault(_key(fact.subject), fact.subject)
-        known.setdefault(_key(fact.object), fact.object)
-    for entity in aliases.names:
-        known.setdefault(_key(entity), entity)
-    if wanted in known:
-        return [known[wanted]], "name"
-    alias_hit = aliases.canonical.get(wanted)
-    if alias_hit is not None:
-        return [alias_hit], "alias"
-    resolved = aliases.resolve(name.strip())
-    if _key(resolved) in known:
-        return [known[_key(resolved)]], "name"
-    subs = sorted({v for k, v in known.items() if wanted and wanted in k}, key=lambda s: (len(s), s))
-    if not subs:  # an alias containing the text
-        subs = sorted({aliases.canonical[a] for a in aliases.canonical if wanted and wanted in a})
-    return (subs[:50], "substring") if subs else ([], "none")
+    resolved = source.resolve(name.strip())
+    if _key(resolved) != wanted and source.known_name(_key(resolved)) is not None:
+        return [resolved], "alias"
+    hit = source.known_name(wanted)
+    if hit is not None:
+        return [hit if _key(hit) == wanted else resolved], "name" if _key(hit) == wanted else "alias"
+    subs = source.substring(name.strip()) if wanted else []
+    return (subs, "substring") if subs else ([], "none")
 
 
-def query_facts(facts: Sequence[Fact], aliases: Aliases, entity: str, *, predicate: str | None = None,
-                hops: int = 1, min_confidence: float = 0.0, include_all: bool = False) -> QueryResult:
+def query_facts(source: FactSource, entity: str, *, predicate: str | None = None, hops: int = 1,
+                min_confidence: float = 0.0, include_all: bool = False) -> QueryResult:
     """Facts about ``entity`` (and, with ``hops`` > 1, about its neighbours), nearest first."""
-    matched, how = resolve_entity(entity, facts, aliases)
+    matched, how = resolve_entity(entity, source)
     pred = normalize_predicate(predicate) if predicate else None
-    usable = [f for f in facts if (include_all or f.status == "current") and f.confidence >= min_confidence]
-    by_name: dict[str, list[Fact]] = {}
-    for fact in usable:
-        by_name.setdefault(_key(fact.subject), []).append(fact)
-        if _key(fact.object) != _key(fact.subject):
-            by_name.setdefault(_key(fact.object), []).append(fact)
-    start = set()
+    start: set[str] = set()
     for name in matched:
-        start |= aliases.spellings(name) | {_key(name)}
+        start |= source.spellings(name) | {_key(name)}
     seen_names = set(start)
     found: dict[str, tuple[Fact, int]] = {}
-    frontier = deque((n, 1) for n in sorted(start))
-    while frontier:
-        name, depth = frontier.popleft()
-        for fact in by_name.get(name, []):
-            if fact.id in found:
+    frontier, depth = set(start), 1
+    while frontier and depth <= hops:
+        nxt: set[str] = set()
+        for fact in source.touching(frontier):
+            if fact.id in found or not (include_all or fact.status == "current") or fact.confidence < min_confidence:
                 continue
             found[fact.id] = (fact, depth)
-            if depth < hops:
-                for end in (_key(fact.subject), _key(fact.object)):
-                    if end not in seen_names:
-                        seen_names.add(end)
-                        frontier.append((end, depth + 1))
+            for end in (_key(fact.subject), _key(fact.object)):
+                if end not in seen_names:
+                    seen_names.add(end)
+                    nxt.add(end)
+        frontier, depth = nxt, depth + 1
     rows = [(f, h) for f, h in found.values() if pred is None or f.predicate == pred]
     rows.sort(key=lambda t: (t[1], -t[0].confidence, t[0].subject.casefold(), t[0].predicate, t[0].object.casefold()))
     return QueryResult(entity=entity, matched=matched, how=how, facts=rows)
@@ -108,34 +140,29 @@ class Verdict:
                 "contradicting": [f.as_json() for f in self.contradicting]}
 
 
-def verify_claim(facts: Sequence[Fact], aliases: Aliases, rules: FactRules, subject: str, predicate: str,
-                 obj: str, *, hops: int = 1, min_confidence: float = 0.0) -> Verdict:
+def verify_claim(source: FactSource, rules: FactRules, subject: str, predicate: str, obj: str, *,
+                 hops: int = 1, min_confidence: float = 0.0) -> Verdict:
     """Supported when a current fact states the claim (through aliases, or a chain of at most
     ``hops`` facts of a transitive predicate); contradicted when a current fact states an opposite
     predicate, or another object of a single-valued one; contradiction wins over support."""
     pred = normalize_predicate(predicate)
-    s_keys, o_keys = aliases.spellings(subject), aliases.spellings(obj)
-    current = [f for f in facts if f.status == "current" and f.confidence >= min_confidence]
+    s_keys, o_keys = source.spellings(subject), source.spellings(obj)
+    current = [f for f in source.touching(s_keys) if f.status == "current" and f.confidence >= min_confidence]
     direct = [f for f in current if f.predicate == pred and _key(f.subject) in s_keys and _key(f.object) in o_keys]
     chains: list[list[Fact]] = [[f] for f in direct]
     if not direct and pred in rules.transitive and hops > 1:
-        chains = _chains(current, pred, s_keys, o_keys, hops, aliases)
+        chains = _chains(source, pred, s_keys, o_keys, hops, min_confidence)
     opposite = rules.opposites.get(pred)
     contradicting = [f for f in current if _key(f.subject) in s_keys and (
         (opposite is not None and f.predicate == opposite and _key(f.object) in o_keys)
         or (pred in rules.single_valued and f.predicate == pred and _key(f.object) not in o_keys))]
     verdict = "contradicted" if contradicting else "supported" if chains else "unknown"
-    return Verdict(verdict=verdict, subject=aliases.resolve(subject), predicate=pred,
-                   object=aliases.resolve(obj), supporting=chains, contradicting=contradicting)
+    return Verdict(verdict=verdict, subject=source.resolve(subject), predicate=pred,
+                   object=source.resolve(obj), supporting=chains, contradicting=contradicting)
 
 
-def _chains(facts: Sequence[Fact], pred: str, s_keys: set[str], o_keys: set[str], hops: int,
-            aliases: Aliases) -> list[list[Fact]]:
-    edges: dict[str, list[Fact]] = {}
-    for f in facts:
-        if f.predicate == pred:
-            for spelling in aliases.spellings(f.subject):
-                edges.setdefault(spelling, []).append(f)
+def _chains(source: FactSource, pred: str, s_keys: set[str], o_keys: set[str], hops: int,
+            min_confidence: float) -> list[list[Fact]]:
     queue: deque[tuple[str, list[Fact]]] = deque((s, []) for s in sorted(s_keys))
     seen = set(s_keys)
     out: list[list[Fact]] = []
@@ -143,7 +170,11 @@ def _chains(facts: Sequence[Fact], pred: str, s_keys: set[str], o_keys: set[str]
         node, path = queue.popleft()
         if len(path) >= hops:
             continue
-        for f in edges.get(node, []):
+        keys = source.spellings(node) | {node}
+        for f in source.touching(keys):
+            if (f.predicate != pred or f.status != "current" or f.confidence < min_confidence
+                    or _key(f.subject) not in keys):
+                continue
             nxt = _key(f.object)
             if nxt in o_keys:
                 out.append([*path, f])

@@ -1,0 +1,253 @@
+"""Facts and entity aliases in the sidecar index (the same SQLite file as the episodes).
+
+Tables (created on first use; a rebuild of the episode index drops them and the next fact
+command or recall rebuilds them):
+
+* ``facts``: one row per fact note — the triple, case-folded keys for subject and object
+  (indexed), confidence, status, the whole record as JSON, the one-line form recall prints and
+  its token count (counted here, so ``recall`` never loads a tokenizer);
+* ``entity_aliases``: (alias, entity name) for every entity note's name and ``aliases:``;
+* ``fact_state``: the vault HEAD the tables reflect, and the tokenizer the lines were counted with.
+
+Freshness: biocortex commits every write, so the tables follow the vault's git HEAD — when it
+moved, ``git diff`` names the fact and entity notes to read again. ``biocortex index`` also
+stats every note, which catches hand edits not yet committed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import subprocess
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from biocortex_cli.errors import DataError
+from biocortex_cli.store.facts import Fact, fact_from_note
+from biocortex_cli.store.notes import read_note
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS facts(
+  rel TEXT PRIMARY KEY, id TEXT NOT NULL, s_key TEXT NOT NULL, o_key TEXT NOT NULL,
+  predicate TEXT NOT NULL, confidence REAL NOT NULL, status TEXT NOT NULL, record TEXT NOT NULL,
+  line TEXT NOT NULL, line_tokens INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS facts_s ON facts(s_key);
+CREATE INDEX IF NOT EXISTS facts_o ON facts(o_key);
+CREATE TABLE IF NOT EXISTS entity_aliases(alias_key TEXT NOT NULL, rel TEXT NOT NULL, name TEXT NOT NULL,
+  PRIMARY KEY(alias_key, rel)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS entity_aliases_rel ON entity_aliases(rel);
+CREATE TABLE IF NOT EXISTS entity_files(rel TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS fact_problems(rel TEXT PRIMARY KEY, line INTEGER NOT NULL, message TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS fact_state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def recall_line(fact: Fact) -> str:
+    """The line recall prints for a fact (and whose tokens the index stores)."""
+    sources = ", ".join(fact.sources) or "unsourced"
+    return f"- {fact.sentence()} ({sources}; confidence {fact.confidence:g}) · {fact.id}\n"
+
+
+def _walk(root: Path, top: str) -> dict[str, tuple[int, int]]:
+    out: dict[str, tuple[int, int]] = {}
+    base = root / top
+    if not base.is_dir():
+        return out
+    for dirpath, dirs, names in os.walk(base):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in names:
+            if name.endswith(".md") and not (name == "README.md" and dirpath == str(base)):
+                st = os.stat(os.path.join(dirpath, name))
+                rel = os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/")
+                out[rel] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
+@contextlib.contextmanager
+def _txn(conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction, whatever the connection's isolation level (the episode index opens
+    it in autocommit mode, where ``with conn`` would commit every statement on its own)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _state(conn: sqlite3.Connection) -> dict[str, str]:
+    return dict(conn.execute("SELECT key, value FROM fact_state"))
+
+
+def _changed_by_git(vault: Any, old: str, new: str) -> set[str] | None:
+    try:
+        prefix = vault.root.resolve().relative_to(vault.git_root.resolve()).as_posix()
+    except ValueError:
+        return None
+    dirs = ["facts", "entities"] if prefix == "." else [f"{prefix}/facts", f"{prefix}/entities"]
+    proc = subprocess.run(["git", "-C", str(vault.git_root), "diff", "--name-only", "--no-renames", "-z",
+                           old, new, "--", *dirs], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return None
+    cut = 0 if prefix == "." else len(prefix) + 1
+    return {n[cut:] for n in proc.stdout.split("\0") if n}
+
+
+def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: bool = False) -> list[DataError]:
+    """Bring the fact tables up to date; returns the notes that could not be read."""
+    conn.executescript(SCHEMA)
+    state = _state(conn)
+    head = vault.head() or ""
+    if state.get("encoding") != encoding:
+        with _txn(conn):
+            for table in ("facts", "entity_aliases", "entity_files", "fact_problems", "fact_state"):
+                conn.execute(f"DELETE FROM {table}")
+        state = {}
+    todo: set[str] | None = None
+    if state and not full:
+        if state.get("head") == head:
+            return _problems(conn)
+        todo = _changed_by_git(vault, state["head"], head) if state.get("head") and head else None
+    if todo is None:  # first build, --full, or git cannot tell: stat everything
+        known = dict(((r, (m, s)) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM facts")))
+        known.update(((r, (m, s)) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM entity_files")))
+        known.update((r, (0, -1)) for (r,) in conn.execute("SELECT rel FROM fact_problems"))
+        now = {**_walk(vault.root, "facts"), **_walk(vault.root, "entities")}
+        todo = {r for r, st in now.items() if known.get(r) != st} | (set(known) - set(now))
+    _update(conn, vault, sorted(todo), encoding)
+    with _txn(conn):
+        conn.execute("INSERT OR REPLACE INTO fact_state VALUES('head', ?)", (head,))
+        conn.execute("INSERT OR REPLACE INTO fact_state VALUES('encoding', ?)", (encoding,))
+    return _problems(conn)
+
+
+def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding: str) -> None:
+    from biocortex_cli.tokens import get_counter
+
+    counter = None
+    fact_rows, alias_rows, entity_rows, problems, gone = [], [], [], [], []
+    for rel in rels:
+        path = vault.root / rel
+        if not path.is_file():
+            gone.append(rel)
+            continue
+        st = path.stat()
+        try:
+            note = read_note(path, rel)
+            if rel.startswith("facts/"):
+                fact = fact_from_note(note)
+                fact = Fact(record=fact.record, path=rel)
+                counter = counter or get_counter(encoding)
+                line = recall_line(fact)
+                fact_rows.append((rel, fact.id, fact.subject.casefold(), fact.object.casefold(), fact.predicate,
+                                  fact.confidence, fact.status, json.dumps(fact.as_json(), ensure_ascii=False),
+                                  line, counter.count(line), st.st_mtime_ns, st.st_size))
+            else:
+                name = note.meta.get("name")
+                name = name if isinstance(name, str) and name.strip() else path.stem
+                listed = note.meta.get("aliases")
+                names = {name, *(a for a in listed if isinstance(a, str))} if isinstance(listed, list) else {name}
+                alias_rows += [(a.casefold(), rel, name) for a in names]
+                entity_rows.append((rel, st.st_mtime_ns, st.st_size))
+            gone.append(rel)  # replaced below
+        except DataError as exc:
+            gone.append(rel)
+            problems.append((rel, exc.line or 1, exc.message))
+    with _txn(conn):
+        for rel in gone:
+            conn.execute("DELETE FROM facts WHERE rel = ?", (rel,))
+            conn.execute("DELETE FROM entity_aliases WHERE rel = ?", (rel,))
+            conn.execute("DELETE FROM entity_files WHERE rel = ?", (rel,))
+            conn.execute("DELETE FROM fact_problems WHERE rel = ?", (rel,))
+        conn.executemany("INSERT OR REPLACE INTO facts VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", fact_rows)
+        conn.executemany("INSERT OR REPLACE INTO entity_aliases VALUES(?,?,?)", alias_rows)
+        conn.executemany("INSERT OR REPLACE INTO entity_files VALUES(?,?,?)", entity_rows)
+        conn.executemany("INSERT OR REPLACE INTO fact_problems VALUES(?,?,?)", problems)
+
+
+def _problems(conn: sqlite3.Connection) -> list[DataError]:
+    return [DataError(message, path=rel, line=line)
+            for rel, line, message in conn.execute("SELECT rel, line, message FROM fact_problems ORDER BY rel")]
+
+
+class IndexedFacts:
+    """Facts and aliases read from the index on demand (what `fact` commands and recall use)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    @staticmethod
+    def _fact(record: str) -> Fact:
+        data = json.loads(record)
+        path = data.pop("path", "")
+        return Fact(record=data, path=path)
+
+    def resolve(self, name: str) -> str:
+        from biocortex_cli.bio.entities import normalize_entity
+
+        for candidate in (name.strip(), normalize_entity(name)):
+            row = self.conn.execute("SELECT name FROM entity_aliases WHERE alias_key = ? ORDER BY rel LIMIT 1",
+                                    (candidate.casefold(),)).fetchone()
+            if row:
+                return str(row[0])
+        return normalize_entity(name)
+
+    def spellings(self, name: str) -> set[str]:
+        canonical = self.resolve(name)
+        keys = {canonical.casefold(), name.strip().casefold()}
+        keys.update(k for (k,) in self.conn.execute(
+            "SELECT a.alias_key FROM entity_aliases a JOIN entity_aliases b ON a.rel = b.rel "
+            "WHERE b.alias_key = ?", (canonical.casefold(),)))
+        return keys
+
+    def touching(self, keys: Iterable[str]) -> list[Fact]:
+        wanted = sorted(set(keys))
+        out: dict[str, Fact] = {}
+        for i in range(0, len(wanted), 400):
+            chunk = wanted[i:i + 400]
+            marks = ",".join("?" for _ in chunk)
+            for (record,) in self.conn.execute(
+                    f"SELECT record FROM facts WHERE s_key IN ({marks}) UNION "
+                    f"SELECT record FROM facts WHERE o_key IN ({marks})", [*chunk, *chunk]):
+                fact = self._fact(record)
+                out[fact.id] = fact
+        return list(out.values())
+
+    def known_name(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT name FROM entity_aliases WHERE alias_key = ? LIMIT 1", (key,)).fetchone()
+        if row:
+            return str(row[0])
+        row = self.conn.execute("SELECT record FROM facts WHERE s_key = ? OR o_key = ? LIMIT 1", (key, key)).fetchone()
+        if row:
+            fact = self._fact(row[0])
+            return fact.subject if fact.subject.casefold() == key else fact.object
+        return None
+
+    def substring(self, text: str, limit: int = 50) -> list[str]:
+        like = "%" + text.casefold().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        names = {str(n) for (n,) in self.conn.execute(
+            "SELECT DISTINCT name FROM entity_aliases WHERE alias_key LIKE ? ESCAPE '\\' LIMIT ?", (like, limit))}
+        for (record,) in self.conn.execute(
+                "SELECT record FROM facts WHERE s_key LIKE ? ESCAPE '\\' OR o_key LIKE ? ESCAPE '\\' LIMIT ?",
+                (like, like, limit)):
+            fact = self._fact(record)
+            names.update(n for n in (fact.subject, fact.object) if text.casefold() in n.casefold())
+        return sorted(names, key=lambda s: (len(s), s))[:limit]
+
+    def all_facts(self) -> list[Fact]:
+        return [self._fact(r) for (r,) in self.conn.execute("SELECT record FROM facts ORDER BY rel")]
+
+
+
+def open_facts(vault: Any, *, full: bool = False) -> tuple[sqlite3.Connection, IndexedFacts, list[DataError]]:
+    """The vault's index, refreshed (episodes and facts), as a fact source."""
+    from biocortex_cli.index.build import refresh
+
+    encoding = vault.config.tokenizer.encoding
+    conn, _report = refresh(vault, encoding)
+    problems = refresh_facts(conn, vault, encoding, full=full)
+    return conn, IndexedFacts(conn), problems
