@@ -22,7 +22,7 @@ lint: venv
 	$(BIN)/mypy
 
 demo: venv
-	@rm -rf $(DEMO)
+	@rm -rf $(DEMO) $(DEMO)-compressed.json
 	@echo "== biocortex init $(DEMO)" >&2
 	$(BIN)/biocortex init $(DEMO)
 	@echo "== import the shipped sample episodes" >&2
@@ -51,6 +51,9 @@ demo: venv
 	$(BIN)/biocortex --vault $(DEMO) fact verify KEAP1 inhibits "nuclear factor erythroid 2-related factor 2"
 	@echo "== an entity with its neighbourhood: aliases, facts in and out, episodes" >&2
 	$(BIN)/biocortex --vault $(DEMO) entity show KEAP1
+	@echo "== working memory: compress a long agent transcript to 3,400 tokens (before/after on stderr)" >&2
+	$(BIN)/biocortex compress tests/data/transcripts/04_bulk_rnaseq_deseq2.json --budget 3400 > $(DEMO)-compressed.json
+	@$(PY) -c "import json; m = json.load(open('$(DEMO)-compressed.json'))['messages']; print(m[1]['content'][:1800], '…')"
 	@echo "== check the vault" >&2
 	$(BIN)/biocortex --vault $(DEMO) check
 	@echo "== git log of the vault" >&2

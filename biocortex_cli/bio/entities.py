@@ -162,8 +162,11 @@ def extract_entities(text: str) -> list[Entity]:
                 continue
         found.append(Entity(name, kind, start, end))
         taken.append((start, end))
+    taken.sort()
+    starts = [s for s, _e in taken]
+    ends = [e for _s, e in taken]
     for m in _gene_regex().finditer(text):
-        if _overlaps(taken, m.start(), m.end()):
+        if _overlaps(starts, ends, m.start(), m.end()):
             continue
         for name, start in _split_gene_token(m.group(), m.start()):
             if _is_gene(name):
@@ -301,8 +304,12 @@ def _gene_before(text: str, start: int) -> tuple[str, int] | None:
     return (gene, gstart) if _is_gene(gene) else None
 
 
-def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
-    return any(s < end and start < e for s, e in spans)
+def _overlaps(starts: list[int], ends: list[int], start: int, end: int) -> bool:
+    """Whether [start, end) overlaps one of the sorted, non-overlapping spans (binary search)."""
+    from bisect import bisect_left
+
+    i = bisect_left(starts, end)  # spans starting before ``end`` are starts[:i]
+    return i > 0 and ends[i - 1] > start
 
 
 def _split_gene_token(token: str, start: int) -> Iterator[tuple[str, int]]:

@@ -13,6 +13,7 @@ from types import ModuleType
 import typer
 
 from biocortex_cli.cli import check as check_cmd
+from biocortex_cli.cli import compress as compress_cmd
 from biocortex_cli.cli import entity as entity_cmd
 from biocortex_cli.cli import episode as episode_cmd
 from biocortex_cli.cli import eval as eval_cmd
@@ -24,7 +25,7 @@ from biocortex_cli.cli import recall as recall_cmd
 from biocortex_cli.cli import state
 from biocortex_cli.cli.errors import guarded
 
-COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, entity_cmd, fact_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, recall_cmd)
+COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, compress_cmd, entity_cmd, fact_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, recall_cmd)
 for _module in COMMAND_MODULES:
     _module.typer = typer  # type: ignore[attr-defined]  # for evaluating their annotations
 
@@ -107,6 +108,7 @@ app.command("index")(index_cmd.index)
 app.command("recall")(recall_cmd.recall)
 app.command("eval")(eval_cmd.eval_)
 app.command("check")(check_cmd.check)
+app.command("compress")(compress_cmd.compress)
 app.command("guide")(guide_cmd.guide)
 
 
