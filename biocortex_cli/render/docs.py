@@ -59,7 +59,47 @@ def configuration_markdown() -> str:
     return "\n".join(lines)
 
 
-DOCUMENTS = {"docs/configuration.md": configuration_markdown}
+def cli_markdown() -> str:
+    """docs/cli.md: every command, argument and option, from the typer app itself."""
+    import typer.main
+
+    from biocortex_cli.cli.app import app
+
+    root = typer.main.get_command(app)
+    lines = [GENERATED, "", "# Command reference", "",
+             "Global options go before the command: `biocortex [--vault PATH] [--author 'NAME <EMAIL>'] "
+             "[--redact | --allow-secret] [--debug] COMMAND …`. stdout carries only the requested data "
+             "or JSON; messages go to stderr. Exit codes: 0 ok · 1 bad data, not found, failed check · "
+             "2 usage · 3 internal error · 130 interrupted (`fact verify`: 4 unknown).", ""]
+
+    def params_table(cmd: Any) -> list[str]:
+        rows = []
+        for p in cmd.params:
+            if p.param_type_name == "argument":
+                name = f"`{(p.metavar or p.name).upper()}`"
+            else:
+                name = ", ".join(f"`{o}`" for o in [*p.opts, *p.secondary_opts])
+            default = p.default if p.param_type_name == "option" and not p.is_flag and p.default is not None else ""
+            shown = f" (default: `{default}`)" if default not in ("", (), []) else ""
+            helptext = " ".join((getattr(p, "help", None) or "").split()).replace("|", "\\|")
+            rows.append(f"| {name} | {helptext}{shown} |")
+        return ["| argument / option | meaning |", "|---|---|", *rows, ""] if rows else []
+
+    def walk(prefix: str, cmd: Any) -> None:
+        subs = getattr(cmd, "commands", {})
+        if prefix:
+            lines.extend([f"## `biocortex {prefix}`", "", " ".join((cmd.help or "").split()), ""])
+            lines.extend(params_table(cmd))
+        else:
+            lines.extend(["## Global options", "", *params_table(cmd)])
+        for name in sorted(subs):
+            walk(f"{prefix} {name}".strip(), subs[name])
+
+    walk("", root)
+    return "\n".join(lines)
+
+
+DOCUMENTS = {"docs/configuration.md": configuration_markdown, "docs/cli.md": cli_markdown}
 
 
 def write_all(root: Path) -> list[str]:
