@@ -53,6 +53,7 @@ def query(
     hops: Annotated[int, typer.Option("--hops", min=1, max=5, help="Neighbourhood depth: 1 = facts about the entity, 2 = also about its neighbours, …")] = 1,
     min_confidence: Annotated[float, typer.Option("--min-confidence", min=0.0, max=1.0, help="Only facts at least this confident.")] = 0.0,
     all_: Annotated[bool, typer.Option("--all", help="Include retracted and superseded facts.")] = False,
+    limit: Annotated[int, typer.Option("--limit", min=0, help="At most this many facts, nearest and most confident first (0 = all).")] = 100,
     json_: Annotated[bool, typer.Option("--json", help="Print the answer as JSON (with sources and authors).")] = False,
 ) -> int:
     """Facts about an entity (aliases resolved), nearest first."""
@@ -62,7 +63,9 @@ def query(
     conn, source = _open(state.vault())
     with contextlib.closing(conn):
         result = query_facts(source, entity, predicate=predicate, hops=hops,
-                             min_confidence=min_confidence, include_all=all_)
+                             min_confidence=min_confidence, include_all=all_, limit=limit or None)
+    if result.truncated:
+        state.info(f"biocortex: showing the first {limit} facts; --limit 0 shows all")
     if result.how == "substring":
         state.info(f"biocortex: no entity named {entity!r}; matched by substring: {', '.join(result.matched[:10])}")
     if not result.facts:

@@ -119,6 +119,13 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
         now = {**_walk(vault.root, "facts"), **_walk(vault.root, "entities")}
         todo = {r for r, st in now.items() if known.get(r) != st} | (set(known) - set(now))
     _update(conn, vault, sorted(todo), encoding)
+    if "header_tokens" not in state:
+        from biocortex_cli.recall.facts import HEADER
+        from biocortex_cli.tokens import get_counter
+
+        with _txn(conn):
+            conn.execute("INSERT OR REPLACE INTO fact_state VALUES('header_tokens', ?)",
+                         (str(get_counter(encoding).count(HEADER)),))
     with _txn(conn):
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('head', ?)", (head,))
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('encoding', ?)", (encoding,))
@@ -204,18 +211,21 @@ class IndexedFacts:
             "WHERE b.alias_key = ?", (canonical.casefold(),)))
         return keys
 
-    def touching(self, keys: Iterable[str]) -> list[Fact]:
+    def touching(self, keys: Iterable[str], limit: int | None = None) -> list[Fact]:
+        """Facts whose subject or object is one of ``keys``, most confident first."""
         wanted = sorted(set(keys))
-        out: dict[str, Fact] = {}
+        rows: list[tuple[float, str, str]] = []
         for i in range(0, len(wanted), 400):
             chunk = wanted[i:i + 400]
             marks = ",".join("?" for _ in chunk)
-            for (record,) in self.conn.execute(
-                    f"SELECT record FROM facts WHERE s_key IN ({marks}) UNION "
-                    f"SELECT record FROM facts WHERE o_key IN ({marks})", [*chunk, *chunk]):
-                fact = self._fact(record)
-                out[fact.id] = fact
-        return list(out.values())
+            cap = f" LIMIT {int(limit)}" if limit is not None else ""
+            rows += self.conn.execute(
+                f"SELECT confidence, rel, record FROM facts WHERE s_key IN ({marks}) UNION "
+                f"SELECT confidence, rel, record FROM facts WHERE o_key IN ({marks}) "
+                f"ORDER BY 1 DESC, 2{cap}", [*chunk, *chunk]).fetchall()
+        rows.sort(key=lambda r: (-r[0], r[1]))
+        rows = rows[:limit] if limit is not None else rows
+        return [self._fact(record) for _c, _r, record in rows]
 
     def known_name(self, key: str) -> str | None:
         row = self.conn.execute("SELECT name FROM entity_aliases WHERE alias_key = ? LIMIT 1", (key,)).fetchone()

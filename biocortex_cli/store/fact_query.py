@@ -20,9 +20,10 @@ class QueryResult:
     matched: list[str]  # entity names the question resolved to
     how: str  # "name", "alias", "substring" or "none"
     facts: list[tuple[Fact, int]] = field(default_factory=list)  # (fact, hops from the entity)
+    truncated: bool = False  # the limit stopped the walk
 
     def as_json(self) -> dict[str, Any]:
-        return {"entity": self.entity, "matched": self.matched, "match": self.how,
+        return {"entity": self.entity, "matched": self.matched, "match": self.how, "truncated": self.truncated,
                 "facts": [{**f.as_json(), "hops": h} for f, h in self.facts]}
 
 
@@ -37,7 +38,7 @@ class FactSource(Protocol):
     def spellings(self, name: str) -> set[str]: ...
     def known_name(self, key: str) -> str | None: ...
     def substring(self, text: str, limit: int = 50) -> list[str]: ...
-    def touching(self, keys: Iterable[str]) -> list[Fact]: ...
+    def touching(self, keys: Iterable[str], limit: int | None = None) -> list[Fact]: ...
 
 
 class MemoryFacts:
@@ -70,12 +71,13 @@ class MemoryFacts:
         wanted = _key(text)
         return sorted({v for k, v in self.names.items() if wanted and wanted in k}, key=lambda s: (len(s), s))[:limit]
 
-    def touching(self, keys: Iterable[str]) -> list[Fact]:
+    def touching(self, keys: Iterable[str], limit: int | None = None) -> list[Fact]:
         out: dict[str, Fact] = {}
         for key in keys:
             for fact in self.by_key.get(key, []):
                 out[fact.id] = fact
-        return list(out.values())
+        found = sorted(out.values(), key=lambda f: (-f.confidence, f.id))
+        return found[:limit] if limit is not None else found
 
 
 def resolve_entity(name: str, source: FactSource) -> tuple[list[str], str]:
@@ -92,8 +94,9 @@ def resolve_entity(name: str, source: FactSource) -> tuple[list[str], str]:
 
 
 def query_facts(source: FactSource, entity: str, *, predicate: str | None = None, hops: int = 1,
-                min_confidence: float = 0.0, include_all: bool = False) -> QueryResult:
-    """Facts about ``entity`` (and, with ``hops`` > 1, about its neighbours), nearest first."""
+                min_confidence: float = 0.0, include_all: bool = False, limit: int | None = None) -> QueryResult:
+    """Facts about ``entity`` (and, with ``hops`` > 1, about its neighbours), nearest first, then
+    most confident first; at most ``limit`` (the walk stops there, so a hub stays cheap)."""
     matched, how = resolve_entity(entity, source)
     pred = normalize_predicate(predicate) if predicate else None
     start: set[str] = set()
@@ -102,11 +105,16 @@ def query_facts(source: FactSource, entity: str, *, predicate: str | None = None
     seen_names = set(start)
     found: dict[str, tuple[Fact, int]] = {}
     frontier, depth = set(start), 1
-    while frontier and depth <= hops:
+    while frontier and depth <= hops and (limit is None or len(found) < limit):
         nxt: set[str] = set()
-        for fact in source.touching(frontier):
+        room = None if limit is None else 4 * (limit - len(found)) + 16  # filters below drop some
+        for fact in source.touching(frontier, room):
             if fact.id in found or not (include_all or fact.status == "current") or fact.confidence < min_confidence:
                 continue
+            if pred is not None and fact.predicate != pred and depth == hops:
+                continue
+            if limit is not None and len(found) >= limit:
+                break
             found[fact.id] = (fact, depth)
             for end in (_key(fact.subject), _key(fact.object)):
                 if end not in seen_names:
@@ -115,7 +123,8 @@ def query_facts(source: FactSource, entity: str, *, predicate: str | None = None
         frontier, depth = nxt, depth + 1
     rows = [(f, h) for f, h in found.values() if pred is None or f.predicate == pred]
     rows.sort(key=lambda t: (t[1], -t[0].confidence, t[0].subject.casefold(), t[0].predicate, t[0].object.casefold()))
-    return QueryResult(entity=entity, matched=matched, how=how, facts=rows)
+    return QueryResult(entity=entity, matched=matched, how=how, facts=rows,
+                       truncated=limit is not None and len(found) >= limit)
 
 
 @dataclass(frozen=True)
