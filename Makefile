@@ -61,3 +61,4 @@ demo: venv
 
 bench: venv
 	$(PY) benchmarks/startup.py
+	$(PY) benchmarks/recall.py

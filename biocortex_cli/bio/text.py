@@ -64,7 +64,7 @@ def tokenize(text: str) -> list[str]:
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
     if _FAST_ASCII.fullmatch(text):  # all lower-case, no identifiers possible: skip the scan
-        return [stem(w) for w in _WORD.findall(text) if w not in _DROP]
+        return _words(text)
     tokens: list[str] = []
     pos = 0
     for entity in entity_spans(text):
@@ -76,7 +76,22 @@ def tokenize(text: str) -> list[str]:
 
 
 def _words(chunk: str) -> list[str]:
-    return [stem(w) for w in _WORD.findall(chunk.lower()) if w not in _DROP]
+    out = []
+    for word in _WORD.findall(chunk.lower()):
+        if word in _DROP:
+            continue
+        stemmed = _STEMS.get(word)
+        if stemmed is None:
+            stemmed = stem(word)
+            if len(_STEMS) < _STEMS_MAX:
+                _STEMS[word] = stemmed
+        out.append(stemmed)
+    return out
+
+
+#: Stems already computed: words follow Zipf's law, so an index rebuild stems each one ~50 times.
+_STEMS: dict[str, str] = {}
+_STEMS_MAX = 200_000
 
 
 _VOWELS = frozenset("aeiouy")

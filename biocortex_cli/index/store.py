@@ -1,15 +1,26 @@
 """The sidecar index: one SQLite file, ``.biocortex/index.sqlite``, derived and rebuildable.
 
-Why SQLite: measured for this project (issue #3 and docs/performance.md), a ``WITHOUT ROWID``
-postings table answers a 30-fingerprint lookup in well under a millisecond at 100k notes and
-opens in microseconds, where a pickled dict takes seconds to load at that size. The default
-rollback journal keeps the index to one file; a rebuild is written to a temporary file and
-renamed over the old one, and an incremental refresh is one transaction, so a reader never sees
-a half-written index and a ``recall`` running while ``index`` writes still answers.
+Why SQLite: measured for this project (issue #3 and docs/performance.md), it opens in
+microseconds and reads a few posting lists without loading the rest, where a pickled dict took
+seconds to load at 100k notes. The default rollback journal keeps the index to one file; a
+rebuild is written to a temporary file and renamed over the old one, and an incremental refresh
+is one transaction, so a reader never sees a half-written index and a ``recall`` running while
+``index`` writes still answers.
 
-Tables: ``meta`` (schema version, encoding, vault HEAD, folder mtimes, counts), ``docs`` (one row
-per indexed note, with its recall block sections and their token counts), ``postings``
-(fingerprint -> note), ``attrs`` (tools, domains, entities -> note).
+Tables: ``meta`` (schema version, encoding, vault HEAD, folder mtimes, counts, the cached
+recall settings), ``docs`` (one narrow row per indexed note: what ranking and output read),
+``bodies`` (its recall block sections with their token counts, and its token lists, both
+compressed: read only for the few hits printed, or when the note is re-indexed), ``postings``
+(one row per fingerprint: its document frequency and its posting list), ``doclens`` (every
+note's length in fingerprints, one array), ``attrs`` (tools, domains, entities -> note).
+
+A posting list is the sorted note numbers as unsigned 32-bit little-endian integers, and the
+term frequencies above 1 as (note, tf) pairs beside them (95% of postings have tf 1). Measured
+at 100k synthetic episodes: one row per (fingerprint, note) took 2.9 KB per episode (15M rows
+of ~19 bytes: a 48-bit key, the note, the tf, the cell and page overhead) and a recall had to
+push ~60k rows through SQLite's sorter (~150 ms); one row per fingerprint takes ~1 KB per
+episode, gives the document frequency without counting, and hands recall arrays it can
+intersect with sets at C speed (recall/engine.py).
 """
 
 from __future__ import annotations
@@ -17,13 +28,16 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
 import zlib
-from collections.abc import Iterable, Iterator
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 3
 INDEX_NAME = "index.sqlite"
 
 SCHEMA = """
@@ -40,13 +54,11 @@ CREATE TABLE docs(
   quality REAL,
   archived INTEGER NOT NULL DEFAULT 0,
   dl INTEGER NOT NULL,
-  task TEXT NOT NULL,
-  sections BLOB NOT NULL,
-  tokens BLOB NOT NULL
+  task TEXT NOT NULL
 );
-CREATE INDEX docs_id ON docs(id);
-CREATE TABLE postings(fp INTEGER NOT NULL, doc INTEGER NOT NULL, tf INTEGER NOT NULL,
-                      PRIMARY KEY(fp, doc)) WITHOUT ROWID;
+CREATE TABLE bodies(doc INTEGER PRIMARY KEY, sections BLOB NOT NULL, tokens BLOB NOT NULL);
+CREATE TABLE postings(fp INTEGER PRIMARY KEY, df INTEGER NOT NULL, docs BLOB NOT NULL, tfs BLOB);
+CREATE TABLE doclens(k INTEGER PRIMARY KEY, dls BLOB NOT NULL);
 CREATE TABLE attrs(kind TEXT NOT NULL, value TEXT NOT NULL, doc INTEGER NOT NULL,
                    PRIMARY KEY(kind, value, doc)) WITHOUT ROWID;
 CREATE TABLE problems(rel TEXT PRIMARY KEY, line INTEGER NOT NULL, message TEXT NOT NULL) WITHOUT ROWID;
@@ -71,10 +83,12 @@ class DocRow:
     quality: float | None
     archived: bool
     task: str
-    #: [name, text with placeholders, tokens, tokens when last]
-    sections: list[tuple[str, str, int, int]]
-    fields: list[list[str]]  # token lists, one per text field (n-grams stay inside one)
-    fingerprints: dict[int, int]  # fp -> tf
+    #: packed [name, text with placeholders, tokens, tokens when last] (:func:`pack_sections`)
+    sections_blob: bytes
+    #: packed token lists, one per text field (:func:`pack_tokens`; n-grams stay inside one)
+    tokens_blob: bytes
+    dl: int  # fingerprints counted with their tf: BM25's document length
+    fingerprints: dict[int, int]  # fp -> tf (empty in rows a rebuild's workers send back)
     attrs: list[tuple[str, str]]  # (kind, normalised value)
 
 
@@ -87,9 +101,9 @@ def connect(path: Path, *, create: bool = False) -> sqlite3.Connection:
         raise IndexUnusable("no index yet")
     try:
         conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA busy_timeout = 30000")
-        conn.execute("PRAGMA temp_store = MEMORY")
-        conn.execute("PRAGMA cache_size = -16000")
+        # one round trip for the settings; mmap lets reads skip the page cache copies
+        conn.executescript("PRAGMA busy_timeout = 30000; PRAGMA temp_store = MEMORY;"
+                           " PRAGMA cache_size = -16000; PRAGMA mmap_size = 0;")
         if not create:
             version = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
             if version is None or int(version[0]) != SCHEMA_VERSION:
@@ -101,12 +115,118 @@ def connect(path: Path, *, create: bool = False) -> sqlite3.Connection:
     return conn
 
 
+_TYPECODE = "I" if array("I").itemsize == 4 else "L"
+_SWAP = sys.byteorder != "little"
+
+
+def to_array(blob: bytes | None) -> array[int]:
+    out = array(_TYPECODE)
+    if blob:
+        out.frombytes(blob)
+        if _SWAP:  # pragma: no cover - big-endian machines
+            out.byteswap()
+    return out
+
+
+def to_blob(values: array[int]) -> bytes:
+    if _SWAP:  # pragma: no cover - big-endian machines
+        values = array(_TYPECODE, values)
+        values.byteswap()
+    return values.tobytes()
+
+
+def document_frequencies(conn: sqlite3.Connection, fps: Sequence[int]) -> dict[int, int]:
+    """fingerprint -> number of notes that have it (absent: none)."""
+    out: dict[int, int] = {}
+    for i in range(0, len(fps), 500):
+        chunk = fps[i : i + 500]
+        out.update(conn.execute(f"SELECT fp, df FROM postings WHERE fp IN ({','.join('?' * len(chunk))})", chunk))
+    return out
+
+
+def posting_lists(conn: sqlite3.Connection, fps: Sequence[int]) -> dict[int, tuple[array[int], dict[int, int]]]:
+    """fingerprint -> (sorted note numbers, {note: tf} for tf > 1)."""
+    out: dict[int, tuple[array[int], dict[int, int]]] = {}
+    for i in range(0, len(fps), 500):
+        chunk = fps[i : i + 500]
+        for fp, docs, tfs in conn.execute(
+                f"SELECT fp, docs, tfs FROM postings WHERE fp IN ({','.join('?' * len(chunk))})", chunk):
+            pairs = to_array(tfs)
+            out[fp] = (to_array(docs), dict(zip(pairs[::2], pairs[1::2], strict=True)))
+    return out
+
+
+def doc_lengths(conn: sqlite3.Connection) -> array[int]:
+    """Every note's length in fingerprints (BM25's dl), indexed by note number."""
+    row = conn.execute("SELECT dls FROM doclens WHERE k = 0").fetchone()
+    return to_array(row[0] if row else None)
+
+
+def write_doc_lengths(conn: sqlite3.Connection) -> None:
+    rows = conn.execute("SELECT doc, dl FROM docs ORDER BY doc").fetchall()
+    dls = array(_TYPECODE, bytes(array(_TYPECODE).itemsize * (rows[-1][0] + 1 if rows else 0)))
+    for doc, dl in rows:
+        dls[doc] = dl
+    conn.execute("INSERT OR REPLACE INTO doclens(k, dls) VALUES (0, ?)", (to_blob(dls),))
+
+
+def _add_postings(conn: sqlite3.Connection, doc: int, fingerprints: dict[int, int]) -> None:
+    for fp, tf in fingerprints.items():
+        row = conn.execute("SELECT docs, tfs FROM postings WHERE fp = ?", (fp,)).fetchone()
+        docs = to_array(row[0] if row else None)
+        pairs = to_array(row[1] if row else None)
+        if not docs or docs[-1] < doc:
+            docs.append(doc)
+        else:
+            docs.insert(bisect_left(docs, doc), doc)
+        if tf > 1:
+            pairs.extend((doc, tf))
+        conn.execute("INSERT OR REPLACE INTO postings(fp, df, docs, tfs) VALUES (?, ?, ?, ?)",
+                     (fp, len(docs), to_blob(docs), to_blob(pairs) if pairs else None))
+
+
+def _remove_postings(conn: sqlite3.Connection, doc: int, fps: Iterable[int]) -> None:
+    for fp in fps:
+        row = conn.execute("SELECT docs, tfs FROM postings WHERE fp = ?", (fp,)).fetchone()
+        if row is None:
+            continue
+        docs, pairs = to_array(row[0]), to_array(row[1])
+        at = bisect_left(docs, doc)
+        if at < len(docs) and docs[at] == doc:
+            del docs[at]
+        if not docs:
+            conn.execute("DELETE FROM postings WHERE fp = ?", (fp,))
+            continue
+        kept = array(_TYPECODE)
+        for i in range(0, len(pairs), 2):
+            if pairs[i] != doc:
+                kept.extend(pairs[i : i + 2])
+        conn.execute("UPDATE postings SET df = ?, docs = ?, tfs = ? WHERE fp = ?",
+                     (len(docs), to_blob(docs), to_blob(kept) if kept else None, fp))
+
+
 def create(path: Path) -> sqlite3.Connection:
+    """A new, empty index at ``path`` (a temporary file that a rebuild renames into place).
+
+    Nothing reads the file before the rename, and a crash leaves only a temporary file behind,
+    so it is written without a journal and without syncs; :func:`finish` syncs it once.
+    """
     conn = connect(path, create=True)
+    conn.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE;"
+                       " PRAGMA cache_size = -65536;")
     conn.executescript(SCHEMA)
-    conn.execute("PRAGMA journal_mode = DELETE")
     set_meta(conn, {"schema": SCHEMA_VERSION})
     return conn
+
+
+def finish(conn: sqlite3.Connection, path: Path) -> None:
+    """Close a freshly built index and flush it to disk before it is renamed into place."""
+    conn.close()
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def get_meta(conn: sqlite3.Connection) -> dict[str, Any]:
@@ -135,16 +255,36 @@ def unpack_sections(blob: bytes) -> list[tuple[str, str, int, int]]:
     return [(str(s[0]), str(s[1]), int(s[2]), int(s[3])) for s in json.loads(zlib.decompress(blob))]
 
 
-def known_files(conn: sqlite3.Connection) -> dict[str, tuple[int, int]]:
-    return {rel: (m, s) for rel, m, s in conn.execute("SELECT rel, mtime_ns, size FROM docs")}
+def _in_folders(rel_column: str, folders: Iterable[str] | None) -> tuple[str, list[str]]:
+    """A WHERE clause for notes directly inside ``folders`` (None: every note)."""
+    if folders is None:
+        return "", []
+    params: list[str] = []
+    for folder in sorted(folders):
+        params += [folder + "/", folder + "0"]  # '0' sorts right after '/'
+    ranges = " OR ".join(f"({rel_column} >= ? AND {rel_column} < ?)" for _ in range(len(params) // 2))
+    return f" WHERE {ranges or '0'}", params
 
 
-def known_problems(conn: sqlite3.Connection) -> dict[str, tuple[int, int]]:
+def _direct(rel: str, folders: Iterable[str] | None) -> bool:
+    return folders is None or rel.rsplit("/", 1)[0] in folders
+
+
+def known_files(conn: sqlite3.Connection, folders: set[str] | None = None) -> dict[str, tuple[int, int]]:
+    """rel -> (mtime_ns, size) of the indexed notes (directly inside ``folders``, if given)."""
+    where, params = _in_folders("rel", folders)
+    return {rel: (m, s) for rel, m, s in conn.execute(f"SELECT rel, mtime_ns, size FROM docs{where}", params)
+            if _direct(rel, folders)}
+
+
+def known_problems(conn: sqlite3.Connection, folders: set[str] | None = None) -> dict[str, tuple[int, int]]:
     # a broken note is remembered with the mtime/size it had, so it is not re-read until it changes
+    where, params = _in_folders("rel", folders)
     out = {}
-    for rel, _line, message in conn.execute("SELECT rel, line, message FROM problems"):
-        stamp = json.loads(message).get("stamp", [0, 0])
-        out[rel] = (stamp[0], stamp[1])
+    for rel, _line, message in conn.execute(f"SELECT rel, line, message FROM problems{where}", params):
+        if _direct(rel, folders):
+            stamp = json.loads(message).get("stamp", [0, 0])
+            out[rel] = (stamp[0], stamp[1])
     return out
 
 
@@ -154,35 +294,110 @@ def remove(conn: sqlite3.Connection, rels: Iterable[str]) -> int:
     removed = 0
     for rel in rels:
         conn.execute("DELETE FROM problems WHERE rel = ?", (rel,))
-        row = conn.execute("SELECT doc, tokens FROM docs WHERE rel = ?", (rel,)).fetchone()
+        row = conn.execute("SELECT d.doc, b.tokens FROM docs d JOIN bodies b ON b.doc = d.doc WHERE d.rel = ?",
+                           (rel,)).fetchone()
         if row is None:
             continue
         doc, blob = row
-        fps = field_fingerprints(unpack_tokens(blob))
-        conn.executemany("DELETE FROM postings WHERE fp = ? AND doc = ?", ((fp, doc) for fp in fps))
+        _remove_postings(conn, doc, field_fingerprints(unpack_tokens(blob)))
         conn.execute("DELETE FROM attrs WHERE doc = ?", (doc,))
+        conn.execute("DELETE FROM bodies WHERE doc = ?", (doc,))
         conn.execute("DELETE FROM docs WHERE doc = ?", (doc,))
         removed += 1
     return removed
 
 
+_INSERT_DOC = ("INSERT INTO docs(doc, rel, id, kind, mtime_ns, size, created, success, quality, archived, dl, task)"
+               " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
+
+
+def _doc_values(doc: int | None, row: DocRow) -> tuple[Any, ...]:
+    return (doc, row.rel, row.id, row.kind, row.mtime_ns, row.size, row.created,
+            None if row.success is None else int(row.success), row.quality, int(row.archived),
+            row.dl, row.task)
+
+
 def insert(conn: sqlite3.Connection, rows: Iterable[DocRow]) -> int:
+    """Add notes to an index in use (an incremental refresh)."""
     added = 0
     for row in rows:
-        cur = conn.execute(
-            "INSERT INTO docs(rel, id, kind, mtime_ns, size, created, success, quality, archived,"
-            " dl, task, sections, tokens) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (row.rel, row.id, row.kind, row.mtime_ns, row.size, row.created,
-             None if row.success is None else int(row.success), row.quality, int(row.archived),
-             sum(row.fingerprints.values()), row.task, pack_sections(row.sections),
-             pack_tokens(row.fields)))
-        doc = cur.lastrowid
-        conn.executemany("INSERT INTO postings(fp, doc, tf) VALUES (?, ?, ?)",
-                         ((fp, doc, tf) for fp, tf in row.fingerprints.items()))
+        doc = int(conn.execute(_INSERT_DOC, _doc_values(None, row)).lastrowid or 0)
+        conn.execute("INSERT INTO bodies(doc, sections, tokens) VALUES (?, ?, ?)",
+                     (doc, row.sections_blob, row.tokens_blob))
+        _add_postings(conn, doc, row.fingerprints)
         conn.executemany("INSERT OR IGNORE INTO attrs(kind, value, doc) VALUES (?, ?, ?)",
                          ((k, v, doc) for k, v in row.attrs))
         added += 1
     return added
+
+
+@dataclass
+class ChunkPostings:
+    """The posting lists of a batch of notes, numbered 0.. in batch order: what a rebuild's
+    worker hands back (arrays pickle as bytes, a dict per note would cost the loader ~0.3 ms)."""
+
+    docs: dict[int, array[int]]
+    tfs: dict[int, array[int]]  # fp -> (note, tf) pairs for tf > 1
+
+    @classmethod
+    def of(cls, rows: Sequence[DocRow]) -> ChunkPostings:
+        docs: dict[int, array[int]] = {}
+        tfs: dict[int, array[int]] = {}
+        for i, row in enumerate(rows):
+            for fp, tf in row.fingerprints.items():
+                found = docs.get(fp)
+                if found is None:
+                    docs[fp] = array(_TYPECODE, (i,))
+                else:
+                    found.append(i)
+                if tf > 1:
+                    tfs.setdefault(fp, array(_TYPECODE)).extend((i, tf))
+        return cls(docs, tfs)
+
+
+class BulkLoader:
+    """Fill a new index fast: notes in big batches, posting lists gathered in memory and written
+    once, in key order, by :meth:`close` (about 2 GB of Python objects at 100k notes if kept as
+    lists of ints; as arrays, ~200 MB)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.next_doc = 1 + (conn.execute("SELECT COALESCE(MAX(doc), 0) FROM docs").fetchone()[0])
+        self.lists: dict[int, array[int]] = {}
+        self.tfs: dict[int, array[int]] = {}
+        self.added = 0
+
+    def add(self, rows: Sequence[DocRow], postings: ChunkPostings) -> None:
+        """Notes ``rows`` and their postings, with notes numbered from 0 in ``rows`` order."""
+        offset = self.next_doc
+        self.next_doc += len(rows)
+        self.conn.executemany(_INSERT_DOC, [_doc_values(offset + i, row) for i, row in enumerate(rows)])
+        self.conn.executemany("INSERT INTO bodies(doc, sections, tokens) VALUES (?, ?, ?)",
+                              [(offset + i, row.sections_blob, row.tokens_blob) for i, row in enumerate(rows)])
+        self.conn.executemany("INSERT OR IGNORE INTO attrs(kind, value, doc) VALUES (?, ?, ?)",
+                              [(k, v, offset + i) for i, row in enumerate(rows) for k, v in row.attrs])
+        lists, tfs = self.lists, self.tfs
+        shift = offset.__add__
+        for fp, local in postings.docs.items():
+            found = lists.get(fp)
+            if found is None:
+                lists[fp] = array(_TYPECODE, map(shift, local))
+            else:
+                found.extend(map(shift, local))
+        for fp, pairs in postings.tfs.items():
+            shifted = tfs.setdefault(fp, array(_TYPECODE))
+            for i in range(0, len(pairs), 2):
+                shifted.extend((offset + pairs[i], pairs[i + 1]))
+        self.added += len(rows)
+
+    def close(self) -> int:
+        lists, tfs = self.lists, self.tfs
+        self.conn.executemany(
+            "INSERT INTO postings(fp, df, docs, tfs) VALUES (?, ?, ?, ?)",
+            ((fp, len(lists[fp]), to_blob(lists[fp]), to_blob(tfs[fp]) if fp in tfs else None)
+             for fp in sorted(lists)))
+        self.lists, self.tfs = {}, {}
+        return self.added
 
 
 def record_problem(conn: sqlite3.Connection, rel: str, line: int, message: str, stamp: tuple[int, int]) -> None:

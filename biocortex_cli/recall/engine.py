@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +40,7 @@ _FAILURE_INTENT = re.compile(
 _SUCCESS_INTENT = re.compile(
     r"\b(?:worked|works\s+well|what\s+works|success(?:es|ful|fully)?|succeeded|best\s+practice)\b")
 _ATTR_SIGNAL = {"tool": "tools", "domain": "domains", "entity": "entities"}
+_ATTR_COLUMN = {"entities": 0, "tools": 1, "domains": 2}
 
 
 @dataclass(frozen=True)
@@ -135,8 +137,23 @@ def validate(opts: RecallOptions) -> None:
 
 
 def recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) -> RecallResult:
+    """Score, gate and budget the index's episodes for ``opts.query`` (see the module docstring).
+
+    Reads run in one read transaction, so a refresh committing meanwhile is seen whole or not
+    at all (it waits for this, a few milliseconds)."""
+    if conn.in_transaction:
+        return _recall(conn, meta, opts)
+    conn.execute("BEGIN")
+    try:
+        return _recall(conn, meta, opts)
+    finally:
+        conn.execute("COMMIT")
+
+
+def _recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) -> RecallResult:
     from biocortex_cli.bio.text import tokenize
     from biocortex_cli.index.fingerprints import query_fingerprints
+    from biocortex_cli.index.store import doc_lengths, document_frequencies, posting_lists
 
     validate(opts)
     tokens = tokenize(opts.query)[:MAX_QUERY_TERMS]
@@ -166,9 +183,9 @@ def recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) 
     unknown: list[str] = []
     common: list[str] = []
     max_idf = _idf(n_docs, 0)
+    dfs = document_frequencies(conn, list(qfps))
     for fp, (gram, n) in qfps.items():
-        df = conn.execute("SELECT COUNT(*) FROM (SELECT 1 FROM postings WHERE fp = ? LIMIT ?)",
-                          (fp, cap + 1)).fetchone()[0]
+        df = dfs.get(fp, 0)
         wn = float(opts.ngram_weights.get(str(n), 0.0))
         if wn <= 0:
             continue
@@ -184,29 +201,19 @@ def recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) 
         weights[fp] = wn * _idf(n_docs, df)
         denominator += weights[fp]
 
-    text: dict[int, float] = {}
-    avg_dl = float(meta.get("avg_dl") or 1.0)
-    if weights:
-        values = ",".join("(?, ?)" for _ in weights)
-        params: list[Any] = [x for fp, w in weights.items() for x in (fp, w)]
-        sql = (f"WITH q(fp, w) AS (VALUES {values}) "
-               "SELECT p.doc, SUM(q.w * MIN(1.0, p.tf * ? / (p.tf + ? * (? + ? * d.dl / ?)))) "
-               "FROM q JOIN postings p ON p.fp = q.fp JOIN docs d ON d.doc = p.doc GROUP BY p.doc")
-        params += [K1 + 1, K1, 1 - B, B, avg_dl]
-        for doc, s in conn.execute(sql, params):
-            text[doc] = min(1.0, s / denominator) if denominator else 0.0
-
-    # --- attribute signals -------------------------------------------------------------------
+    # --- attribute signals: the query's words the index knows as tools, domains, entities --------
     grams_q = sorted({g for g, _n in qfps.values()})
     named: dict[str, set[str]] = {"tools": set(), "domains": set(), "entities": set()}
-    attr_hits: dict[int, dict[str, set[str]]] = {}
+    attr_where = f"kind IN ('tool', 'domain', 'entity') AND value IN ({','.join('?' for _ in grams_q)})"
+    attr_hits: dict[int, list[int]] = {}  # doc -> how many named entities, tools, domains it lists
     if grams_q:
-        marks = ",".join("?" for _ in grams_q)
-        for kind, value, doc in conn.execute(
-                f"SELECT kind, value, doc FROM attrs WHERE value IN ({marks})", grams_q):
-            signal = _ATTR_SIGNAL[kind]
-            named[signal].add(value)
-            attr_hits.setdefault(doc, {}).setdefault(signal, set()).add(value)
+        column = {"entity": 0, "tool": 1, "domain": 2}
+        for kind, value, doc in conn.execute(f"SELECT kind, value, doc FROM attrs WHERE {attr_where}", grams_q):
+            named[_ATTR_SIGNAL[kind]].add(value)
+            counts = attr_hits.get(doc)
+            if counts is None:
+                counts = attr_hits[doc] = [0, 0, 0]
+            counts[column[kind]] += 1
 
     active = {"text": bool(weights) or bool(unknown)}
     for signal, values_named in named.items():
@@ -219,43 +226,66 @@ def recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) 
         return empty("nothing in the query matches the vault's memory", unknown_terms=unknown,
                      ignored_terms=common)
 
-    candidates = set(text) | set(attr_hits)
-    outcomes = _outcomes(conn, candidates) if outcome_w > 0 else {}
-    # (relevance, score, doc, signals): the gate reads relevance, the ranking reads score
-    scored: list[tuple[float, float, int, dict[str, float]]] = []
-    for doc in candidates:
-        signals: dict[str, float] = {}
-        fused = 0.0
-        for s in SIGNALS:
-            if not active.get(s) or s == "outcome":
-                continue
-            value = text.get(doc, 0.0) if s == "text" else len(attr_hits.get(doc, {}).get(s, ())) / len(named[s])
-            signals[s] = round(value, 4)
-            fused += float(opts.weights.get(s, 0.0)) * value
-        relevance = fused / relevance_w
-        score = relevance
-        if outcome_w > 0:
-            value = 1.0 if outcomes.get(doc) is wanted else 0.0
-            signals["outcome"] = value
-            score = (fused + outcome_w * value) / (relevance_w + outcome_w)
-        scored.append((relevance, score, doc, signals))
+    # --- text scores of the episodes that can pass the gate ---------------------------------------
+    lists = posting_lists(conn, list(weights))
+    ordered = [(weights[fp], *lists[fp]) for fp in weights if fp in lists]
+    everyone: set[int] = set(attr_hits)
+    for _w, docs, _tfs in ordered:
+        everyone.update(docs)
+    candidates = len(everyone)
+    light, light_total = _light_lists(ordered, _text_bound(opts, active, relevance_w, denominator))
+    # episodes that name a tool, domain or entity of the query and are in none of the heavier
+    # posting lists: scored only if their attribute share plus every light list could pass
+    w_text = float(opts.weights.get("text", 0.0)) if active["text"] else 0.0
+    best_text = w_text * min(1.0, light_total / denominator) if denominator else 0.0
+    attr_weights = [(float(opts.weights.get(s, 0.0)), _ATTR_COLUMN[s], float(len(named[s])))
+                    for s in ("entities", "tools", "domains") if active.get(s)]
+    could_pass: dict[tuple[int, ...], bool] = {}
+    seeds: set[int] = set()
+    for doc, counts in attr_hits.items():
+        key = tuple(counts)
+        ok = could_pass.get(key)
+        if ok is None:
+            attr_part = sum(w * (counts[col] / n) for w, col, n in attr_weights)
+            ok = could_pass[key] = (attr_part + best_text) / relevance_w >= opts.min_relevance - 1e-9
+        if ok:
+            seeds.add(doc)
+    text = _text_scores(ordered, light, seeds, store_dls=doc_lengths(conn),
+                        avg_dl=float(meta.get("avg_dl") or 1.0), denominator=denominator)
 
-    # --- gate: on relevance (every signal but outcome), so a failure alone never qualifies ---------
-    info = _doc_info(conn, [doc for rel, _s, doc, _ in scored if rel >= opts.min_relevance])
-    domain_norm = " ".join(tokenize(opts.domain)) if opts.domain else None
+    # --- fusion and the gate: on relevance (every signal but outcome), so a failure alone never
+    # qualifies; an episode with no text score here cannot reach min_relevance (see _text_bound)
+    scored: list[tuple[float, float, int, dict[str, float]]] = []
+    plan = [(s, float(opts.weights.get(s, 0.0)), _ATTR_COLUMN.get(s, -1), float(len(named.get(s, ())) or 1))
+            for s in SIGNALS if active.get(s) and s != "outcome"]
+    no_hits = [0, 0, 0]
+    for doc, text_value in text.items():
+        counts = attr_hits.get(doc, no_hits)
+        fused = 0.0
+        for _s, weight, col, n_named in plan:
+            fused += weight * (text_value if col < 0 else counts[col] / n_named)
+        relevance = fused / relevance_w
+        if relevance >= opts.min_relevance:
+            signals = {s: round(text_value if col < 0 else counts[col] / n_named, 4) for s, _w, col, n_named in plan}
+            scored.append((fused, relevance, doc, signals))
+    info = _doc_info(conn, [doc for _f, _r, doc, _s in scored], domain_norm=" ".join(tokenize(opts.domain))
+                     if opts.domain else None)
     passing: list[tuple[float, int, dict[str, float]]] = []
-    for relevance, score, doc, signals in scored:
-        if relevance < opts.min_relevance or doc not in info:
-            continue
+    for fused, relevance, doc, signals in scored:
         row = info[doc]
         if row["archived"] and not opts.include_archived:
             continue
         if opts.success_only and row["success"] is not True:
             continue
-        if domain_norm is not None and domain_norm not in row["domains"]:
+        if opts.domain and not row["in_domain"]:
             continue
+        score = relevance
+        if outcome_w > 0:
+            value = 1.0 if row["success"] is wanted else 0.0
+            signals["outcome"] = value
+            score = (fused + outcome_w * value) / (relevance_w + outcome_w)
         passing.append((score, doc, signals))
-    below = len(candidates) - len(passing)
+    below = candidates - len(passing)
     passing.sort(key=lambda t: (-round(t[0], 6), -(info[t[1]]["quality"] or 0.0), info[t[1]]["id"]))
     matched = len(passing)
     if not passing:
@@ -280,9 +310,12 @@ def recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) 
     used = 0
     hits: list[Hit] = []
     over_budget = 0
-    sections_blobs = dict(conn.execute(
-        f"SELECT doc, sections FROM docs WHERE doc IN ({','.join('?' for _ in top)})",
-        [doc for _, doc, _ in top]))
+    sections_blobs: dict[int, bytes] = {}
+    for doc, rel, task_, blob in conn.execute(
+            "SELECT d.doc, d.rel, d.task, b.sections FROM docs d JOIN bodies b ON b.doc = d.doc"
+            f" WHERE d.doc IN ({','.join('?' for _ in top)})", [doc for _, doc, _ in top]):
+        info[doc].update(rel=rel, task=task_)
+        sections_blobs[doc] = blob
     for rank, (score, doc, signals) in enumerate(top, start=1):
         if hits and len(hits) < rank - 1:
             over_budget += 1
@@ -302,7 +335,7 @@ def recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) 
         hits.append(Hit(id=row["id"], path=row["rel"], score=round(score, 4), signals=signals,
                         tokens=cost, task=row["task"], success=row["success"], quality=row["quality"],
                         block=block, shortened=shortened,
-                        matched=_explain(conn, doc, weights, qfps, attr_hits.get(doc, {})) if opts.explain else {}))
+                        matched=_explain(conn, doc, weights, lists, qfps, attr_where, grams_q) if opts.explain else {}))
         if shortened:
             over_budget += len(top) - rank
             break
@@ -340,17 +373,6 @@ def outcome_intent(query: str) -> bool | None:
     return None
 
 
-def _outcomes(conn: sqlite3.Connection, docs: set[int]) -> dict[int, bool | None]:
-    out: dict[int, bool | None] = {}
-    ordered = sorted(docs)
-    for i in range(0, len(ordered), 500):
-        chunk = ordered[i : i + 500]
-        for doc, success in conn.execute(
-                f"SELECT doc, success FROM docs WHERE doc IN ({','.join('?' for _ in chunk)})", chunk):
-            out[doc] = None if success is None else bool(success)
-    return out
-
-
 def _shorten(sections: Sequence[tuple[str, str, int, int]], drop_order: Sequence[str],
              meta: dict[str, Any], room: int) -> tuple[list[tuple[str, str, int, int]], int]:
     """Drop the least useful sections until the block fits ``room``; ([], 0) if it cannot."""
@@ -365,26 +387,89 @@ def _shorten(sections: Sequence[tuple[str, str, int, int]], drop_order: Sequence
     return (keep, cost) if cost <= room else ([], 0)
 
 
-def _doc_info(conn: sqlite3.Connection, docs: list[int]) -> dict[int, dict[str, Any]]:
+def _text_bound(opts: RecallOptions, active: dict[str, bool], relevance_w: float, denominator: float) -> float:
+    """The least sum of matched fingerprint weights with which an episode that names none of the
+    query's tools, domains or entities can still reach ``min_relevance`` (a hair less: a bound).
+
+    An episode's text score is at most the sum of the weights of the query fingerprints it has,
+    over the denominator, so one whose fingerprints all sit in lists below this bound is counted
+    and dropped without being scored."""
+    w_text = float(opts.weights.get("text", 0.0)) if active.get("text") else 0.0
+    if w_text <= 0 or denominator <= 0:
+        return math.inf
+    return opts.min_relevance * relevance_w / w_text * denominator * (1 - 1e-9)
+
+
+def _light_lists(ordered: list[tuple[float, Any, dict[int, int]]], bound: float) -> tuple[set[int], float]:
+    """The lightest posting lists whose weights sum below ``bound`` (MaxScore's non-essential
+    lists), and that sum: an episode found only in them cannot pass on its text."""
+    light: set[int] = set()
+    total = 0.0
+    for i in sorted(range(len(ordered)), key=lambda i: ordered[i][0]):
+        if total + ordered[i][0] >= bound:
+            break
+        total += ordered[i][0]
+        light.add(i)
+    return light, total
+
+
+def _text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[int], seeds: set[int], *,
+                 store_dls: Any, avg_dl: float, denominator: float) -> dict[int, float]:
+    """Text scores (0-1) of the episodes that may pass the gate: ``seeds`` and those in at least
+    one posting list outside ``light``. Sums run in query order, with the same arithmetic, in
+    the same order, as the SQL ``SUM`` this replaced (tested bit for bit)."""
+    scoring = set(seeds)
+    for i, (_w, docs, _tfs) in enumerate(ordered):
+        if i not in light:
+            scoring.update(docs)
+    sums = dict.fromkeys(scoring, 0.0)
+    k1_1, k1, one_b, b = K1 + 1, K1, 1 - B, B
+    at_tf1: dict[int, float] = {}  # a note's term weight at tf 1 depends on its length only
+    for w, docs, tfs in ordered:
+        for doc in scoring.intersection(docs):
+            tf = tfs.get(doc, 1) if tfs else 1
+            if tf == 1:
+                g = at_tf1.get(doc)
+                if g is None:
+                    g = at_tf1[doc] = min(1.0, 1 * k1_1 / (1 + k1 * (one_b + b * store_dls[doc] / avg_dl)))
+            else:
+                g = min(1.0, tf * k1_1 / (tf + k1 * (one_b + b * store_dls[doc] / avg_dl)))
+            sums[doc] += w * g
+    if not denominator:
+        return dict.fromkeys(sums, 0.0)
+    return {doc: min(1.0, s / denominator) for doc, s in sums.items()}
+
+
+def _doc_info(conn: sqlite3.Connection, docs: list[int], domain_norm: str | None) -> dict[int, dict[str, Any]]:
     out: dict[int, dict[str, Any]] = {}
     for i in range(0, len(docs), 500):
         chunk = docs[i : i + 500]
         marks = ",".join("?" for _ in chunk)
-        for doc, ident, rel, success, quality, archived, task in conn.execute(
-                f"SELECT doc, id, rel, success, quality, archived, task FROM docs WHERE doc IN ({marks})", chunk):
-            out[doc] = {"id": ident, "rel": rel, "success": None if success is None else bool(success),
-                        "quality": quality, "archived": bool(archived), "task": task, "domains": set()}
-        for doc, value in conn.execute(
-                f"SELECT doc, value FROM attrs WHERE kind = 'domain' AND doc IN ({marks})", chunk):
-            out[doc]["domains"].add(value)
+        for doc, ident, success, quality, archived in conn.execute(
+                f"SELECT doc, id, success, quality, archived FROM docs WHERE doc IN ({marks})", chunk):
+            out[doc] = {"id": ident, "success": None if success is None else bool(success),
+                        "quality": quality, "archived": bool(archived), "in_domain": False}
+        if domain_norm is not None:
+            for (doc,) in conn.execute(f"SELECT doc FROM attrs WHERE kind = 'domain' AND value = ?"
+                                       f" AND doc IN ({marks})", [domain_norm, *chunk]):
+                out[doc]["in_domain"] = True
     return out
 
 
-def _explain(conn: sqlite3.Connection, doc: int, weights: dict[int, float],
-             qfps: dict[int, tuple[str, int]], attrs: dict[str, set[str]]) -> dict[str, list[str]]:
-    found = [qfps[fp][0] for fp in weights
-             if conn.execute("SELECT 1 FROM postings WHERE fp = ? AND doc = ?", (fp, doc)).fetchone()]
+def _explain(conn: sqlite3.Connection, doc: int, weights: dict[int, float], lists: dict[int, Any],
+             qfps: dict[int, tuple[str, int]], attr_where: str, grams_q: list[str]) -> dict[str, list[str]]:
+    def has(fp: int) -> bool:
+        docs = lists[fp][0] if fp in lists else ()
+        at = bisect_left(docs, doc)
+        return at < len(docs) and docs[at] == doc
+
+    found = [qfps[fp][0] for fp in weights if has(fp)]
     out = {"terms": sorted(found, key=lambda g: (-g.count(" "), g))}
+    attrs: dict[str, set[str]] = {}
+    if grams_q:
+        for kind, value in conn.execute(f"SELECT kind, value FROM attrs WHERE doc = ? AND {attr_where}",
+                                        [doc, *grams_q]):
+            attrs.setdefault(_ATTR_SIGNAL[kind], set()).add(value)
     for signal, values in sorted(attrs.items()):
         out[signal] = sorted(values)
     return out
