@@ -26,6 +26,7 @@ class Spec:
     #: option -> (parameter, type or FLAG); a "--yes/--no" pair is two entries with True/False
     options: dict[str, tuple[str, Any]] = field(default_factory=dict)
     minimum: dict[str, float] = field(default_factory=dict)
+    maximum: dict[str, float] = field(default_factory=dict)
 
 
 SPECS: dict[tuple[str, ...], Spec] = {
@@ -43,6 +44,16 @@ SPECS: dict[tuple[str, ...], Spec] = {
         {"limit": 1}),
     ("episode", "show"): Spec(
         "biocortex_cli.cli.episode", "show", ("ident",), {"--json": ("json_", FLAG)}),
+    ("fact", "query"): Spec(
+        "biocortex_cli.cli.fact", "query", ("entity",),
+        {"--predicate": ("predicate", str), "--hops": ("hops", int),
+         "--min-confidence": ("min_confidence", float), "--all": ("all_", FLAG),
+         "--limit": ("limit", int), "--json": ("json_", FLAG)},
+        {"hops": 1, "min_confidence": 0.0, "limit": 0}, {"hops": 5, "min_confidence": 1.0}),
+    ("fact", "verify"): Spec(
+        "biocortex_cli.cli.fact", "verify", ("subject", "predicate", "object_"),
+        {"--hops": ("hops", int), "--min-confidence": ("min_confidence", float), "--json": ("json_", FLAG)},
+        {"hops": 1, "min_confidence": 0.0}, {"hops": 5, "min_confidence": 1.0}),
 }
 GLOBAL_OPTIONS = {"--vault": "vault", "--author": "author"}
 
@@ -105,6 +116,8 @@ def parse(argv: list[str]) -> tuple[Spec, dict[str, str | None], dict[str, Any]]
         except ValueError:
             return None
         if param in spec.minimum and converted < spec.minimum[param]:
+            return None
+        if param in spec.maximum and converted > spec.maximum[param]:
             return None
         kwargs[param] = converted
     if len(positionals) != len(spec.positionals):
