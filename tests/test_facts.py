@@ -203,3 +203,31 @@ def test_index_refreshes_facts_after_a_committed_hand_edit(vault: Path, cli: Cli
     git(vault, "-c", "user.name=Hand", "-c", "user.email=hand@lab.example", "commit", "-qam", "hand edit")
     add(cli, "TP53", "regulates", "CDKN1A")  # HEAD moves: git diff names what to read again
     assert len(cli("fact", "query", "TP53", "--json").json()["facts"]) == 2
+
+
+def test_recall_adds_facts_about_the_questions_entities_within_the_budget(vault: Path, cli: Cli) -> None:
+    from biocortex_cli.tokens import get_counter
+
+    assert cli("episode", "add", "--task", "KEAP1 knockout RNA-seq in lung cancer cells", "--id", "ko").code == 0
+    add(cli, "KEAP1", "inhibits", "NFE2L2", "--source", "PMID:9887101", "--confidence", "0.95")
+    add(cli, "TP53", "regulates", "MDM2", "--source", "PMID:8319905")
+    add(cli, "BRCA1", "binds", "BARD1")
+    assert cli("entity", "alias", "TP53", "p53").code == 0
+    data = cli("recall", "KEAP1 knockout and p53 in lung cancer", "--json").json()
+    confidences = [f["confidence"] for f in data["facts"]]
+    assert confidences == sorted(confidences, reverse=True)  # most confident first
+    assert {(f["subject"], f["object"]) for f in data["facts"]} == {("KEAP1", "NFE2L2"), ("TP53", "MDM2")}
+    assert "## Known facts about the entities in the question" in data["context"]
+    assert "- KEAP1 inhibits NFE2L2 (PMID:9887101; confidence 0.95)" in data["context"]
+    counter = get_counter("cl100k_base")
+    for budget in (60, 120, 200, 400, 2000):
+        d = cli("recall", "KEAP1 knockout and p53 in lung cancer", "--json", "--budget", str(budget)).json()
+        assert counter.count(d["context"]) == d["tokens"] <= budget, budget
+        assert bool(d["facts"]) == ("Known facts" in d["context"])
+    plain = cli("recall", "KEAP1 knockout and p53 in lung cancer")
+    assert plain.out == data["context"]
+    # retracted facts are not recalled
+    ident = data["facts"][0]["id"]
+    assert cli("fact", "retract", ident, "--reason", "test").code == 0
+    again = cli("recall", "KEAP1 knockout and p53 in lung cancer", "--json").json()
+    assert ident not in {f["id"] for f in again["facts"]}

@@ -46,7 +46,7 @@ def test_doublet_question_finds_the_multiome_failure_first(samples: Path, cli: C
     assert r.code == 0, r.err
     data = r.json()
     assert set(data) == {"query", "vault_commit", "budget", "tokens", "encoding", "results",
-                         "dropped", "context"}
+                         "facts", "dropped", "context"}
     ids = [hit["id"] for hit in data["results"]]
     assert ids[0] == "2026-02-17-multiome-doublets-merged", ids
     assert "2026-03-14-multiome-doublets" in ids[:3]

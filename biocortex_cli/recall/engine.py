@@ -101,13 +101,14 @@ class RecallResult:
     query_terms: list[str] = field(default_factory=list)
     unknown_terms: list[str] = field(default_factory=list)
     ignored_terms: list[str] = field(default_factory=list)
+    facts: list[dict[str, Any]] = field(default_factory=list)  # the facts section (recall/facts.py)
 
     def as_json(self, explain: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
             "query": self.query, "vault_commit": self.vault_commit, "budget": self.budget,
             "tokens": self.tokens, "encoding": self.encoding,
             "results": [h.as_json(explain) for h in self.results],
-            "dropped": self.dropped, "context": self.context,
+            "facts": self.facts, "dropped": self.dropped, "context": self.context,
         }
         if explain:
             out["explain"] = {"query_terms": self.query_terms, "unknown_terms": self.unknown_terms,

@@ -8,6 +8,7 @@ edit changes the key, so the file is parsed (and validated, with the same errors
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
 import zlib
@@ -102,9 +103,53 @@ def warn_problems(report: RefreshReport) -> None:
 
 def recall_vault(vault: Vault, opts: RecallOptions) -> RecallResult:
     validate(opts)  # usage errors before any work
-    conn, report = refresh(vault, str(recall_settings(vault)["encoding"]))
+    encoding = str(recall_settings(vault)["encoding"])
+    conn, report = refresh(vault, encoding)
     try:
         warn_problems(report)
-        return recall(conn, get_meta(conn), opts)
+        part = _facts_part(conn, vault, encoding, opts)
+        if part is None or not part.text:
+            return recall(conn, get_meta(conn), opts)
+        # the facts take their share first; 2 tokens of slack cover the header's numbers growing
+        episodes = recall(conn, get_meta(conn), replace(opts, budget=max(0, opts.budget - part.tokens - 2)))
+        return _with_facts(episodes, part, opts.budget)
     finally:
         conn.close()
+
+
+FACTS_SHARE = 0.25  # at most this share of recall's budget goes to facts
+
+
+def _facts_part(conn: sqlite3.Connection, vault: Vault, encoding: str, opts: RecallOptions) -> Any:
+    """The facts about the question's entities, or None when the vault holds no facts."""
+    facts_dir = vault.root / "facts"
+    try:
+        has_facts = any(entry.is_dir() for entry in os.scandir(facts_dir))
+    except OSError:
+        has_facts = False
+    if not has_facts:
+        return None
+    from biocortex_cli.index.facts import refresh_facts
+    from biocortex_cli.recall.facts import facts_part
+
+    refresh_facts(conn, vault, encoding)
+    return facts_part(conn, opts.query, int(opts.budget * FACTS_SHARE))
+
+
+def _with_facts(episodes: RecallResult, part: Any, budget: int) -> RecallResult:
+    """Episodes then facts, one context; the header reports the whole context and budget."""
+    from biocortex_cli.recall.engine import _digits_tokens
+
+    if not episodes.results:
+        return replace(episodes, budget=budget, tokens=part.tokens, context=part.text, facts=part.facts)
+    total = episodes.tokens + part.tokens
+    for _ in range(4):  # the header holds the total: settle its digits
+        new = (episodes.tokens + part.tokens + _digits_tokens(total) - _digits_tokens(episodes.tokens)
+               + _digits_tokens(budget) - _digits_tokens(episodes.budget))
+        if new == total:
+            break
+        total = new
+    head, rest = episodes.context.split("\n", 1)
+    old = f"· {episodes.tokens}/{episodes.budget} tokens"
+    head = head.replace(old, f"· {total}/{budget} tokens", 1)
+    return replace(episodes, budget=budget, tokens=total, context=f"{head}\n{rest}{part.text}", facts=part.facts)

@@ -1,0 +1,87 @@
+"""The facts part of recall: current facts about the entities a question names.
+
+Entities are found in the question by the extractor (identifiers, gene symbols) and by looking
+up its words and phrases (up to three words) among entity names and aliases in the index, so
+"p53" finds TP53's facts once p53 is an alias. Each fact's line and its token count were stored
+at index time (index/facts.py), so the section is fitted to its budget by arithmetic.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+HEADER = "## Known facts about the entities in the question\n\n"
+MAX_FACTS = 50
+_WORD = re.compile(r"[^\s,;:!?()\[\]{}\"']+")
+
+
+@dataclass(frozen=True)
+class FactsPart:
+    text: str = ""
+    tokens: int = 0
+    entities: list[str] = field(default_factory=list)
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    dropped: int = 0  # facts about the entities that did not fit
+
+
+def query_keys(conn: sqlite3.Connection, query: str) -> dict[str, str]:
+    """casefold key -> entity name, for every entity of the question that memory knows."""
+    from biocortex_cli.bio.entities import entity_names
+
+    words = _WORD.findall(query)
+    grams = {" ".join(words[i:i + n]).strip(".").casefold()
+             for n in (1, 2, 3) for i in range(len(words) - n + 1)}
+    grams |= {name.casefold() for name in entity_names(query)}
+    grams.discard("")
+    if not grams:
+        return {}
+    marks = ",".join("?" for _ in grams)
+    keys: dict[str, str] = {}
+    names = dict(conn.execute(f"SELECT alias_key, name FROM entity_aliases WHERE alias_key IN ({marks})",
+                              sorted(grams)).fetchall())
+    for alias, name in names.items():  # every spelling of each named entity
+        keys[alias] = name
+        for (other,) in conn.execute("SELECT a.alias_key FROM entity_aliases a JOIN entity_aliases b "
+                                     "ON a.rel = b.rel WHERE b.alias_key = ?", (alias,)):
+            keys.setdefault(str(other), name)
+    for key, in conn.execute(f"SELECT s_key FROM facts WHERE s_key IN ({marks}) UNION "
+                             f"SELECT o_key FROM facts WHERE o_key IN ({marks})", [*sorted(grams), *sorted(grams)]):
+        keys.setdefault(str(key), str(key))
+    return keys
+
+
+def facts_part(conn: sqlite3.Connection, query: str, budget: int) -> FactsPart:
+    """The facts section for ``query``, at most ``budget`` tokens (empty when nothing fits)."""
+    try:
+        keys = query_keys(conn, query)
+    except sqlite3.OperationalError:  # fact tables not built (an old index): no facts section
+        return FactsPart()
+    if not keys or budget <= 0:
+        return FactsPart()
+    marks = ",".join("?" for _ in keys)
+    rows = conn.execute(
+        f"SELECT confidence, rel, record, line, line_tokens FROM facts WHERE status = 'current' AND "
+        f"(s_key IN ({marks}) OR o_key IN ({marks})) ORDER BY confidence DESC, rel LIMIT {MAX_FACTS * 4}",
+        [*keys, *keys]).fetchall()
+    if not rows:
+        return FactsPart()
+    row = conn.execute("SELECT value FROM fact_state WHERE key = 'header_tokens'").fetchone()
+    if row is None:
+        return FactsPart()
+    used, lines, facts = int(row[0]), [], []
+    for _conf, _rel, record, line, tokens in rows[:MAX_FACTS]:
+        if used + tokens > budget:
+            break
+        used += tokens
+        lines.append(line)
+        facts.append(json.loads(record))
+    if not lines:
+        return FactsPart(dropped=len(rows))
+    names = sorted({keys[k] for f in facts for k in (f["subject"].casefold(), f["object"].casefold()) if k in keys})
+    # each line ends with a newline and the next begins with "-": tokens add up exactly
+    text = HEADER + "".join(lines)
+    return FactsPart(text=text, tokens=used, entities=names, facts=facts, dropped=len(rows) - len(lines))
