@@ -256,8 +256,9 @@ class IndexedFacts:
 def open_facts(vault: Any, *, full: bool = False) -> tuple[sqlite3.Connection, IndexedFacts, list[DataError]]:
     """The vault's index, refreshed (episodes and facts), as a fact source."""
     from biocortex_cli.index.build import refresh
+    from biocortex_cli.recall.service import recall_settings
 
-    encoding = vault.config.tokenizer.encoding
+    encoding = str(recall_settings(vault)["encoding"])  # cached in the index: no YAML import
     conn, _report = refresh(vault, encoding)
     problems = refresh_facts(conn, vault, encoding, full=full)
     return conn, IndexedFacts(conn), problems
