@@ -56,7 +56,7 @@ class RecallOptions:
     weights: dict[str, float] = field(default_factory=lambda: {"text": 0.5, "entities": 0.2,
                                                                "tools": 0.15, "domains": 0.15,
                                                                "outcome": 0.15})
-    ngram_weights: dict[str, float] = field(default_factory=lambda: {"1": 1.0, "2": 1.5, "3": 2.0})
+    ngram_weights: dict[str, float] = field(default_factory=lambda: {"1": 1.0, "2": 0.5, "3": 0.5})
     max_df: float = 0.5
 
 

@@ -45,8 +45,9 @@ class EpisodicConfig:
         "and the remaining weights are renormalised (outcome: used only when the question asks "
         "what went wrong, or what worked)")
     ngram_weights: dict[str, float] = _f(
-        {"1": 1.0, "2": 1.5, "3": 2.0},
-        "weight of unigram, bigram and trigram fingerprints in the text signal")
+        {"1": 1.0, "2": 0.5, "3": 0.5},
+        "weight of unigram, bigram and trigram fingerprints in the text signal (phrases add to "
+        "their words; heavier phrase weights let common-word phrases outrank rare words)")
     max_df: float = _f(0.5, "fingerprints present in more than this share of episodes are "
                        "dropped from the text signal (too common to tell episodes apart)")
 
