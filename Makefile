@@ -51,6 +51,8 @@ demo: venv
 	$(BIN)/biocortex --vault $(DEMO) fact verify KEAP1 inhibits "nuclear factor erythroid 2-related factor 2"
 	@echo "== an entity with its neighbourhood: aliases, facts in and out, episodes" >&2
 	$(BIN)/biocortex --vault $(DEMO) entity show KEAP1
+	@echo "== recall now adds what memory knows about the question's entities (p53 is TP53)" >&2
+	$(BIN)/biocortex --vault $(DEMO) recall "KEAP1 knockout and p53 in lung cancer cells" --budget 1200
 	@echo "== working memory: compress a long agent transcript to 3,400 tokens (before/after on stderr)" >&2
 	$(BIN)/biocortex compress tests/data/transcripts/04_bulk_rnaseq_deseq2.json --budget 3400 > $(DEMO)-compressed.json
 	@$(PY) -c "import json; m = json.load(open('$(DEMO)-compressed.json'))['messages']; print(m[1]['content'][:1800], '…')"
