@@ -238,7 +238,7 @@ def _recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions)
     # episodes that name a tool, domain or entity of the query and are in none of the heavier
     # posting lists: scored only if their attribute share plus every light list could pass
     w_text = float(opts.weights.get("text", 0.0)) if active["text"] else 0.0
-    best_text = w_text * min(1.0, light_total / denominator) if denominator else 0.0
+    best_text = w_text * min(1.0, light_total * (K1 + 1) / denominator) if denominator else 0.0
     attr_weights = [(float(opts.weights.get(s, 0.0)), _ATTR_COLUMN[s], float(len(named[s])))
                     for s in ("entities", "tools", "domains") if active.get(s)]
     could_pass: dict[tuple[int, ...], bool] = {}
@@ -398,7 +398,8 @@ def _text_bound(opts: RecallOptions, active: dict[str, bool], relevance_w: float
     w_text = float(opts.weights.get("text", 0.0)) if active.get("text") else 0.0
     if w_text <= 0 or denominator <= 0:
         return math.inf
-    return opts.min_relevance * relevance_w / w_text * denominator * (1 - 1e-9)
+    # a term contributes at most (K1 + 1) times its weight (BM25 saturation, no per-term cap)
+    return opts.min_relevance * relevance_w / w_text * denominator / (K1 + 1) * (1 - 1e-9)
 
 
 def _light_lists(ordered: list[tuple[float, Any, dict[int, int]]], bound: float) -> tuple[set[int], float]:
@@ -432,9 +433,9 @@ def _text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[in
             if tf == 1:
                 g = at_tf1.get(doc)
                 if g is None:
-                    g = at_tf1[doc] = min(1.0, 1 * k1_1 / (1 + k1 * (one_b + b * store_dls[doc] / avg_dl)))
+                    g = at_tf1[doc] = 1 * k1_1 / (1 + k1 * (one_b + b * store_dls[doc] / avg_dl))
             else:
-                g = min(1.0, tf * k1_1 / (tf + k1 * (one_b + b * store_dls[doc] / avg_dl)))
+                g = tf * k1_1 / (tf + k1 * (one_b + b * store_dls[doc] / avg_dl))
             sums[doc] += w * g
     if not denominator:
         return dict.fromkeys(sums, 0.0)
