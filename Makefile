@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 DEMO ?= demo-vault
 
-.PHONY: venv test lint demo bench clean-demo
+.PHONY: venv test lint demo bench clean-demo stress
 
 venv: $(VENV)/.installed
 
@@ -64,3 +64,7 @@ demo: venv
 bench: venv
 	$(PY) benchmarks/startup.py
 	$(PY) benchmarks/recall.py
+
+stress: venv
+	$(PY) benchmarks/crash.py --trials 200
+	$(PY) benchmarks/load.py --episodes 10000 --seconds 30

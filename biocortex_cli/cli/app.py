@@ -14,6 +14,8 @@ import typer
 
 from biocortex_cli.cli import check as check_cmd
 from biocortex_cli.cli import compress as compress_cmd
+from biocortex_cli.cli import context as context_cmd
+from biocortex_cli.cli import doctor as doctor_cmd
 from biocortex_cli.cli import entity as entity_cmd
 from biocortex_cli.cli import episode as episode_cmd
 from biocortex_cli.cli import eval as eval_cmd
@@ -21,11 +23,12 @@ from biocortex_cli.cli import fact as fact_cmd
 from biocortex_cli.cli import guide as guide_cmd
 from biocortex_cli.cli import index as index_cmd
 from biocortex_cli.cli import init as init_cmd
+from biocortex_cli.cli import mcp as mcp_cmd
 from biocortex_cli.cli import recall as recall_cmd
 from biocortex_cli.cli import state
 from biocortex_cli.cli.errors import guarded
 
-COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, compress_cmd, entity_cmd, fact_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, recall_cmd)
+COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, compress_cmd, doctor_cmd, context_cmd, entity_cmd, fact_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, mcp_cmd, recall_cmd)
 for _module in COMMAND_MODULES:
     _module.typer = typer  # type: ignore[attr-defined]  # for evaluating their annotations
 
@@ -108,8 +111,11 @@ app.command("index")(index_cmd.index)
 app.command("recall")(recall_cmd.recall)
 app.command("eval")(eval_cmd.eval_)
 app.command("check")(check_cmd.check)
+app.command("doctor")(doctor_cmd.doctor)
 app.command("compress")(compress_cmd.compress)
+app.command("context")(context_cmd.context)
 app.command("guide")(guide_cmd.guide)
+app.command("mcp")(mcp_cmd.mcp)
 
 
 def run(argv: list[str]) -> int:

@@ -86,11 +86,23 @@ class FactsConfig:
 
 
 @dataclass(frozen=True)
+class ContextConfig:
+    """One-call planner context: `biocortex context` (docs/agents.md)."""
+
+    budget: int = _f(4000, "default token budget of `context`: working memory, recall and facts together")
+    conversation_share: float = _f(0.5, "share of the budget for the compressed conversation (when one is "
+                                   "given); what it leaves unused goes to recall")
+    recall_share: float = _f(0.5, "share of the budget for recall (past analyses and facts); what it "
+                             "leaves unused goes to the conversation. Shares are relative: 1 and 1 = 0.5 and 0.5")
+
+
+@dataclass(frozen=True)
 class Config:
     tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
     episodic: EpisodicConfig = field(default_factory=EpisodicConfig)
     working_memory: WorkingMemoryConfig = field(default_factory=WorkingMemoryConfig)
     facts: FactsConfig = field(default_factory=FactsConfig)
+    context: ContextConfig = field(default_factory=ContextConfig)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -99,6 +111,7 @@ SECTIONS: dict[str, type] = {
     "episodic": EpisodicConfig,
     "working_memory": WorkingMemoryConfig,
     "facts": FactsConfig,
+    "context": ContextConfig,
 }
 
 

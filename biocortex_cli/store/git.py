@@ -146,16 +146,17 @@ def commit(root: Path, paths: Sequence[str], message: str, author: Author) -> No
              "GIT_COMMITTER_NAME": author.name, "GIT_COMMITTER_EMAIL": author.email}
     # Pathspecs come from a file so thousands of paths never hit the argv limit.
     spec = "\0".join(paths)
-    _run_stdin(root, ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], spec, ident)
-    _run_stdin(root, ["-c", "gc.auto=0", "commit", "-q", "--no-verify", "-m", message,
+    run_stdin(root, ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], spec, ident)
+    run_stdin(root, ["-c", "gc.auto=0", "commit", "-q", "--no-verify", "-m", message,
                       "--pathspec-from-file=-", "--pathspec-file-nul"], spec, ident)
 
 
-def _run_stdin(root: Path, args: list[str], stdin: str, env: dict[str, str]) -> None:
-    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **env}
+def run_stdin(root: Path, args: list[str], stdin: str, env: dict[str, str] | None = None, *,
+              check: bool = True) -> None:
+    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
     proc = subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True,
                           text=True, env=full_env, check=False)
-    if proc.returncode != 0:
+    if check and proc.returncode != 0:
         msg = (proc.stderr or proc.stdout).strip().splitlines()
         raise BiocortexError(f"git {args[0] if args[0] != '-c' else args[2]} failed: "
                              f"{msg[-1] if msg else proc.returncode}", path=str(root),

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TextIO
 
 from biocortex_cli.errors import BiocortexError, DataError, NotFoundError
 from biocortex_cli.store import files, git
@@ -24,6 +25,8 @@ from biocortex_cli.store.config import CONFIG_REL, Config, load_config
 VAULT_ENV = "BIOCORTEX_VAULT"
 AUTHOR_ENV = "BIOCORTEX_AUTHOR"
 CONTENT_DIRS = ("episodes", "facts", "entities", "lessons", "archive")
+#: the files a write in progress touches, listed before it touches them (see recover_killed_transaction)
+JOURNAL_NAME = "tmp/txn.journal"  # .biocortex/tmp/ is git-ignored
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,7 @@ class Vault:
         """
         try:
             with files.write_lock(self.state_dir / "write.lock"):
+                recover_killed_transaction(self)
                 txn = Transaction(self)
                 try:
                     yield txn
@@ -96,6 +100,8 @@ class Vault:
                     if txn.paths:  # unstage whatever `git add` had staged
                         git.run(self.git_root, "reset", "-q", "--", *sorted(txn.paths), check=False)
                     raise
+                finally:
+                    txn.close_journal()
         except OSError as exc:
             if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
                 raise BiocortexError(f"the vault is read-only: nothing was written ({exc.strerror})",
@@ -113,6 +119,7 @@ class Transaction:
     allowed_secrets: int = 0  # findings written under --allow-secret: said in the commit
     # what each touched file held before (None: it did not exist), for rollback
     _before: dict[str, bytes | None] = field(default_factory=dict)
+    _journal_fh: TextIO | None = None
 
     def write(self, rel: str, text: str, *, batch: bool = False) -> Path:
         """Write one file atomically; ``batch`` defers the fsync to one sync before the commit."""
@@ -160,6 +167,57 @@ class Transaction:
     def _remember(self, rel: str, path: Path) -> None:
         if rel not in self._before:
             self._before[rel] = path.read_bytes() if path.is_file() else None
+            self._journal(rel)
+
+    def _journal(self, rel: str) -> None:
+        """Note ``rel`` in the journal before touching it, so a killed write can be undone."""
+        if self._journal_fh is None:
+            (self.vault.state_dir / JOURNAL_NAME).parent.mkdir(parents=True, exist_ok=True)
+            self._journal_fh = open(self.vault.state_dir / JOURNAL_NAME, "a", encoding="utf-8")  # noqa: SIM115
+        self._journal_fh.write(rel + "\n")
+        self._journal_fh.flush()  # in the page cache: survives the death of this process
+
+    def close_journal(self) -> None:
+        """The transaction is over (committed or rolled back): its journal is no longer needed."""
+        if self._journal_fh is not None:
+            self._journal_fh.close()
+            self._journal_fh = None
+            (self.vault.state_dir / JOURNAL_NAME).unlink(missing_ok=True)
+
+
+def recover_killed_transaction(vault: Vault) -> list[str]:
+    """Undo what a killed writer left half done; call under the write lock.
+
+    A transaction lists every file before it touches it in ``.biocortex/tmp/txn.journal`` and deletes
+    the list when it ends. A list found here belongs to a writer that died (SIGKILL, power loss)
+    between its first write and its commit: each listed file is put back as HEAD has it (or
+    removed if HEAD has none), and unstaged. Returns the paths put back.
+    """
+    journal = vault.state_dir / JOURNAL_NAME
+    try:
+        listed = sorted({line for line in journal.read_text(encoding="utf-8").splitlines() if line})
+    except FileNotFoundError:
+        return []
+    git.clear_stale_index_lock(vault.git_root)
+    prefix = vault.root.resolve().relative_to(vault.git_root.resolve())
+    full = {rel: (prefix / rel).as_posix() for rel in listed if ".." not in Path(rel).parts}
+    tracked = set(git.run(vault.git_root, "ls-tree", "-r", "-z", "--name-only", "--full-tree", "HEAD",
+                          check=False).split("\0"))
+    restore = [full[rel] for rel in full if full[rel] in tracked]
+    for rel in full:
+        if full[rel] not in tracked:
+            with contextlib.suppress(DataError, OSError):
+                vault.path(rel).unlink(missing_ok=True)
+    spec = "\0".join(full.values())
+    git.run_stdin(vault.git_root, ["reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul"], spec,
+                  check=False)
+    if restore:
+        git.run_stdin(vault.git_root, ["checkout", "-q", "HEAD", "--pathspec-from-file=-",
+                                       "--pathspec-file-nul"], "\0".join(restore))
+    sys.stderr.write(f"biocortex: warning: undid a write that was killed before its commit "
+                     f"({len(full)} file(s) put back as HEAD has them)\n")
+    journal.unlink()
+    return list(full)
 
 
 def find_vault(explicit: str | None = None, cwd: Path | None = None) -> Vault:

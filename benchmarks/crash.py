@@ -1,0 +1,312 @@
+"""Crash safety: kill real writes with SIGKILL at random moments, then prove nothing was lost.
+
+Each trial starts one write as its own process against a real vault (``biocortex init`` in a
+temporary folder, with an isolated HOME and git identity):
+
+- ``episode add`` (one episode), ``episode import`` (a 200-line JSON Lines file, one commit),
+  ``fact add`` (a new triple each time, so there are no contradictions), ``index --rebuild``,
+  ``entity alias`` (rewrites an existing entity note);
+
+sleeps a random 0-300 ms and sends SIGKILL, either to the biocortex process alone (its git child,
+if any, runs on: the usual case when an agent is killed) or to its whole process group (git dies
+too, mid-write, and leaves ``.git/index.lock`` behind: what a crash of the machine does). Then it
+checks, before the next trial:
+
+1. every note parses and ``check`` finds no problem;
+2. ``git fsck --strict --no-dangling`` is clean;
+3. no stale lock blocks the next write: a fresh ``episode add`` (as a process) succeeds, and how
+   long it took is recorded (a stale ``index.lock`` is cleared after
+   ``biocortex_cli.store.git.STALE_LOCK_SECONDS``);
+4. every record whose command printed its id (reported written) is in HEAD;
+5. ``recall`` works and finds the episode written in step 3 (the index refreshes or rebuilds).
+
+Prints a table and writes ``benchmarks/out/crash-<trials>.json``.
+
+    .venv/bin/python benchmarks/crash.py                  # 200 trials
+    .venv/bin/python benchmarks/crash.py --trials 20 --seed 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+COMMANDS = ("episode add", "episode import", "fact add", "index --rebuild", "entity alias")
+IMPORT_LINES = 200
+#: the longest the write after a trial may take: a stale git lock is cleared after 10 s
+NEXT_WRITE_LIMIT = 20.0
+
+
+@dataclass
+class Trial:
+    n: int
+    command: str
+    mode: str  # "process" (SIGKILL to biocortex) or "group" (to biocortex and its git children)
+    delay_ms: int
+    outcome: str = ""  # "killed" or "finished"
+    reported: list[str] = field(default_factory=list)
+    next_write_s: float = 0.0
+    failures: list[str] = field(default_factory=list)
+
+
+def child_env(home: Path, vault: Path) -> dict[str, str]:
+    """An environment isolated from the user's HOME and git config, with bytecode caching on."""
+    env = {k: v for k, v in os.environ.items()
+           if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith(("GIT_", "BIOCORTEX_"))}
+    env.update({
+        "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "BIOCORTEX_VAULT": str(vault),
+        "BIOCORTEX_AUTHOR": "Crash Harness <crash@lab.example>",
+        "GIT_AUTHOR_NAME": "Crash Harness", "GIT_AUTHOR_EMAIL": "crash@lab.example",
+        "GIT_COMMITTER_NAME": "Crash Harness", "GIT_COMMITTER_EMAIL": "crash@lab.example",
+    })
+    return env
+
+
+def _argv(command: str, n: int, work: Path) -> tuple[list[str], str | None]:
+    """The arguments of trial ``n``'s write, and the stdin it reads (None: none)."""
+    if command == "episode add":
+        return ["episode", "add", "--task", f"Crash trial {n}: DESeq2 on TP53 knockout organoids",
+                "--id", f"crash-{n:04d}", "--tool", "DESeq2", "--domain", "bulk-RNA-seq",
+                "--entity", f"CRASHG{n}", "--lesson", "Check the design matrix"], None
+    if command == "episode import":
+        src = work / f"import-{n:04d}.jsonl"
+        with src.open("w") as fh:
+            for i in range(IMPORT_LINES):
+                fh.write(json.dumps({
+                    "id": f"imp{n:04d}-{i:03d}", "created": f"2025-{1 + i % 12:02d}-{1 + i % 28:02d}T08:00:00Z",
+                    "task": f"Imported analysis {i} of batch {n}: MACS2 peaks in ATAC-seq of KRAS mutants",
+                    "tools": ["MACS2"], "domains": ["ATAC-seq"], "success": i % 3 != 0,
+                    "quality": round((i % 10) / 10, 1), "lessons": ["Check FRiP before calling peaks"],
+                }) + "\n")
+        return ["episode", "import", str(src)], None
+    if command == "fact add":
+        return ["fact", "add", f"CRASHS{n}", "regulates", f"CRASHO{n}", "--source", f"PMID:{1000 + n}"], None
+    if command == "index --rebuild":
+        return ["index", "--rebuild"], None
+    if command == "entity alias":
+        return ["entity", "alias", "TP53", f"p53-crash-{n}"], None
+    raise ValueError(command)
+
+
+def _expected(command: str, n: int, out: str) -> list[str]:
+    """What the command's output says it wrote: ``kind:key`` strings to find in HEAD."""
+    if not out.endswith("\n") or not out.strip():
+        return []  # killed before it reported anything
+    text = out.strip()
+    if command == "episode add":
+        return [f"episode:{text}"]
+    if command == "episode import":
+        return [f"episode:imp{n:04d}-{i:03d}" for i in range(int(text))]
+    if command == "fact add":
+        return [f"fact:{text}"]
+    if command == "entity alias":
+        return [f"alias:p53-crash-{n}"]
+    return []
+
+
+def _git(vault: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "-C", str(vault), *args], capture_output=True, text=True, env=env,
+                          check=False, timeout=60)
+
+
+def _missing_from_head(vault: Path, env: dict[str, str], expected: list[str]) -> list[str]:
+    if not expected:
+        return []
+    names = _git(vault, env, "ls-tree", "-r", "--name-only", "HEAD").stdout.splitlines()
+    stems = {Path(p).stem for p in names if p.startswith("episodes/")}
+    missing = []
+    for item in expected:
+        kind, key = item.split(":", 1)
+        if kind == "episode" and key not in stems:
+            missing.append(item)
+        elif kind == "fact" and _git(vault, env, "grep", "-q", "-F", f"id: {key}", "HEAD", "--", "facts").returncode:
+            missing.append(item)
+        elif kind == "alias" and key not in _git(vault, env, "show", "HEAD:entities/TP53.md").stdout:
+            missing.append(item)
+    return missing
+
+
+def _check_notes(vault: Path) -> list[str]:
+    from biocortex_cli.store.check import check_vault
+    from biocortex_cli.store.vault import find_vault
+
+    report = check_vault(find_vault(str(vault)))
+    return [str(p) for p in report.problems if "contradicts" not in p.message]
+
+
+def _recall_finds(vault: Path, query: str, ident: str) -> str | None:
+    """None when recall works and returns ``ident``; else what went wrong."""
+    from biocortex_cli.recall.service import options_from_config, recall_vault
+    from biocortex_cli.store.vault import find_vault
+
+    found = find_vault(str(vault))
+    try:
+        result = recall_vault(found, options_from_config(found, query, top_k=5, budget=2000))
+    except Exception as exc:  # any failure of recall is the finding
+        return f"recall failed: {type(exc).__name__}: {exc}"
+    ids = [hit.id for hit in result.results]
+    return None if ident in ids else f"recall did not find {ident} (got {ids})"
+
+
+def run_trial(trial: Trial, vault: Path, work: Path, env: dict[str, str], rng: random.Random) -> None:
+    argv, stdin = _argv(trial.command, trial.n, work)
+    proc = subprocess.Popen([sys.executable, "-m", "biocortex_cli", *argv], env=env,
+                            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    time.sleep(trial.delay_ms / 1000)
+    if proc.poll() is None:
+        if trial.mode == "group":
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.send_signal(signal.SIGKILL)
+    out, err = proc.communicate(timeout=60)
+    trial.outcome = "killed" if proc.returncode == -signal.SIGKILL else "finished"
+    if trial.outcome == "finished" and proc.returncode != 0:
+        trial.failures.append(f"exit {proc.returncode}: {err.strip()[-300:]}")
+    trial.reported = _expected(trial.command, trial.n, out)
+
+    # 3. the next write is not blocked (run first: it is what clears a stale git lock)
+    sentinel = f"sentinel-{trial.n:04d}"
+    started = time.perf_counter()
+    try:
+        nxt = subprocess.run([sys.executable, "-m", "biocortex_cli", "episode", "add", "--id", sentinel,
+                              "--task", f"Sentinel write after crash trial {trial.n} zebrafish {sentinel}"],
+                             env=env, capture_output=True, text=True, timeout=NEXT_WRITE_LIMIT, check=False)
+        trial.next_write_s = round(time.perf_counter() - started, 3)
+        if nxt.returncode != 0:
+            trial.failures.append(f"next write failed ({nxt.returncode}): {nxt.stderr.strip()[-300:]}")
+    except subprocess.TimeoutExpired:
+        trial.next_write_s = NEXT_WRITE_LIMIT
+        trial.failures.append(f"next write blocked for {NEXT_WRITE_LIMIT:.0f} s")
+    # 1. every note parses, check is clean
+    trial.failures += [f"check: {p}" for p in _check_notes(vault)[:5]]
+    # 2. git is consistent
+    fsck = _git(vault, env, "fsck", "--strict", "--no-dangling")
+    if fsck.returncode != 0:
+        trial.failures.append(f"git fsck: {(fsck.stderr or fsck.stdout).strip()[-300:]}")
+    # 4. nothing reported written is missing
+    trial.failures += [f"reported written but not in HEAD: {m}" for m in
+                       _missing_from_head(vault, env, [*trial.reported, f"episode:{sentinel}"])[:5]]
+    # 5. recall works on whatever index the crash left
+    problem = _recall_finds(vault, f"sentinel write after crash trial {trial.n} zebrafish {sentinel}", sentinel)
+    if problem:
+        trial.failures.append(problem)
+
+
+def make_vault(base: Path) -> tuple[Path, dict[str, str]]:
+    home, vault = base / "home", base / "vault"
+    home.mkdir(parents=True)
+    env = child_env(home, vault)
+    subprocess.run([sys.executable, "-m", "biocortex_cli", "init", str(vault)], env=env, check=True,
+                   capture_output=True)
+    subprocess.run([sys.executable, "-m", "biocortex_cli", "entity", "alias", "TP53", "p53"], env=env,
+                   check=True, capture_output=True)
+    return vault, env
+
+
+def run_trials(trials: int, seed: int, base: Path, max_delay_ms: int = 300,
+               modes: tuple[str, ...] = ("process", "group")) -> list[Trial]:
+    """Run ``trials`` kill trials on a new vault under ``base``; every trial, checked."""
+    rng = random.Random(seed)
+    vault, env = make_vault(base)
+    work = base / "work"
+    work.mkdir()
+    saved = {k: os.environ.get(k) for k in ("HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")}
+    os.environ.update({k: env[k] for k in saved})  # the in-process checks see the same git config
+    results = []
+    try:
+        for n in range(trials):
+            trial = Trial(n=n, command=COMMANDS[n % len(COMMANDS)], mode=rng.choice(modes),
+                          delay_ms=rng.randint(0, max_delay_ms))
+            run_trial(trial, vault, work, env, rng)
+            results.append(trial)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return results
+
+
+def summarize(results: list[Trial]) -> dict[str, Any]:
+    rows = {}
+    for command in COMMANDS:
+        mine = [t for t in results if t.command == command]
+        nxt = sorted(t.next_write_s for t in mine)
+        rows[command] = {
+            "trials": len(mine),
+            "killed": sum(t.outcome == "killed" for t in mine),
+            "finished": sum(t.outcome == "finished" for t in mine),
+            "group_kills": sum(t.mode == "group" and t.outcome == "killed" for t in mine),
+            "reported_records": sum(len(t.reported) for t in mine),
+            "next_write_max_s": nxt[-1] if nxt else 0.0,
+            "failures": sum(bool(t.failures) for t in mine),
+        }
+    return rows
+
+
+def table(rows: dict[str, Any]) -> str:
+    head = f"{'command':<16}{'trials':>7}{'killed':>8}{'(group)':>8}{'finished':>9}{'records':>9}" \
+           f"{'next write max':>16}{'failures':>10}"
+    lines = [head, "-" * len(head)]
+    for command, r in rows.items():
+        lines.append(f"{command:<16}{r['trials']:>7}{r['killed']:>8}{r['group_kills']:>8}{r['finished']:>9}"
+                     f"{r['reported_records']:>9}{r['next_write_max_s']:>15.2f}s{r['failures']:>10}")
+    total = {k: sum(r[k] for r in rows.values()) for k in ("trials", "killed", "group_kills", "finished",
+                                                           "reported_records", "failures")}
+    lines.append(f"{'all':<16}{total['trials']:>7}{total['killed']:>8}{total['group_kills']:>8}"
+                 f"{total['finished']:>9}{total['reported_records']:>9}"
+                 f"{max(r['next_write_max_s'] for r in rows.values()):>15.2f}s{total['failures']:>10}")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--trials", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=20260)
+    parser.add_argument("--max-delay-ms", type=int, default=300)
+    args = parser.parse_args()
+    sys.path.insert(0, str(HERE))
+    from common import machine
+
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="biocortex-crash-") as tmp:
+        results = run_trials(args.trials, args.seed, Path(tmp), args.max_delay_ms)
+    seconds = time.perf_counter() - started
+    rows = summarize(results)
+    print(table(rows))
+    kill_points = Counter(t.delay_ms // 50 * 50 for t in results if t.outcome == "killed")
+    print("kill delays (ms, killed trials): " +
+          ", ".join(f"{k}-{k + 49}: {v}" for k, v in sorted(kill_points.items())))
+    failed = [t for t in results if t.failures]
+    for t in failed[:20]:
+        print(f"FAIL trial {t.n} {t.command} ({t.mode}, {t.delay_ms} ms): {'; '.join(t.failures)}", file=sys.stderr)
+    OUT.mkdir(parents=True, exist_ok=True)
+    dest = OUT / f"crash-{args.trials}.json"
+    dest.write_text(json.dumps({
+        "machine": machine(), "trials": args.trials, "seed": args.seed, "max_delay_ms": args.max_delay_ms,
+        "seconds": round(seconds, 1), "summary": rows, "kill_delays_ms": dict(sorted(kill_points.items())),
+        "results": [asdict(t) for t in results],
+    }, indent=1) + "\n")
+    print(f"{len(failed)} failing trial(s) of {len(results)} in {seconds:.0f} s; details in {dest}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,36 @@
+"""``biocortex context``: working memory, past analyses and facts in one token budget."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+from biocortex_cli.cli import state
+
+if TYPE_CHECKING:  # annotations are strings, evaluated by typer only when the app is built
+    import typer
+
+
+def context(
+    query: Annotated[str, typer.Argument(help="The task or question the planner is working on.")],
+    conversation: Annotated[str | None, typer.Option("--conversation", metavar="FILE", help="The conversation so far (any format `compress` reads; - for stdin), compressed into its share.")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", metavar="N", help="Token budget of the whole printed context (config: context.budget).")] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print the result as JSON, with each part and its tokens (SPEC §6).")] = False,
+) -> int:
+    """Fill one token budget for a planner prompt: compressed conversation, past analyses, facts."""
+    from biocortex_cli.compress.service import decode, read_input
+    from biocortex_cli.context import build_context
+
+    text, path = None, "<conversation>"
+    if conversation is not None:
+        stdin = sys.stdin
+        raw, path = read_input(conversation, stdin.buffer, conversation == "-" and stdin.isatty())
+        text = decode(raw, path)
+    result = build_context(state.vault(), query, budget=budget, conversation=text, conversation_path=path)
+    if not result.parts and result.reason:
+        state.info(f"biocortex: no context: {result.reason}")
+    if json_:
+        state.emit_json(result.as_json())
+    else:
+        sys.stdout.write(result.context)  # byte for byte the JSON's "context"
+    return 0

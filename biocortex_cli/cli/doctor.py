@@ -1,0 +1,24 @@
+"""``biocortex doctor``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from biocortex_cli.cli import state
+
+if TYPE_CHECKING:
+    import typer
+
+
+def doctor(json_: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False) -> int:
+    """Check the vault's health: git state, locks, config, template, index, notes. Exit 1 on problems."""
+    from biocortex_cli.store.doctor import diagnose
+
+    findings = diagnose(state.vault())
+    problems = sum(f.problem for f in findings)
+    if json_:
+        state.emit_json({"ok": not problems, "findings": [f.as_json() for f in findings]})
+    elif findings:
+        state.out("\n".join(f"{f.severity}: {f.check}: {f.message}\n  fix: {f.hint}" for f in findings))
+    state.info(f"biocortex: doctor: {problems} problem(s)" if problems else "biocortex: doctor: the vault is healthy")
+    return 1 if problems else 0

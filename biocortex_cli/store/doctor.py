@@ -1,0 +1,188 @@
+"""``biocortex doctor``: the vault's health in one go, each problem with how to fix it.
+
+Every check returns findings as values; one failing check never stops the others. A finding's
+``severity`` is ``error`` (something is broken), ``warning`` (something needs attention) or
+``info`` (worth knowing, nothing to do). Any error or warning makes ``doctor`` exit 1.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from biocortex_cli.errors import BiocortexError, DataError
+from biocortex_cli.store import git
+from biocortex_cli.store.vault import CONTENT_DIRS, JOURNAL_NAME, Vault, template_dir
+
+SHOW = 5  # how many paths a finding names before "and N more"
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str  # git, lock, config, template, index, notes
+    severity: str  # error, warning or info
+    message: str
+    hint: str = ""
+
+    @property
+    def problem(self) -> bool:
+        return self.severity in ("error", "warning")
+
+    def as_json(self) -> dict[str, str]:
+        return {"check": self.check, "severity": self.severity, "message": self.message, "hint": self.hint}
+
+
+def _some(items: list[str]) -> str:
+    more = f" and {len(items) - SHOW} more" if len(items) > SHOW else ""
+    return ", ".join(items[:SHOW]) + more
+
+
+def check_git(vault: Vault) -> list[Finding]:
+    top = git.toplevel(vault.root)
+    if top is None:
+        return [Finding("git", "error", "the vault is not a git repository",
+                        "run `git init && git add -A && git commit -m 'vault'` in the vault")]
+    out: list[Finding] = []
+    head_file = top / ".git" / "HEAD"
+    if head_file.is_file() and not head_file.read_text().startswith("ref: "):
+        out.append(Finding("git", "warning", "HEAD is detached: new commits belong to no branch",
+                           "run `git switch main` (or the vault's branch) in the vault"))
+    if git.head(top) is None:
+        out.append(Finding("git", "error", "the repository has no commit yet",
+                           "run `git add -A && git commit -m 'vault'` in the vault"))
+        return out
+    status = git.run(vault.root, "status", "--porcelain", "--untracked-files=all", "--",
+                     *CONTENT_DIRS, check=False).splitlines()
+    changed = [line[3:] for line in status if line.strip()]
+    if changed:
+        out.append(Finding("git", "warning",
+                           f"{len(changed)} uncommitted change(s) in the memory folders: {_some(changed)}",
+                           "commit them (`git add -A && git commit`) or discard them "
+                           "(`git checkout -- FILE`, `git clean -i`); other agents do not see them"))
+    lock = top / ".git" / "index.lock"
+    if lock.exists():
+        age = time.time() - lock.stat().st_mtime
+        if age >= git.STALE_LOCK_SECONDS:
+            out.append(Finding("git", "error", f"stale git lock {lock} ({age:.0f} s old) blocks git",
+                               f"if no git process is running, remove it: rm {lock} "
+                               "(the next biocortex write also removes it)"))
+        else:
+            out.append(Finding("git", "info", f"git is writing right now ({lock} is {age:.1f} s old)",
+                               "run doctor again in a few seconds"))
+    return out
+
+
+def check_lock(vault: Vault) -> list[Finding]:
+    import fcntl
+
+    out: list[Finding] = []
+    path = vault.state_dir / "write.lock"
+    if path.exists():
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        except BlockingIOError:
+            out.append(Finding("lock", "info", "a biocortex write is in progress (the write lock is held)",
+                               "nothing to do: the lock is released when that write ends or its process dies"))
+        finally:
+            os.close(fd)
+    journal = vault.state_dir / JOURNAL_NAME
+    if journal.exists():
+        listed = sorted({line for line in journal.read_text(encoding="utf-8").splitlines() if line})
+        if not out:  # no writer holds the lock: the journal belongs to one that was killed
+            out.append(Finding("lock", "error",
+                               f"a write was killed before its commit; {len(listed)} file(s) may be half "
+                               f"written: {_some(listed)}",
+                               "the next biocortex write puts them back as git HEAD has them "
+                               f"(or: `git checkout HEAD -- FILE` for each, then rm .biocortex/{JOURNAL_NAME})"))
+    return out
+
+
+def check_config(vault: Vault) -> list[Finding]:
+    try:
+        vault.config  # noqa: B018 - loading is the check
+    except DataError as exc:
+        where = f"{exc.path or '.biocortex/config.yaml'}:{exc.line or 1}: "
+        return [Finding("config", "error", where + exc.message,
+                        exc.hint or "fix the setting; docs/configuration.md lists every setting")]
+    return []
+
+
+def check_template(vault: Vault) -> list[Finding]:
+    from biocortex_cli.store.notes import load_yaml
+
+    template = template_dir()
+    out: list[Finding] = []
+    missing = sorted(p.relative_to(template).as_posix() for p in template.rglob("*")
+                     if p.is_file() and "__pycache__" not in p.parts
+                     and not (vault.root / p.relative_to(template)).exists())
+    if missing:
+        out.append(Finding("template", "warning", f"{len(missing)} file(s) of the vault template are missing: "
+                           f"{_some(missing)}",
+                           f"copy them back from {template} and commit them"))
+    try:
+        ours = load_yaml((template / ".biocortex/config.yaml").read_text(), "template config") or {}
+        theirs = load_yaml((vault.root / ".biocortex/config.yaml").read_text(), "config") or {}
+    except (DataError, OSError):
+        return out  # a broken config is reported by check_config
+    want, have = ours.get("version"), theirs.get("version") if isinstance(theirs, dict) else None
+    if want is not None and have != want:
+        out.append(Finding("template", "warning",
+                           f"the vault was made from template version {have}, this biocortex ships {want}",
+                           "compare .biocortex/config.yaml, AGENTS.md and templates/ with "
+                           f"{template} and merge what is new; then set version: {want}"))
+    return out
+
+
+def check_index(vault: Vault) -> list[Finding]:
+    from biocortex_cli.index.build import is_stale
+    from biocortex_cli.index.store import index_path
+    from biocortex_cli.store.config import Config
+
+    if not index_path(vault.state_dir).exists():
+        return [Finding("index", "info", "no index yet", "the first `biocortex recall` or `biocortex index` builds it")]
+    try:
+        encoding = vault.config.tokenizer.encoding
+    except DataError:
+        encoding = Config().tokenizer.encoding
+    stale, why = is_stale(vault, encoding)
+    if not stale:
+        return []
+    unusable = "since the last index" not in why and "HEAD moved" not in why
+    if unusable:
+        return [Finding("index", "error", f"the index is unusable: {why}",
+                        "run `biocortex index --rebuild` (recall also rebuilds it, more slowly)")]
+    return [Finding("index", "warning", f"the index is stale: {why}",
+                    "run `biocortex index` (recall also refreshes it on its own)")]
+
+
+def check_notes(vault: Vault) -> list[Finding]:
+    from biocortex_cli.store.check import check_vault
+
+    report = check_vault(vault)
+    if report.ok:
+        return []
+    shown = [str(p) for p in report.problems]
+    return [Finding("notes", "error", f"{len(report.problems)} problem(s) in {report.notes} note(s): {_some(shown)}",
+                    "run `biocortex check` for the full list, fix each note, then commit")]
+
+
+CHECKS: tuple[Callable[[Vault], list[Finding]], ...] = (
+    check_git, check_lock, check_config, check_template, check_index, check_notes)
+
+
+def diagnose(vault: Vault) -> list[Finding]:
+    """Run every check; a check that fails outright becomes a finding, not an abort."""
+    findings: list[Finding] = []
+    for check in CHECKS:
+        name = check.__name__.removeprefix("check_")
+        try:
+            findings.extend(check(vault))
+        except (BiocortexError, OSError) as exc:
+            findings.append(Finding(name, "error", f"could not check: {exc}",
+                                    getattr(exc, "hint", "") or "run with --debug and report it"))
+    return findings
+

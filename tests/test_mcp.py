@@ -1,0 +1,100 @@
+"""``biocortex mcp`` end to end, with the MCP SDK's own client over stdio (SPEC §9)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import REPO, Cli
+
+TOOLS = {"recall", "context", "episode_add", "fact_add", "fact_query"}
+
+
+def _result(res: Any) -> tuple[bool, str, Any]:
+    """(is_error, text, structured content), whatever the SDK version names them."""
+    is_error = getattr(res, "is_error", getattr(res, "isError", None))
+    structured = getattr(res, "structured_content", getattr(res, "structuredContent", None))
+    return bool(is_error), res.content[0].text, structured
+
+
+async def _session(vault: Path, log: Path) -> list[tuple[bool, str, Any]]:
+    from mcp.client.stdio import StdioServerParameters
+
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "biocortex_cli", "--vault", str(vault), "mcp"],
+                                   env=env, cwd=str(REPO))
+    with log.open("w", encoding="utf-8") as errlog:  # the server's stderr (pytest's has no fileno)
+        return await _calls(params, errlog)
+
+
+async def _calls(params: Any, errlog: Any) -> list[tuple[bool, str, Any]]:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    out: list[tuple[bool, str, Any]] = []
+    async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        listed = await session.list_tools()
+        names = {t.name for t in listed.tools}
+        schemas = {t.name: (getattr(t, "input_schema", None) or t.inputSchema) for t in listed.tools}
+        out.append((False, json.dumps(sorted(names)), schemas))
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("recall", {"query": "doublets in scRNA-seq with scDblFinder", "top_k": 2, "budget": 800}),
+            ("episode_add", {"task": "Call peaks in zebrafish fin ATAC-seq with MACS2", "tool": ["MACS2"],
+                             "domain": ["ATAC-seq"], "result": "41,203 peaks at q < 0.01", "success": True,
+                             "lesson": ["Use --nomodel with Tn5 shift for ATAC-seq"]}),
+            ("fact_add", {"subject": "TP53", "predicate": "regulates", "object": "MDM2", "source": ["PMID:8319905"]}),
+            ("fact_query", {"entity": "TP53"}),
+            ("recall", {"query": "zebrafish fin ATAC-seq peaks MACS2"}),
+            ("context", {"query": "TP53 and doublets in scRNA-seq", "budget": 1200}),
+            ("recall", {"top_k": 3}),  # missing argument
+            ("recall", {"query": "doublets", "top_k": "many"}),  # wrong type
+            ("recall", {"query": "doublets", "top_k": 0}),  # our own validation
+            ("fact_query", {"entity": "MDM2"}),  # still serving after the errors
+        ]
+        for name, arguments in calls:
+            out.append(_result(await session.call_tool(name, arguments)))
+    return out
+
+
+def test_mcp_server_over_stdio(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    assert cli("episode", "import", REPO / "examples/sample_episodes.jsonl").code == 0
+    query_text = "doublets in scRNA-seq with scDblFinder"
+    expected = cli("recall", query_text, "--top-k", "2", "--budget", "800", "--json").json()
+    results = asyncio.run(_session(vault, tmp_path / "server.log"))
+    listed, recall, added, fact, query, recalled, context, missing, wrong, invalid, after = results
+
+    assert set(json.loads(listed[1])) == TOOLS
+    assert {"query", "top_k", "budget", "min_relevance", "domain"} <= set(listed[2]["recall"]["properties"])
+    assert listed[2]["recall"]["required"] == ["query"]
+
+    error, text, data = recall
+    assert not error and data == json.loads(text)  # same JSON, structured and as text
+    assert data["budget"] == 800 and data["tokens"] <= 800 and 1 <= len(data["results"]) <= 2
+    assert data == expected  # what `recall --json` printed before the session changed the vault
+
+    assert not added[0] and added[2]["tools"] == ["MACS2"]
+    assert (vault / added[2]["path"]).is_file()
+    assert not fact[0] and fact[2]["id"].startswith("tp53--regulates--mdm2") and fact[2]["merged"] is False
+    assert not query[0] and [f["object"] for f in query[2]["facts"]] == ["MDM2"]
+    assert recalled[2]["results"][0]["id"] == added[2]["id"]
+    assert not context[0] and context[2]["tokens"] <= 1200 and context[2]["parts"]
+
+    for error_result, word in ((missing, "query"), (wrong, "top_k")):
+        assert error_result[0] and word in error_result[1]
+    assert invalid[0]
+    payload = json.loads(invalid[1][invalid[1].index("{"):])
+    assert payload["error"]["message"] == "--top-k must be at least 1, not 0" and payload["error"]["hint"]
+    assert not after[0] and after[2]["matched"] == ["MDM2"]
+
+
+def test_other_commands_do_not_import_the_sdk() -> None:
+    import subprocess
+
+    code = ("import sys; from biocortex_cli.cli.main import main; import biocortex_cli.cli.app; "
+            "assert not any(m == 'mcp' or m.startswith('mcp.') for m in sys.modules), 'mcp imported'")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
