@@ -56,6 +56,10 @@ demo: venv
 	@echo "== working memory: compress a long agent transcript to 3,400 tokens (before/after on stderr)" >&2
 	$(BIN)/biocortex compress tests/data/transcripts/04_bulk_rnaseq_deseq2.json --budget 3400 > $(DEMO)-compressed.json
 	@$(PY) -c "import json; m = json.load(open('$(DEMO)-compressed.json'))['messages']; print(m[1]['content'][:1800], '…')"
+	@echo "== one call for a planner prompt: conversation + past analyses + facts in 2,500 tokens" >&2
+	$(BIN)/biocortex --vault $(DEMO) context "KEAP1 knockout RNA-seq: what went wrong before?" \
+	  --conversation tests/data/transcripts/04_bulk_rnaseq_deseq2.json --budget 2500 --json \
+	  | $(PY) -c "import json, sys; d = json.load(sys.stdin); print({p['name']: p['tokens'] for p in d['parts']}, d['tokens'], '/', d['budget'])"
 	@echo "== check the vault" >&2
 	$(BIN)/biocortex --vault $(DEMO) check
 	@echo "== git log of the vault" >&2
