@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,20 @@ def test_read_only_vault_is_refused_cleanly(vault: Path, cli: Cli) -> None:
         subprocess.run(undo, check=True)
     assert git(vault, "rev-parse", "HEAD") == before
     assert not list((vault / "episodes").rglob("*dock*"))
+
+
+def test_a_write_commits_exactly_its_files_whatever_else_is_staged(vault: Path, cli: Cli) -> None:
+    # fast path: nothing else staged -> one commit with just the episode and its entity note
+    assert cli("episode", "add", "--task", "TP53 ChIP-seq", "--id", "fast").code == 0
+    files = set(git(vault, "show", "--name-only", "--format=", "HEAD").split())
+    assert files == {"episodes/" + next(p for p in git(vault, "ls-files").split() if p.endswith("fast.md"))
+                     .split("episodes/", 1)[1], "entities/TP53.md"}
+    assert git(vault, "status", "--porcelain") == ""
+    # someone's staged work in progress never rides along
+    (vault / "notes-wip.md").write_text("draft\n")
+    git(vault, "add", "notes-wip.md")
+    assert cli("episode", "add", "--task", "MDM2 knockdown", "--id", "slow").code == 0
+    files = set(git(vault, "show", "--name-only", "--format=", "HEAD").split())
+    assert "notes-wip.md" not in files and any(f.endswith("slow.md") for f in files)
+    assert git(vault, "status", "--porcelain").strip() == "A  notes-wip.md"
+    subprocess.run(["git", "-C", str(vault), "fsck", "--strict"], check=True, capture_output=True)

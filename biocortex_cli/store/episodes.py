@@ -284,6 +284,31 @@ def existing_ids(vault: Vault) -> dict[str, str]:
     return out
 
 
+def episode_path(vault: Vault, ident: str) -> str | None:
+    """The rel path of episode ``ident`` (live or archived), or None — by looking in each
+    ``YYYY/MM`` folder for ``<id>.md`` (a few hundred stats) instead of listing every note, so a
+    write or a lookup stays fast in a vault of 100k episodes. A note placed deeper by hand is
+    not seen here (``find_episode`` falls back to the full walk; ``check`` reports duplicate ids)."""
+    name = f"{ident}.md"
+    for base in ("episodes", "archive/episodes"):
+        root = vault.root / base
+        try:
+            years = [e for e in os.scandir(root) if e.is_dir()]
+        except OSError:
+            continue
+        for year in years:
+            try:
+                months = [e for e in os.scandir(year.path) if e.is_dir()]
+            except OSError:
+                continue
+            for month in months:
+                if os.path.isfile(os.path.join(month.path, name)):
+                    return f"{base}/{year.name}/{month.name}/{name}"
+        if os.path.isfile(root / name):
+            return f"{base}/{name}"
+    return None
+
+
 def _write_entities(txn: Transaction, episodes: list[Episode], author: Author, batch: bool) -> None:
     names: list[str] = []
     for ep in episodes:
@@ -305,9 +330,9 @@ def add_episode(vault: Vault, data: Mapping[str, Any], author: Author) -> Episod
     ep = build_episode(_scrubbed(vault, data), author=author, now=dt.datetime.now(dt.timezone.utc))
     message = f"episode: add {ep.id} — {_summary(ep.task)}"
     with vault.transaction(message, author) as txn:
-        taken = existing_ids(vault)
-        if ep.id in taken:
-            raise DataError(f"an episode with id {ep.id!r} already exists ({taken[ep.id]})",
+        taken = episode_path(vault, ep.id)
+        if taken is not None:
+            raise DataError(f"an episode with id {ep.id!r} already exists ({taken})",
                             hint="choose another --id, or leave it out to generate one")
         txn.write(ep.path, render_episode(ep))
         _write_entities(txn, [ep], author, batch=False)
@@ -377,7 +402,7 @@ def episode_from_note(note: Note) -> Episode:
 
 def find_episode(vault: Vault, ident: str) -> Episode:
     validate_id(ident)
-    rel = existing_ids(vault).get(ident)
+    rel = episode_path(vault, ident) or existing_ids(vault).get(ident)
     if rel is None:
         raise NotFoundError(f"no episode with id {ident!r}",
                             hint="list ids with `biocortex episode list`")

@@ -290,10 +290,10 @@ def noisy_or(values: Iterable[float]) -> float:
 
 
 def _source_link(vault: Vault, source: str) -> str:
-    from biocortex_cli.store.episodes import ID_RE, existing_ids
+    from biocortex_cli.store.episodes import ID_RE, episode_path
 
     ident = source.removeprefix("episode:")
-    if ID_RE.fullmatch(ident) and ident in existing_ids(vault):
+    if ID_RE.fullmatch(ident) and episode_path(vault, ident) is not None:
         return f"[[{ident}]] (episode)"
     return source
 

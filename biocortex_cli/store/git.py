@@ -147,8 +147,35 @@ def commit(root: Path, paths: Sequence[str], message: str, author: Author) -> No
     # Pathspecs come from a file so thousands of paths never hit the argv limit.
     spec = "\0".join(paths)
     run_stdin(root, ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], spec, ident)
+    if _commit_staged(root, paths, message, ident):
+        return
     run_stdin(root, ["-c", "gc.auto=0", "commit", "-q", "--no-verify", "-m", message,
                       "--pathspec-from-file=-", "--pathspec-file-nul"], spec, ident)
+
+
+def _commit_staged(root: Path, paths: Sequence[str], message: str, ident: dict[str, str]) -> bool:
+    """Commit the index as it is, with plumbing, when it holds exactly our staged paths.
+
+    ``git commit -- paths`` builds a temporary index (two passes over every entry): at 100k notes
+    it took 0.96 s here, against 0.16 s for write-tree + commit-tree + update-ref. When anything
+    else is staged (a person's work in progress), or there is no HEAD yet, returns False and the
+    pathspec commit runs instead, so nobody else's staged change ever rides along."""
+    head = run(root, "rev-parse", "-q", "--verify", "HEAD", check=False).strip()
+    if not head:
+        return False
+    staged = run(root, "diff", "--cached", "--name-only", "-z", "--no-renames", check=False)
+    names = {n for n in staged.split("\0") if n}
+    if not names or not names <= set(paths):
+        return False  # nothing staged (the porcelain commit says so), or someone else's changes
+    tree = run(root, "write-tree", env=ident).strip()
+    proc = subprocess.run(["git", "-C", str(root), "commit-tree", tree, "-p", head, "-F", "-"],
+                          input=message, capture_output=True, text=True, check=False,
+                          env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **ident})
+    if proc.returncode != 0:
+        return False
+    run(root, "update-ref", "-m", f"commit: {message.splitlines()[0]}", "HEAD", proc.stdout.strip(), head,
+        env=ident)
+    return True
 
 
 def run_stdin(root: Path, args: list[str], stdin: str, env: dict[str, str] | None = None, *,
