@@ -21,7 +21,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -177,14 +177,16 @@ def dirs_unchanged(root: Path, known_dirs: dict[str, list[Any]]) -> bool:
     return True
 
 
-def _git_changed(git_root: Path, vault_root: Path, old: str, new: str) -> set[str] | None:
-    """Notes that differ between two commits, relative to the vault; None if git cannot tell."""
+def git_changed(git_root: Path, vault_root: Path, old: str, new: str,
+                folders: Iterable[str] = INDEXED) -> set[str] | None:
+    """Files under ``folders`` that differ between two commits, relative to the vault; None if
+    git cannot tell."""
     try:
         prefix = vault_root.resolve().relative_to(git_root.resolve()).as_posix()
     except ValueError:
         return None
     proc = subprocess.run(["git", "-C", str(git_root), "diff", "--name-only", "--no-renames", "-z",
-                           old, new, "--", *[f"{prefix}/{d}" if prefix != "." else d for d in INDEXED]],
+                           old, new, "--", *[f"{prefix}/{d}" if prefix != "." else d for d in folders]],
                           capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         return None
@@ -296,7 +298,9 @@ def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head
 
 
 @contextlib.contextmanager
-def _write_txn(conn: sqlite3.Connection) -> Iterator[None]:
+def write_txn(conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction on an index connection (opened in autocommit mode, where
+    ``with conn`` would commit every statement on its own)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield
@@ -362,7 +366,7 @@ def rebuild(vault: Any, encoding: str, reason: str = "") -> RefreshReport:
         scan = full_scan(vault.root)
         head = vault.head()
         todo = sorted(scan.files)
-        with _write_txn(conn):
+        with write_txn(conn):
             loader = store.BulkLoader(conn)
             for rows, postings, problems in _read_all(vault.root, todo, scan.files, encoding):
                 for rel, line, message in problems:
@@ -411,13 +415,13 @@ def refresh(vault: Any, encoding: str, *, full: bool = False) -> tuple[sqlite3.C
             report.total = int(meta.get("n_docs", 0))
             report.seconds = time.perf_counter() - started
             return conn, report  # the common case: nothing changed, nothing written
-        with _write_txn(conn):
+        with write_txn(conn):
             meta = store.get_meta(conn)  # another process may have refreshed meanwhile
             recheck: set[str] = set()
             known_dirs = meta.get("dirs", {})
             scan = full_scan(vault.root, known_dirs) if full else quick_scan(vault.root, known_dirs)
             if meta.get("head") != head and meta.get("head") and head:
-                changed = _git_changed(vault.git_root, vault.root, meta["head"], head)
+                changed = git_changed(vault.git_root, vault.root, meta["head"], head)
                 if changed is None:
                     scan = full_scan(vault.root)
                 else:

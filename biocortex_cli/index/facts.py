@@ -16,16 +16,15 @@ stats every note, which catches hand edits not yet committed.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sqlite3
-import subprocess
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from biocortex_cli.errors import DataError
+from biocortex_cli.index.build import git_changed, write_txn
 from biocortex_cli.store.facts import Fact, fact_from_note
 from biocortex_cli.store.notes import read_note
 
@@ -66,35 +65,8 @@ def _walk(root: Path, top: str) -> dict[str, tuple[int, int]]:
     return out
 
 
-@contextlib.contextmanager
-def _txn(conn: sqlite3.Connection) -> Iterator[None]:
-    """One write transaction, whatever the connection's isolation level (the episode index opens
-    it in autocommit mode, where ``with conn`` would commit every statement on its own)."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-
-
 def _state(conn: sqlite3.Connection) -> dict[str, str]:
     return dict(conn.execute("SELECT key, value FROM fact_state"))
-
-
-def _changed_by_git(vault: Any, old: str, new: str) -> set[str] | None:
-    try:
-        prefix = vault.root.resolve().relative_to(vault.git_root.resolve()).as_posix()
-    except ValueError:
-        return None
-    dirs = ["facts", "entities"] if prefix == "." else [f"{prefix}/facts", f"{prefix}/entities"]
-    proc = subprocess.run(["git", "-C", str(vault.git_root), "diff", "--name-only", "--no-renames", "-z",
-                           old, new, "--", *dirs], capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        return None
-    cut = 0 if prefix == "." else len(prefix) + 1
-    return {n[cut:] for n in proc.stdout.split("\0") if n}
 
 
 def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: bool = False) -> list[DataError]:
@@ -103,7 +75,7 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
     state = _state(conn)
     head = vault.head() or ""
     if state.get("encoding") != encoding:
-        with _txn(conn):
+        with write_txn(conn):
             for table in ("facts", "entity_aliases", "entity_files", "fact_problems", "fact_state"):
                 conn.execute(f"DELETE FROM {table}")
         state = {}
@@ -111,7 +83,8 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
     if state and not full:
         if state.get("head") == head:
             return _problems(conn)
-        todo = _changed_by_git(vault, state["head"], head) if state.get("head") and head else None
+        todo = (git_changed(vault.git_root, vault.root, state["head"], head, ("facts", "entities"))
+                if state.get("head") and head else None)
     if todo is None:  # first build, --full, or git cannot tell: stat everything
         known = dict(((r, (m, s)) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM facts")))
         known.update(((r, (m, s)) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM entity_files")))
@@ -123,10 +96,10 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
         from biocortex_cli.recall.facts import HEADER
         from biocortex_cli.tokens import get_counter
 
-        with _txn(conn):
+        with write_txn(conn):
             conn.execute("INSERT OR REPLACE INTO fact_state VALUES('header_tokens', ?)",
                          (str(get_counter(encoding).count(HEADER)),))
-    with _txn(conn):
+    with write_txn(conn):
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('head', ?)", (head,))
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('encoding', ?)", (encoding,))
     return _problems(conn)
@@ -164,7 +137,7 @@ def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding:
         except DataError as exc:
             gone.append(rel)
             problems.append((rel, exc.line or 1, exc.message))
-    with _txn(conn):
+    with write_txn(conn):
         for rel in gone:
             conn.execute("DELETE FROM facts WHERE rel = ?", (rel,))
             conn.execute("DELETE FROM entity_aliases WHERE rel = ?", (rel,))
@@ -202,6 +175,12 @@ class IndexedFacts:
             if row:
                 return str(row[0])
         return normalize_entity(name)
+
+    def alias_owner(self, text: str) -> str | None:
+        """The entity whose name or alias ``text`` is (case-insensitive), if any."""
+        row = self.conn.execute("SELECT name FROM entity_aliases WHERE alias_key = ? ORDER BY rel LIMIT 1",
+                                (text.strip().casefold(),)).fetchone()
+        return None if row is None else str(row[0])
 
     def spellings(self, name: str) -> set[str]:
         canonical = self.resolve(name)

@@ -23,13 +23,11 @@ _WORD = re.compile(r"[^\s,;:!?()\[\]{}\"']+")
 class FactsPart:
     text: str = ""
     tokens: int = 0
-    entities: list[str] = field(default_factory=list)
     facts: list[dict[str, Any]] = field(default_factory=list)
-    dropped: int = 0  # facts about the entities that did not fit
 
 
-def query_keys(conn: sqlite3.Connection, query: str) -> dict[str, str]:
-    """casefold key -> entity name, for every entity of the question that memory knows."""
+def query_keys(conn: sqlite3.Connection, query: str) -> set[str]:
+    """Case-folded names and aliases of every entity of the question that memory knows."""
     from biocortex_cli.bio.entities import entity_names
 
     words = _WORD.findall(query)
@@ -38,19 +36,16 @@ def query_keys(conn: sqlite3.Connection, query: str) -> dict[str, str]:
     grams |= {name.casefold() for name in entity_names(query)}
     grams.discard("")
     if not grams:
-        return {}
-    marks = ",".join("?" for _ in grams)
-    keys: dict[str, str] = {}
-    names = dict(conn.execute(f"SELECT alias_key, name FROM entity_aliases WHERE alias_key IN ({marks})",
-                              sorted(grams)).fetchall())
-    for alias, name in names.items():  # every spelling of each named entity
-        keys[alias] = name
-        for (other,) in conn.execute("SELECT a.alias_key FROM entity_aliases a JOIN entity_aliases b "
-                                     "ON a.rel = b.rel WHERE b.alias_key = ?", (alias,)):
-            keys.setdefault(str(other), name)
-    for key, in conn.execute(f"SELECT s_key FROM facts WHERE s_key IN ({marks}) UNION "
-                             f"SELECT o_key FROM facts WHERE o_key IN ({marks})", [*sorted(grams), *sorted(grams)]):
-        keys.setdefault(str(key), str(key))
+        return set()
+    ordered = sorted(grams)
+    marks = ",".join("?" for _ in ordered)
+    # every spelling of each entity named (an alias finds its entity note, the note all its names)
+    keys = {str(k) for (k,) in conn.execute(
+        f"SELECT a.alias_key FROM entity_aliases a JOIN entity_aliases b ON a.rel = b.rel "
+        f"WHERE b.alias_key IN ({marks})", ordered)}
+    keys.update(str(k) for (k,) in conn.execute(
+        f"SELECT s_key FROM facts WHERE s_key IN ({marks}) UNION SELECT o_key FROM facts WHERE o_key IN ({marks})",
+        [*ordered, *ordered]))
     return keys
 
 
@@ -62,26 +57,25 @@ def facts_part(conn: sqlite3.Connection, query: str, budget: int) -> FactsPart:
         return FactsPart()
     if not keys or budget <= 0:
         return FactsPart()
-    marks = ",".join("?" for _ in keys)
+    wanted = sorted(keys)
+    marks = ",".join("?" for _ in wanted)
     rows = conn.execute(
         f"SELECT confidence, rel, record, line, line_tokens FROM facts WHERE status = 'current' AND "
-        f"(s_key IN ({marks}) OR o_key IN ({marks})) ORDER BY confidence DESC, rel LIMIT {MAX_FACTS * 4}",
-        [*keys, *keys]).fetchall()
+        f"(s_key IN ({marks}) OR o_key IN ({marks})) ORDER BY confidence DESC, rel LIMIT {MAX_FACTS}",
+        [*wanted, *wanted]).fetchall()
     if not rows:
         return FactsPart()
     row = conn.execute("SELECT value FROM fact_state WHERE key = 'header_tokens'").fetchone()
     if row is None:
         return FactsPart()
     used, lines, facts = int(row[0]), [], []
-    for _conf, _rel, record, line, tokens in rows[:MAX_FACTS]:
+    for _conf, _rel, record, line, tokens in rows:
         if used + tokens > budget:
             break
         used += tokens
         lines.append(line)
         facts.append(json.loads(record))
     if not lines:
-        return FactsPart(dropped=len(rows))
-    names = sorted({keys[k] for f in facts for k in (f["subject"].casefold(), f["object"].casefold()) if k in keys})
+        return FactsPart()
     # each line ends with a newline and the next begins with "-": tokens add up exactly
-    text = HEADER + "".join(lines)
-    return FactsPart(text=text, tokens=used, entities=names, facts=facts, dropped=len(rows) - len(lines))
+    return FactsPart(text=HEADER + "".join(lines), tokens=used, facts=facts)

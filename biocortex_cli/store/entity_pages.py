@@ -10,31 +10,42 @@ from biocortex_cli.store.vault import Vault
 
 
 def entity_page(vault: Vault, name: str) -> dict[str, Any]:
-    from biocortex_cli.store.episodes import EpisodeFilter, list_episodes
-    from biocortex_cli.store.fact_query import MemoryFacts, resolve_entity
-    from biocortex_cli.store.facts import clean_text, load_aliases, load_facts
+    """Read from the sidecar index (facts, aliases, episodes' entity lists) and the entity's own
+    note, so it stays fast in a vault of 100k facts or episodes."""
+    import contextlib
+
+    from biocortex_cli.bio.text import tokenize
+    from biocortex_cli.index.facts import open_facts
+    from biocortex_cli.store.fact_query import resolve_entity
+    from biocortex_cli.store.facts import clean_text
+    from biocortex_cli.store.notes import read_note
 
     wanted = clean_text(name, "entity name")
-    facts, _problems = load_facts(vault)
-    aliases = load_aliases(vault)
-    matched, how = resolve_entity(wanted, MemoryFacts(facts, aliases))
-    if not matched or (how == "substring" and len(matched) > 1):
-        hint = f"did you mean: {', '.join(matched[:8])}" if matched else "list entities in entities/"
-        raise NotFoundError(f"no entity named {wanted!r}", hint=hint)
-    canonical = matched[0]
-    keys = aliases.spellings(canonical)
-    out_facts = [f.as_json() for f in facts if f.subject.casefold() in keys]
-    in_facts = [f.as_json() for f in facts if f.object.casefold() in keys and f.subject.casefold() not in keys]
-    episodes, _ = list_episodes(vault, EpisodeFilter())
-    mentions = [{"id": ep.id, "path": ep.path, "task": ep.task, "success": ep.success}
-                for ep in episodes if keys & {e.casefold() for e in ep.strings("entities")}]
-    rel = entity_notes.entity_rel(canonical)
-    kind = entity_notes.entity_kind(canonical)
-    if (vault.root / rel).is_file():
-        from biocortex_cli.store.notes import read_note
-
-        meta = read_note(vault.root / rel, rel).meta
-        kind = str(meta.get("kind") or kind)
+    conn, source, _problems = open_facts(vault)
+    with contextlib.closing(conn):
+        matched, how = resolve_entity(wanted, source)
+        if not matched or (how == "substring" and len(matched) > 1):
+            hint = f"did you mean: {', '.join(matched[:8])}" if matched else "list entities in entities/"
+            raise NotFoundError(f"no entity named {wanted!r}", hint=hint)
+        canonical = matched[0]
+        keys = source.spellings(canonical)
+        facts = sorted(source.touching(keys), key=lambda f: (f.subject.casefold(), f.predicate, f.object.casefold()))
+        rel = entity_notes.entity_rel(canonical)
+        kind, aliases = entity_notes.entity_kind(canonical), [canonical]
+        if (vault.root / rel).is_file():
+            meta = read_note(vault.root / rel, rel).meta
+            kind = str(meta.get("kind") or kind)
+            listed = meta.get("aliases")
+            aliases = [a for a in listed if isinstance(a, str)] if isinstance(listed, list) else aliases
+        values = sorted({" ".join(tokenize(n)) or n.casefold() for n in {canonical, *aliases}})
+        marks = ",".join("?" for _ in values)
+        rows = conn.execute(f"SELECT DISTINCT d.id, d.rel, d.task, d.success FROM attrs a JOIN docs d ON a.doc = d.doc "
+                            f"WHERE a.kind = 'entity' AND a.value IN ({marks}) ORDER BY d.created DESC, d.id",
+                            values).fetchall()
     return {"name": canonical, "kind": kind, "path": rel if (vault.root / rel).is_file() else None,
-            "aliases": aliases.names.get(canonical, [canonical]),
-            "facts_out": out_facts, "facts_in": in_facts, "episodes": mentions}
+            "aliases": aliases,
+            "facts_out": [f.as_json() for f in facts if f.subject.casefold() in keys],
+            "facts_in": [f.as_json() for f in facts
+                         if f.object.casefold() in keys and f.subject.casefold() not in keys],
+            "episodes": [{"id": i, "path": r, "task": t, "success": None if s is None else bool(s)}
+                         for i, r, t, s in rows]}

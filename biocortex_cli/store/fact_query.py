@@ -7,11 +7,11 @@ answer the same whether the facts come from the notes or from the sidecar index.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from biocortex_cli.store.facts import Aliases, Fact, FactRules, normalize_predicate
+from biocortex_cli.store.facts import Fact, FactRules, normalize_predicate
 
 
 @dataclass(frozen=True)
@@ -32,52 +32,13 @@ def _key(name: str) -> str:
 
 
 class FactSource(Protocol):
-    """Where facts and aliases come from: the index (IndexedFacts) or notes read into memory."""
+    """Where facts and aliases come from (the index: :class:`biocortex_cli.index.facts.IndexedFacts`)."""
 
     def resolve(self, name: str) -> str: ...
     def spellings(self, name: str) -> set[str]: ...
     def known_name(self, key: str) -> str | None: ...
     def substring(self, text: str, limit: int = 50) -> list[str]: ...
     def touching(self, keys: Iterable[str], limit: int | None = None) -> list[Fact]: ...
-
-
-class MemoryFacts:
-    """A FactSource over facts and aliases already loaded (from notes)."""
-
-    def __init__(self, facts: Sequence[Fact], aliases: Aliases) -> None:
-        self.aliases = aliases
-        self.by_key: dict[str, list[Fact]] = {}
-        self.names: dict[str, str] = {}
-        for fact in facts:
-            for end in (fact.subject, fact.object):
-                self.names.setdefault(_key(end), end)
-            self.by_key.setdefault(_key(fact.subject), []).append(fact)
-            if _key(fact.object) != _key(fact.subject):
-                self.by_key.setdefault(_key(fact.object), []).append(fact)
-        for entity, listed in aliases.names.items():
-            for alias in (entity, *listed):
-                self.names.setdefault(_key(alias), entity)
-
-    def resolve(self, name: str) -> str:
-        return self.aliases.resolve(name)
-
-    def spellings(self, name: str) -> set[str]:
-        return self.aliases.spellings(name)
-
-    def known_name(self, key: str) -> str | None:
-        return self.names.get(key)
-
-    def substring(self, text: str, limit: int = 50) -> list[str]:
-        wanted = _key(text)
-        return sorted({v for k, v in self.names.items() if wanted and wanted in k}, key=lambda s: (len(s), s))[:limit]
-
-    def touching(self, keys: Iterable[str], limit: int | None = None) -> list[Fact]:
-        out: dict[str, Fact] = {}
-        for key in keys:
-            for fact in self.by_key.get(key, []):
-                out[fact.id] = fact
-        found = sorted(out.values(), key=lambda f: (-f.confidence, f.id))
-        return found[:limit] if limit is not None else found
 
 
 def resolve_entity(name: str, source: FactSource) -> tuple[list[str], str]:

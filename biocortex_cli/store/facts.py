@@ -156,56 +156,6 @@ def fact_rel(subject: str, predicate: str, obj: str) -> str:
     return f"facts/{_slug(subject, 36)}/{fact_id(subject, predicate, obj)}.md"
 
 
-# --- aliases ------------------------------------------------------------------------------
-
-
-@dataclass
-class Aliases:
-    """Entity name resolution: any alias (case-insensitive) → the entity note's name."""
-
-    canonical: dict[str, str] = field(default_factory=dict)  # casefold alias -> name
-    names: dict[str, list[str]] = field(default_factory=dict)  # name -> aliases
-
-    def resolve(self, name: str) -> str:
-        from biocortex_cli.bio.entities import normalize_entity
-
-        hit = self.canonical.get(_key(name))
-        if hit is not None:
-            return hit
-        norm = normalize_entity(name)
-        return self.canonical.get(_key(norm), norm)
-
-    def spellings(self, name: str) -> set[str]:
-        """Every casefolded spelling of the entity ``name`` resolves to."""
-        canonical = self.resolve(name)
-        return {_key(canonical), _key(name), *(_key(a) for a in self.names.get(canonical, []))}
-
-
-def load_aliases(vault: Vault) -> Aliases:
-    """Read every entity note's name and aliases (broken notes are skipped: `check` reports them)."""
-    aliases = Aliases()
-    base = vault.root / "entities"
-    if not base.is_dir():
-        return aliases
-    for entry in sorted(os.scandir(base), key=lambda e: e.name):
-        if not entry.name.endswith(".md") or entry.name == "README.md":
-            continue
-        try:
-            note = read_note(Path(entry.path), f"entities/{entry.name}")
-        except DataError:
-            continue
-        name = note.meta.get("name")
-        if not isinstance(name, str) or not name.strip():
-            name = entry.name[:-3]
-        listed = note.meta.get("aliases")
-        alias_list = [a for a in listed if isinstance(a, str)] if isinstance(listed, list) else []
-        aliases.names[name] = alias_list
-        aliases.canonical.setdefault(_key(name), name)
-        for alias in alias_list:
-            aliases.canonical.setdefault(_key(alias), name)
-    return aliases
-
-
 # --- reading ------------------------------------------------------------------------------
 
 
@@ -231,18 +181,6 @@ def iter_fact_paths(vault: Vault) -> Iterator[str]:
         for name in sorted(names):
             if name.endswith(".md") and not (name == "README.md" and dirpath == str(base)):
                 yield f"{vault.rel(Path(dirpath))}/{name}"
-
-
-def load_facts(vault: Vault) -> tuple[list[Fact], list[DataError]]:
-    """Every fact note; a broken one is a problem in the list, never the end of the answer."""
-    facts: list[Fact] = []
-    problems: list[DataError] = []
-    for rel in iter_fact_paths(vault):
-        try:
-            facts.append(fact_from_note(read_note(vault.root / rel, rel)))
-        except DataError as exc:
-            problems.append(exc)
-    return facts, problems
 
 
 def find_fact(vault: Vault, ident: str) -> Fact:
@@ -341,8 +279,14 @@ def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: l
     conf = _confidence(confidence if confidence is not None else vault.config.facts.default_confidence)
     srcs = [clean_text(s, "source") for s in sources] or ["unsourced"]
     rules = rules or FactRules.from_config(vault)
-    aliases = load_aliases(vault)
-    s_name, o_name = aliases.resolve(subject_text), aliases.resolve(obj_text)
+    from biocortex_cli.index.facts import open_facts
+
+    conn, source, _problems = open_facts(vault)  # aliases and current facts, from the index
+    try:
+        s_name, o_name = source.resolve(subject_text), source.resolve(obj_text)
+        nearby = source.touching(source.spellings(s_name))
+    finally:
+        conn.close()
     rel = fact_rel(s_name, pred, o_name)
     ident = fact_id(s_name, pred, o_name)
     now = iso_utc(dt.datetime.now(dt.timezone.utc))
@@ -393,8 +337,7 @@ def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: l
         if not created:  # the reviewer scanning git log sees an update, not a second add
             txn.message = f"fact: update {ident} — {_short(summary)} (+{', '.join(srcs)}, {conf:g})"
     fact = Fact(record=record, path=rel)
-    facts, _problems = load_facts(vault)
-    conflicts = [other for other in facts if rules.conflicts(fact, other)]
+    conflicts = [other for other in nearby if rules.conflicts(fact, other)]  # same subject only
     return AddResult(fact=fact, created=created, conflicts=conflicts, notes=notes)
 
 
@@ -443,19 +386,26 @@ def supersede_fact(vault: Vault, ident: str, by: str, author: Author) -> Fact:
 def add_alias(vault: Vault, name: str, alias: str, author: Author) -> tuple[str, list[str]]:
     """Add ``alias`` to the entity note of ``name`` (created if missing)."""
     name_text, alias_text = clean_text(name, "entity name"), clean_text(alias, "alias")
-    aliases = load_aliases(vault)
-    canonical = aliases.resolve(name_text)
-    other = aliases.canonical.get(_key(alias_text))
-    if other is not None and other != canonical:
-        where = f"entities/{entity_notes.file_stem(other)}.md"
-        if _key(other) == _key(alias_text):
-            raise DataError(f"{alias_text!r} is an entity of its own ({where})",
-                            hint=f"to merge them, move its aliases into {canonical}'s note by hand and "
-                                 f"archive {where}")
-        raise DataError(f"{alias_text!r} is already an alias of {other}",
-                        hint=f"remove it from {where} first")
-    rel = entity_notes.entity_rel(canonical)
-    with vault.transaction(f"entity: alias {entity_notes.entity_id(canonical)} — {alias_text}", author) as txn:
+    from biocortex_cli.index.facts import open_facts
+
+    with vault.transaction("entity: alias", author) as txn:
+        # checked under the write lock, so two writers cannot give one alias to two entities
+        conn, source, _problems = open_facts(vault)
+        try:
+            canonical = source.resolve(name_text)
+            other = source.alias_owner(alias_text)
+        finally:
+            conn.close()
+        if other is not None and _key(other) != _key(canonical):
+            where = f"entities/{entity_notes.file_stem(other)}.md"
+            if _key(other) == _key(alias_text):
+                raise DataError(f"{alias_text!r} is an entity of its own ({where})",
+                                hint=f"to merge them, move its aliases into {canonical}'s note by hand and "
+                                     f"archive {where}")
+            raise DataError(f"{alias_text!r} is already an alias of {other}",
+                            hint=f"remove it from {where} first")
+        rel = entity_notes.entity_rel(canonical)
+        txn.message = f"entity: alias {entity_notes.entity_id(canonical)} — {alias_text}"
         path = vault.path(rel)
         if not path.exists():
             now = iso_utc(dt.datetime.now(dt.timezone.utc))
