@@ -60,9 +60,12 @@ class ContextResult:
     parts: tuple[ContextPart, ...]
     context: str
     reason: str = ""  # why a part is missing, for stderr
+    recall_id: str | None = None  # the id of the recall inside (docs/learning.md)
+    injected: tuple[str, ...] = ()  # the episodes that recall put in the context
 
     def as_json(self) -> dict[str, Any]:
-        return {"query": self.query, "vault_commit": self.vault_commit, "budget": self.budget,
+        return {"query": self.query, "recall_id": self.recall_id, "vault_commit": self.vault_commit,
+                "budget": self.budget,
                 "tokens": self.tokens, "encoding": self.encoding,
                 "parts": [p.as_json() for p in self.parts], "context": self.context}
 
@@ -101,6 +104,10 @@ def build_context(vault: Vault, query: str, *, budget: int | None = None, conver
     while True:
         result = _assemble(vault, query, room, share, conv, counter, conversation_path)
         if result.tokens <= budget:
+            if result.recall_id:
+                from biocortex_cli.store.feedback import log_recall
+
+                log_recall(vault.state_dir, result.recall_id, query, result.vault_commit, result.injected)
             return replace(result, budget=budget)
         room -= result.tokens - budget  # joining sections cost more than their sum: shrink and redo
 
@@ -137,13 +144,15 @@ def _assemble(vault: Vault, query: str, budget: int, share: float, conv: Convers
         raise UsageError(f"the budget of {budget} tokens is too small for any section: {recall.reason}",
                          hint="raise --budget (or context.budget in the config)")
     commit = recall.vault_commit if recall is not None else None
-    return ContextResult(query, commit, budget, counter.count(context), counter.encoding, tuple(parts), context, reason)
+    return ContextResult(query, commit, budget, counter.count(context), counter.encoding, tuple(parts), context, reason,
+                         recall_id=recall.recall_id if recall is not None else None,
+                         injected=tuple(h.id for h in recall.results) if recall is not None else ())
 
 
 def _recall(vault: Vault, query: str, budget: int) -> RecallResult:
     from biocortex_cli.recall.service import options_from_config, recall_vault
 
-    return recall_vault(vault, options_from_config(vault, query, budget=budget))
+    return recall_vault(vault, options_from_config(vault, query, budget=budget), log=False)
 
 
 def _working_memory(conv: Conversation, room: int, counter: TokenCounter, path: str) -> ContextPart:

@@ -1,6 +1,7 @@
 """``biocortex mcp``: the vault served over stdio with the official MCP Python SDK (SPEC §9).
 
-Tools follow the commands (``recall``, ``context``, ``episode_add``, ``fact_add``, ``fact_query``);
+Tools follow the commands (``recall``, ``context``, ``episode_add``, ``fact_add``, ``fact_query``,
+``feedback``);
 their arguments are the commands' options in snake_case, and each result is the JSON the command
 prints with ``--json``. A :class:`BiocortexError` becomes an MCP tool error (``is_error``) whose
 text is the same ``{"error": {"message", "path", "line", "hint"}}`` object ``--json`` writes to
@@ -32,7 +33,8 @@ Tool = Callable[..., dict[str, Any]]
 INSTRUCTIONS = (
     "biocortex: the shared memory of a biology lab. Call `context` (or `recall`) before planning an "
     "analysis; record what you did with `episode_add` when it is done; record checked facts with "
-    "`fact_add` and look them up with `fact_query`."
+    "`fact_add` and look them up with `fact_query`. When the task is done, say how the recall went with "
+    "`feedback` (its recall_id, the outcome, the helpful and unhelpful ids): it improves later rankings."
 )
 
 
@@ -152,8 +154,19 @@ def build_server(open_vault: Callable[[], Vault], author: Callable[[Vault], Auth
                                 include_all=all, limit=limit or None)
         return found.as_json()
 
+    def feedback(recall_id: str, outcome: str, helpful: list[str] | None = None,
+                 unhelpful: list[str] | None = None, note: str = "") -> dict[str, Any]:
+        """Record how a recall (or context) went: its recall_id, outcome "success" or "failure", the
+        episode or lesson ids that helped or misled. Later recalls rank helpful memories higher.
+        Returns the JSON of `biocortex feedback --json` ("recorded": false when already recorded)."""
+        from biocortex_cli.store.feedback import record_feedback
+
+        vault = open_vault()
+        return record_feedback(vault, recall_id=recall_id, outcome=outcome, helpful=helpful or [],
+                               unhelpful=unhelpful or [], note=note, author=author(vault)).as_json()
+
     guarded = _guarded(tool_error)
-    for tool in (recall, context, episode_add, fact_add, fact_query):
+    for tool in (recall, context, episode_add, fact_add, fact_query, feedback):
         server.tool()(guarded(tool))
     return server
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from tests.conftest import REPO, Cli
 
-TOOLS = {"recall", "context", "episode_add", "fact_add", "fact_query"}
+TOOLS = {"recall", "context", "episode_add", "fact_add", "fact_query", "feedback"}
 
 
 def _result(res: Any) -> tuple[bool, str, Any]:
@@ -21,17 +21,17 @@ def _result(res: Any) -> tuple[bool, str, Any]:
     return bool(is_error), res.content[0].text, structured
 
 
-async def _session(vault: Path, log: Path) -> list[tuple[bool, str, Any]]:
+async def _session(vault: Path, log: Path, feedback: dict[str, Any]) -> list[tuple[bool, str, Any]]:
     from mcp.client.stdio import StdioServerParameters
 
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     params = StdioServerParameters(command=sys.executable, args=["-m", "biocortex_cli", "--vault", str(vault), "mcp"],
                                    env=env, cwd=str(REPO))
     with log.open("w", encoding="utf-8") as errlog:  # the server's stderr (pytest's has no fileno)
-        return await _calls(params, errlog)
+        return await _calls(params, errlog, feedback)
 
 
-async def _calls(params: Any, errlog: Any) -> list[tuple[bool, str, Any]]:
+async def _calls(params: Any, errlog: Any, feedback: dict[str, Any]) -> list[tuple[bool, str, Any]]:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import stdio_client
 
@@ -44,6 +44,8 @@ async def _calls(params: Any, errlog: Any) -> list[tuple[bool, str, Any]]:
         out.append((False, json.dumps(sorted(names)), schemas))
         calls: list[tuple[str, dict[str, Any]]] = [
             ("recall", {"query": "doublets in scRNA-seq with scDblFinder", "top_k": 2, "budget": 800}),
+            ("feedback", feedback),  # on the recall just made: its id is known in advance
+            ("feedback", {"recall_id": "r0000000000", "outcome": "success"}),  # never recalled
             ("episode_add", {"task": "Call peaks in zebrafish fin ATAC-seq with MACS2", "tool": ["MACS2"],
                              "domain": ["ATAC-seq"], "result": "41,203 peaks at q < 0.01", "success": True,
                              "lesson": ["Use --nomodel with Tn5 shift for ATAC-seq"]}),
@@ -65,8 +67,10 @@ def test_mcp_server_over_stdio(vault: Path, cli: Cli, tmp_path: Path) -> None:
     assert cli("episode", "import", REPO / "examples/sample_episodes.jsonl").code == 0
     query_text = "doublets in scRNA-seq with scDblFinder"
     expected = cli("recall", query_text, "--top-k", "2", "--budget", "800", "--json").json()
-    results = asyncio.run(_session(vault, tmp_path / "server.log"))
-    listed, recall, added, fact, query, recalled, context, missing, wrong, invalid, after = results
+    given = {"recall_id": expected["recall_id"], "outcome": "success", "helpful": [expected["results"][0]["id"]],
+             "note": "right call"}
+    results = asyncio.run(_session(vault, tmp_path / "server.log", given))
+    listed, recall, feedback, unknown, added, fact, query, recalled, context, missing, wrong, invalid, after = results
 
     assert set(json.loads(listed[1])) == TOOLS
     assert {"query", "top_k", "budget", "min_relevance", "domain"} <= set(listed[2]["recall"]["properties"])
@@ -76,6 +80,12 @@ def test_mcp_server_over_stdio(vault: Path, cli: Cli, tmp_path: Path) -> None:
     assert not error and data == json.loads(text)  # same JSON, structured and as text
     assert data["budget"] == 800 and data["tokens"] <= 800 and 1 <= len(data["results"]) <= 2
     assert data == expected  # what `recall --json` printed before the session changed the vault
+
+    assert not feedback[0] and feedback[2]["recorded"] is True and feedback[2]["helpful"] == given["helpful"]
+    assert feedback[2]["injected"] == [r["id"] for r in expected["results"]] and feedback[2]["note"] == "right call"
+    assert (vault / feedback[2]["path"]).is_file()
+    assert unknown[0] and "no recall r0000000000" in unknown[1]
+    assert {"recall_id", "outcome", "helpful", "unhelpful", "note"} == set(listed[2]["feedback"]["properties"])
 
     assert not added[0] and added[2]["tools"] == ["MACS2"]
     assert (vault / added[2]["path"]).is_file()

@@ -45,7 +45,7 @@ def test_doublet_question_finds_the_multiome_failure_first(samples: Path, cli: C
     r = cli("recall", DOUBLETS_Q, "--json")
     assert r.code == 0, r.err
     data = r.json()
-    assert set(data) == {"query", "vault_commit", "budget", "tokens", "encoding", "results",
+    assert set(data) == {"query", "recall_id", "vault_commit", "budget", "tokens", "encoding", "results",
                          "facts", "dropped", "context"}
     ids = [hit["id"] for hit in data["results"]]
     assert ids[0] == "2026-02-17-multiome-doublets-merged", ids

@@ -20,6 +20,8 @@ from biocortex_cli.cli import entity as entity_cmd
 from biocortex_cli.cli import episode as episode_cmd
 from biocortex_cli.cli import eval as eval_cmd
 from biocortex_cli.cli import fact as fact_cmd
+from biocortex_cli.cli import feedback as feedback_cmd
+from biocortex_cli.cli import forget as forget_cmd
 from biocortex_cli.cli import guide as guide_cmd
 from biocortex_cli.cli import index as index_cmd
 from biocortex_cli.cli import init as init_cmd
@@ -28,7 +30,7 @@ from biocortex_cli.cli import recall as recall_cmd
 from biocortex_cli.cli import state
 from biocortex_cli.cli.errors import guarded
 
-COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, compress_cmd, doctor_cmd, context_cmd, entity_cmd, fact_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, mcp_cmd, recall_cmd)
+COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, compress_cmd, doctor_cmd, context_cmd, entity_cmd, fact_cmd, feedback_cmd, forget_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, mcp_cmd, recall_cmd)
 for _module in COMMAND_MODULES:
     _module.typer = typer  # type: ignore[attr-defined]  # for evaluating their annotations
 
@@ -114,6 +116,9 @@ app.command("check")(check_cmd.check)
 app.command("doctor")(doctor_cmd.doctor)
 app.command("compress")(compress_cmd.compress)
 app.command("context")(context_cmd.context)
+app.command("feedback")(feedback_cmd.feedback)
+app.command("forget")(forget_cmd.forget)
+app.command("restore")(forget_cmd.restore)
 app.command("guide")(guide_cmd.guide)
 app.command("mcp")(mcp_cmd.mcp)
 

@@ -282,17 +282,24 @@ def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head
     values: dict[str, Any] = {"dirs": scan.dirs, "head": head, "encoding": encoding}
     short = (head or "none")[:7]
     if meta.get("header_head") != short or meta.get("encoding") != encoding or "header_tokens" not in meta:
+        from biocortex_cli.recall.engine import REFERENCE_ID
         from biocortex_cli.render.blocks import HEADER, SHORTENED
 
         counter = counter or _counter(encoding)
-        header = HEADER.format(shown=0, matched=0, tokens=0, budget=0, head=short)
+        if meta.get("encoding") != encoding or "header_tokens" not in meta:
+            store.fill_id_pieces(conn, counter)
+        header = HEADER.format(shown=0, matched=0, tokens=0, budget=0, head=short, recall_id=REFERENCE_ID)
         values.update({"header_head": short, "header_tokens": counter.count(header),
                        "shortened_tokens": counter.count(SHORTENED),
                        "shortened_tokens_last": counter.count(SHORTENED + "\n"),
                        "tokenizer": counter.encoding})
     store.write_doc_lengths(conn)
     n, total_dl = conn.execute("SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM docs WHERE kind = 'episode'").fetchone()
-    values.update({"n_docs": n, "avg_dl": (total_dl / n) if n else 0.0})
+    newest = conn.execute("SELECT MAX(created) FROM docs WHERE kind = 'episode'").fetchone()[0]
+    values.update({"n_docs": n, "avg_dl": (total_dl / n) if n else 0.0, "newest_created": newest})
+    from biocortex_cli.index.feedback import refresh_feedback
+
+    values.update(refresh_feedback(conn, root, meta))
     store.set_meta(conn, values)
     report.total = n
 
@@ -374,7 +381,7 @@ def rebuild(vault: Any, encoding: str, reason: str = "") -> RefreshReport:
                 loader.add(rows, postings)
             loader.close()
             _apply(conn, vault.root, scan, encoding, head, report, set())
-        report.problems = list(store.problems(conn))
+        report.problems = problems_of(conn)
     except BaseException:
         conn.close()
         with contextlib.suppress(FileNotFoundError):
@@ -435,9 +442,16 @@ def refresh(vault: Any, encoding: str, *, full: bool = False) -> tuple[sqlite3.C
         print(f"biocortex: warning: rebuilding the index: {exc}", file=sys.stderr)
         report = rebuild(vault, encoding, str(exc))
         return store.connect(path), report
-    report.problems = list(store.problems(conn))
+    report.problems = problems_of(conn)
     report.seconds = time.perf_counter() - started
     return conn, report
+
+
+def problems_of(conn: sqlite3.Connection) -> list[tuple[str, int, str]]:
+    """(rel, line, message) of every note and feedback line the index could not read."""
+    from biocortex_cli.index.feedback import feedback_problems
+
+    return sorted([*store.problems(conn), *feedback_problems(conn)])
 
 
 def is_stale(vault: Any, encoding: str) -> tuple[bool, str]:

@@ -12,7 +12,9 @@ recall settings), ``docs`` (one narrow row per indexed note: what ranking and ou
 ``bodies`` (its recall block sections with their token counts, and its token lists, both
 compressed: read only for the few hits printed, or when the note is re-indexed), ``postings``
 (one row per fingerprint: its document frequency and its posting list), ``doclens`` (every
-note's length in fingerprints, one array), ``attrs`` (tools, domains, entities -> note).
+note's length in fingerprints, one array), ``attrs`` (tools, domains, entities -> note),
+``id_pieces`` (token counts of the letter runs a recall id can print, so the header is counted
+without a tokenizer), ``utility`` and ``feedback_problems`` (feedback, index/feedback.py).
 
 A posting list is the sorted note numbers as unsigned 32-bit little-endian integers, and the
 term frequencies above 1 as (note, tf) pairs beside them (95% of postings have tf 1). Measured
@@ -37,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 INDEX_NAME = "index.sqlite"
 
 SCHEMA = """
@@ -62,6 +64,11 @@ CREATE TABLE doclens(k INTEGER PRIMARY KEY, dls BLOB NOT NULL);
 CREATE TABLE attrs(kind TEXT NOT NULL, value TEXT NOT NULL, doc INTEGER NOT NULL,
                    PRIMARY KEY(kind, value, doc)) WITHOUT ROWID;
 CREATE TABLE problems(rel TEXT PRIMARY KEY, line INTEGER NOT NULL, message TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE id_pieces(piece TEXT PRIMARY KEY, tokens INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE utility(id TEXT PRIMARY KEY, helpful REAL NOT NULL, unhelpful REAL NOT NULL,
+                     votes INTEGER NOT NULL, value REAL NOT NULL) WITHOUT ROWID;
+CREATE TABLE feedback_problems(rel TEXT NOT NULL, line INTEGER NOT NULL, message TEXT NOT NULL,
+                               PRIMARY KEY(rel, line)) WITHOUT ROWID;
 """
 
 
@@ -412,3 +419,44 @@ def problems(conn: sqlite3.Connection) -> Iterator[tuple[str, int, str]]:
 
 def replace_file(tmp: Path, final: Path) -> None:
     os.replace(tmp, final)
+
+
+#: letter runs of a recall id up to this length are counted when the index is made
+ID_PIECE_PREFILL = 4
+
+
+def fill_id_pieces(conn: sqlite3.Connection, counter: Any) -> None:
+    """Count every run of hex letters a recall id can print, up to ID_PIECE_PREFILL letters,
+    alone and after " r" (3,110 strings: ~3 ms); longer runs are counted when first met."""
+    from itertools import product
+
+    rows = [(" r", counter.count(" r"))]
+    for n in range(1, ID_PIECE_PREFILL + 1):
+        for letters in product("abcdef", repeat=n):
+            run = "".join(letters)
+            rows += [(run, counter.count(run)), (" r" + run, counter.count(" r" + run))]
+    conn.executemany("INSERT OR REPLACE INTO id_pieces(piece, tokens) VALUES (?, ?)", rows)
+
+
+def id_piece_tokens(conn: sqlite3.Connection, rid: str, encoding: str | None = None) -> dict[str, int]:
+    """piece -> tokens for the letter pieces of recall id ``rid`` (recall/engine.py
+    :func:`id_pieces`); a piece longer than the prefilled ones is counted with the tokenizer
+    for ``encoding`` (about one recall in 25 loads it) and remembered when the index is writable."""
+    from biocortex_cli.recall.engine import id_pieces
+
+    pieces = id_pieces(rid)
+    found = dict(conn.execute(f"SELECT piece, tokens FROM id_pieces WHERE piece IN ({','.join('?' * len(pieces))})",
+                              pieces))
+    missing = [p for p in pieces if p not in found]
+    if missing:
+        from biocortex_cli.tokens import get_counter
+
+        counter = get_counter(encoding or "cl100k_base")
+        for piece in missing:
+            found[piece] = counter.count(piece)
+        try:
+            conn.executemany("INSERT OR REPLACE INTO id_pieces(piece, tokens) VALUES (?, ?)",
+                             [(p, found[p]) for p in missing])
+        except sqlite3.DatabaseError:
+            pass  # a cache: counted again next time
+    return found

@@ -16,6 +16,18 @@ Signals, each on a 0-1 scale:
 Signals the query does not use are left out and the configured weights of the others are
 renormalised, so ``min_relevance`` means the same whether or not a query names a tool.
 See docs/recall.md for a worked example.
+
+What the memory learned (docs/learning.md) moves the score of an episode that passed the gate,
+never the gate itself:
+
+- ``utility``: the episode's utility from recorded feedback (0-1, 0.5 without any), added as
+  ``weight * (utility - 0.5)``; shown only once the vault holds feedback.
+- ``recency``: ``2 ** (-age / half_life_days)``, the age counted back from the newest indexed
+  episode (not from the clock: the same commit gives the same ranking); the score is multiplied
+  by it. Off (and not shown) when ``half_life_days`` is 0.
+
+Every recall has an id, ``r`` + 10 hex digits of a SHA-1 over the vault commit, the normalised
+query and every option that shapes the output: the same recall gets the same id.
 """
 
 from __future__ import annotations
@@ -55,9 +67,10 @@ class RecallOptions:
     include_archived: bool = False
     weights: dict[str, float] = field(default_factory=lambda: {"text": 0.5, "entities": 0.2,
                                                                "tools": 0.15, "domains": 0.15,
-                                                               "outcome": 0.15})
+                                                               "outcome": 0.15, "utility": 0.2})
     ngram_weights: dict[str, float] = field(default_factory=lambda: {"1": 1.0, "2": 0.5, "3": 0.5})
     max_df: float = 0.5
+    half_life_days: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -102,10 +115,12 @@ class RecallResult:
     unknown_terms: list[str] = field(default_factory=list)
     ignored_terms: list[str] = field(default_factory=list)
     facts: list[dict[str, Any]] = field(default_factory=list)  # the facts section (recall/facts.py)
+    recall_id: str = ""
 
     def as_json(self, explain: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "query": self.query, "vault_commit": self.vault_commit, "budget": self.budget,
+            "query": self.query, "recall_id": self.recall_id, "vault_commit": self.vault_commit,
+            "budget": self.budget,
             "tokens": self.tokens, "encoding": self.encoding,
             "results": [h.as_json(explain) for h in self.results],
             "facts": self.facts, "dropped": self.dropped, "context": self.context,
@@ -114,6 +129,47 @@ class RecallResult:
             out["explain"] = {"query_terms": self.query_terms, "unknown_terms": self.unknown_terms,
                               "too_common_terms": self.ignored_terms, "searched": self.searched}
         return out
+
+
+def recall_id(head: str | None, opts: RecallOptions, encoding: str) -> str:
+    """``r`` + 10 hex digits of a SHA-1 over what decides the output: the vault commit, the
+    query (whitespace collapsed, case-folded), every option and the token encoding."""
+    import json
+
+    try:
+        from _sha1 import sha1  # the C module alone: hashlib's import costs ~2.5 ms
+    except ImportError:  # pragma: no cover - Python builds without it
+        from hashlib import sha1
+    options = {k: v for k, v in vars(opts).items() if k != "query"}
+    key = json.dumps([head, " ".join(opts.query.split()).casefold(), options, encoding],
+                     sort_keys=True, ensure_ascii=False)
+    return "r" + sha1(key.encode("utf-8")).hexdigest()[:10]
+
+
+#: the id the header's token count is taken with at index time (" r" and four digit groups)
+REFERENCE_ID = "r0000000000"
+_ID_PIECES = re.compile(r"[a-f]+|[0-9]+")
+
+
+def id_pieces(rid: str) -> list[str]:
+    """The pre-tokens of `` rXXXXXXXXXX`` that hold letters (cl100k and o200k split letters
+    from digits; " r" joins a leading run of letters): their counts come from the index."""
+    pieces: list[str] = []
+    for i, m in enumerate(_ID_PIECES.finditer(rid[1:])):
+        if m.group()[0].isalpha():
+            pieces.append((" r" if i == 0 else "") + m.group())
+        elif i == 0:
+            pieces.append(" r")
+    if not rid[1:]:
+        pieces.append(" r")
+    return pieces
+
+
+def id_tokens(rid: str, letters: dict[str, int]) -> int:
+    """Tokens of the recall id as printed after a space: digit runs cost one token per three
+    digits; the letter pieces cost what ``letters`` says (counted at index time)."""
+    digits = sum(-(-len(m.group()) // 3) for m in _ID_PIECES.finditer(rid[1:]) if m.group()[0].isdigit())
+    return digits + sum(letters[p] for p in id_pieces(rid))
 
 
 def _idf(n_docs: int, df: int) -> float:
@@ -161,6 +217,7 @@ def _recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions)
     head = meta.get("head")
     encoding = str(meta.get("tokenizer", meta.get("encoding", "estimate")))
     n_docs = int(meta.get("n_docs", 0))
+    rid = recall_id(head, opts, encoding)
 
     def empty(reason: str, dropped: int = 0, over_top_k: int = 0, over_budget: int = 0,
               **extra: Any) -> RecallResult:
@@ -169,7 +226,7 @@ def _recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions)
                             dropped={"below_relevance": dropped, "over_top_k": over_top_k,
                                      "over_budget": over_budget},
                             context="", matched=0, searched=n_docs, reason=reason,
-                            query_terms=tokens, **extra)
+                            query_terms=tokens, recall_id=rid, **extra)
 
     if not tokens:
         return empty("the query has no searchable words (only stop words or punctuation)")
@@ -286,6 +343,7 @@ def _recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions)
             signals["outcome"] = value
             score = (fused + outcome_w * value) / (relevance_w + outcome_w)
         passing.append((score, doc, signals))
+    passing = _learned(conn, meta, opts, info, passing)
     below = candidates - len(passing)
     passing.sort(key=lambda t: (-round(t[0], 6), -(info[t[1]]["quality"] or 0.0), info[t[1]]["id"]))
     matched = len(passing)
@@ -302,7 +360,10 @@ def _recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions)
     from biocortex_cli.index.store import unpack_sections
     from biocortex_cli.render.blocks import DROP_ORDER, HEADER, Section, assemble
 
-    header_base = int(meta["header_tokens"])
+    from biocortex_cli.index.store import id_piece_tokens
+
+    header_base = (int(meta["header_tokens"]) - id_tokens(REFERENCE_ID, id_piece_tokens(conn, REFERENCE_ID))
+                   + id_tokens(rid, id_piece_tokens(conn, rid, meta.get("encoding"))))
 
     def header_tokens(shown: int, tokens_: int) -> int:
         return header_base + sum(_digits_tokens(v) for v in (shown, matched, tokens_, opts.budget))
@@ -353,14 +414,49 @@ def _recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions)
             break
         total = new_total
     header = HEADER.format(shown=len(hits), matched=matched, tokens=total, budget=opts.budget,
-                           head=(head or "none")[:7])
+                           head=(head or "none")[:7], recall_id=rid)
     context = header + "".join(h.block for h in hits)
     return RecallResult(query=opts.query, vault_commit=head, budget=opts.budget, tokens=total,
                         encoding=encoding, results=hits,
                         dropped={"below_relevance": below, "over_top_k": over_top_k,
                                  "over_budget": over_budget},
                         context=context, matched=matched, searched=n_docs, query_terms=tokens,
-                        unknown_terms=unknown, ignored_terms=common)
+                        unknown_terms=unknown, ignored_terms=common, recall_id=rid)
+
+
+def _learned(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions, info: dict[int, dict[str, Any]],
+             passing: list[tuple[float, int, dict[str, float]]]) -> list[tuple[float, int, dict[str, float]]]:
+    """Scores moved by utility (from feedback) and multiplied by recency (module docstring)."""
+    w_utility = float(opts.weights.get("utility", 0.0))
+    use_utility = w_utility > 0 and int(meta.get("feedback_ids", 0)) > 0
+    use_recency = opts.half_life_days > 0 and bool(meta.get("newest_created"))
+    if not passing or not (use_utility or use_recency):
+        return passing
+    utility: dict[str, float] = {}
+    if use_utility:
+        from biocortex_cli.index.feedback import utilities
+
+        utility = utilities(conn, [info[doc]["id"] for _s, doc, _sig in passing])
+    if use_recency:
+        import datetime as dt
+
+        newest = dt.datetime.fromisoformat(str(meta["newest_created"])[:19])
+        created = dict(conn.execute(f"SELECT doc, created FROM docs WHERE doc IN ({','.join('?' * len(passing))})",
+                                    [doc for _s, doc, _sig in passing])) if len(passing) <= 900 else dict(
+            conn.execute("SELECT doc, created FROM docs"))
+    out = []
+    for score, doc, signals in passing:
+        if use_utility:
+            value = utility.get(info[doc]["id"], 0.5)
+            signals["utility"] = round(value, 4)
+            score = min(1.0, max(0.0, score + w_utility * (value - 0.5)))
+        if use_recency:
+            age = (newest - dt.datetime.fromisoformat(created[doc][:19])).total_seconds() / 86400
+            factor = 2.0 ** (-max(0.0, age) / opts.half_life_days)
+            signals["recency"] = round(factor, 4)
+            score *= factor
+        out.append((score, doc, signals))
+    return out
 
 
 def outcome_intent(query: str) -> bool | None:

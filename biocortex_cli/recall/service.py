@@ -80,7 +80,8 @@ def _parse_settings(vault: Vault) -> dict[str, Any]:
     weights = {**EpisodicConfig().weights, **ep.weights}
     return {"encoding": config.tokenizer.encoding, "top_k": ep.top_k, "budget": ep.token_budget,
             "min_relevance": ep.min_relevance, "success_only": ep.success_only, "weights": weights,
-            "ngram_weights": dict(ep.ngram_weights), "max_df": ep.max_df}
+            "ngram_weights": dict(ep.ngram_weights), "max_df": ep.max_df,
+            "half_life_days": ep.half_life_days}
 
 
 def options_from_config(vault: Vault, query: str, **given: Any) -> RecallOptions:
@@ -89,7 +90,7 @@ def options_from_config(vault: Vault, query: str, **given: Any) -> RecallOptions
     opts = RecallOptions(query=query, top_k=s["top_k"], budget=s["budget"],
                          min_relevance=s["min_relevance"], success_only=s["success_only"],
                          weights=dict(s["weights"]), ngram_weights=dict(s["ngram_weights"]),
-                         max_df=s["max_df"])
+                         max_df=s["max_df"], half_life_days=s.get("half_life_days", 0.0))
     return replace(opts, **{k: v for k, v in given.items() if v is not None})
 
 
@@ -101,7 +102,21 @@ def warn_problems(report: RefreshReport) -> None:
               f"{first[0]}:{first[1]}: {first[2]}{more} (run `biocortex check`)", file=sys.stderr)
 
 
-def recall_vault(vault: Vault, opts: RecallOptions) -> RecallResult:
+def recall_vault(vault: Vault, opts: RecallOptions, *, log: bool = True) -> RecallResult:
+    """Recall for ``opts``; ``log`` appends what it injected to the recall log (docs/learning.md)."""
+    result = _recall_vault(vault, opts)
+    if log:
+        log_recall(vault, result)
+    return result
+
+
+def log_recall(vault: Vault, result: RecallResult) -> None:
+    from biocortex_cli.store.feedback import log_recall as append
+
+    append(vault.state_dir, result.recall_id, result.query, result.vault_commit, [h.id for h in result.results])
+
+
+def _recall_vault(vault: Vault, opts: RecallOptions) -> RecallResult:
     validate(opts)  # usage errors before any work
     encoding = str(recall_settings(vault)["encoding"])
     conn, report = refresh(vault, encoding)

@@ -40,16 +40,20 @@ class EpisodicConfig:
     token_budget: int = _f(2000, "default token budget of recall's printed context")
     success_only: bool = _f(False, "recall only successful episodes unless asked otherwise")
     weights: dict[str, float] = _f(
-        {"text": 0.5, "entities": 0.2, "tools": 0.15, "domains": 0.15, "outcome": 0.15},
+        {"text": 0.5, "entities": 0.2, "tools": 0.15, "domains": 0.15, "outcome": 0.15, "utility": 0.2},
         "fusion weights of the per-signal scores; a signal the query does not use is left out "
         "and the remaining weights are renormalised (outcome: used only when the question asks "
-        "what went wrong, or what worked)")
+        "what went wrong, or what worked; utility: moves a relevant episode's score by "
+        "weight * (utility - 0.5), from recorded feedback, docs/learning.md)")
     ngram_weights: dict[str, float] = _f(
         {"1": 1.0, "2": 0.5, "3": 0.5},
         "weight of unigram, bigram and trigram fingerprints in the text signal (phrases add to "
         "their words; heavier phrase weights let common-word phrases outrank rare words)")
     max_df: float = _f(0.5, "fingerprints present in more than this share of episodes are "
                        "dropped from the text signal (too common to tell episodes apart)")
+    half_life_days: float = _f(0.0, "recency decay: a relevant episode's score is multiplied by "
+                               "2^(-age/half_life_days), age counted back from the newest episode "
+                               "(not the clock); 0 = off (docs/learning.md)")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,247 @@
+"""The recall log and feedback files (docs/learning.md).
+
+* The recall log, ``.biocortex/logs/recalls.jsonl``: local and git-ignored, one JSON line per
+  recall (``recall_id``, ``query``, ``vault_commit``, ``injected``, ``created``), appended with
+  one ``O_APPEND`` write. It lets ``feedback`` copy what a recall injected into the record.
+* Feedback files, ``feedback/YYYY/MM/YYYY-MM-DD.<writer>.jsonl``: committed, one file per writer
+  and day, one JSON object per line. Each writer only appends to its own files and git merges
+  concurrent appends with the ``merge=union`` rule of ``.gitattributes``, so feedback recorded
+  in two clones never conflicts.
+
+This module is imported on recall's hot path (for :func:`log_recall`): keep its imports light.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from biocortex_cli.errors import DataError, NotFoundError, UsageError
+
+if TYPE_CHECKING:
+    from biocortex_cli.store.git import Author
+    from biocortex_cli.store.vault import Vault
+
+FEEDBACK_DIR = "feedback"
+RECALL_LOG = "logs/recalls.jsonl"  # under .biocortex/ (git-ignored)
+OUTCOMES = ("success", "failure")
+RECALL_ID_RE = re.compile(r"r[0-9a-f]{10}")
+_SLUG = re.compile(r"[^a-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class FeedbackRecord:
+    """One line of a feedback file."""
+
+    recall_id: str
+    outcome: str
+    helpful: tuple[str, ...] = ()
+    unhelpful: tuple[str, ...] = ()
+    injected: tuple[str, ...] = ()
+    query: str = ""
+    note: str = ""
+    author: str = ""
+    created: str = ""
+    path: str = field(default="", compare=False)
+    line: int = field(default=0, compare=False)
+
+    def key(self) -> tuple[Any, ...]:
+        """What makes two records the same feedback (recording it again adds nothing)."""
+        return (self.recall_id, self.author, self.outcome, tuple(sorted(self.helpful)),
+                tuple(sorted(self.unhelpful)), self.note)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"recall_id": self.recall_id, "outcome": self.outcome, "helpful": list(self.helpful),
+                "unhelpful": list(self.unhelpful), "injected": list(self.injected), "query": self.query,
+                "note": self.note, "author": self.author, "created": self.created}
+
+
+@dataclass(frozen=True)
+class FeedbackWrite:
+    record: FeedbackRecord
+    path: str
+    recorded: bool  # False: the same feedback was already there, nothing was written
+    recall_known: bool  # False: the recall id was not in this clone's log
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.record.as_json(), "path": self.path, "recorded": self.recorded}
+
+
+# --- the recall log -----------------------------------------------------------------------------
+
+def log_recall(state_dir: Path, recall_id: str, query: str, vault_commit: str | None,
+               injected: Sequence[str]) -> None:
+    """Append one line to the recall log; never fails a recall (a read-only vault logs nothing)."""
+    line = json.dumps({"recall_id": recall_id, "query": query, "vault_commit": vault_commit,
+                       "injected": list(injected),
+                       "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
+                      ensure_ascii=False) + "\n"
+    path = state_dir / RECALL_LOG
+    try:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line.encode("utf-8"))  # one write: lines of concurrent recalls never mix
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def find_recall(state_dir: Path, recall_id: str) -> dict[str, Any] | None:
+    """The last logged recall with ``recall_id`` (identical recalls share an id), or None."""
+    try:
+        data = (state_dir / RECALL_LOG).read_bytes()
+    except OSError:
+        return None
+    needle = f'"recall_id": "{recall_id}"'.encode()
+    at = data.rfind(needle)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        try:
+            entry = json.loads(data[start : end if end >= 0 else len(data)])
+        except ValueError:
+            entry = None
+        if isinstance(entry, dict) and entry.get("recall_id") == recall_id:
+            return entry
+        at = data.rfind(needle, 0, start)
+    return None
+
+
+# --- feedback files -------------------------------------------------------------------------------
+
+def writer_slug(author: Author) -> str:
+    """A file-name-safe slug of the author's email (else name): ``ada@lab.org`` -> ``ada-lab.org``."""
+    base = author.email if author.email and author.email != "biocortex@localhost" else author.name
+    slug = _SLUG.sub("-", base.casefold()).strip("-.")
+    return slug[:64] or "anonymous"
+
+
+def feedback_rel(author: Author, when: time.struct_time) -> str:
+    day = time.strftime("%Y-%m-%d", when)
+    return f"{FEEDBACK_DIR}/{day[:4]}/{day[5:7]}/{day}.{writer_slug(author)}.jsonl"
+
+
+def _strings(value: Any, key: str, rel: str, line: int) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise DataError(f"'{key}' must be a list of ids", path=rel, line=line)
+    return tuple(value)
+
+
+def parse_record(text: str, rel: str, line: int) -> FeedbackRecord:
+    """One line of a feedback file. Raises DataError with ``rel:line``."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise DataError(f"not a JSON object ({exc})", path=rel, line=line,
+                        hint="each line of a feedback file is one JSON object (docs/learning.md)") from None
+    if not isinstance(data, dict):
+        raise DataError("not a JSON object", path=rel, line=line)
+    rid, outcome = data.get("recall_id"), data.get("outcome")
+    if not isinstance(rid, str) or not rid:
+        raise DataError("'recall_id' is missing", path=rel, line=line)
+    if outcome not in OUTCOMES:
+        raise DataError(f"'outcome' must be success or failure, not {outcome!r}", path=rel, line=line)
+    texts = {k: data.get(k) or "" for k in ("query", "note", "author", "created")}
+    for key, value in texts.items():
+        if not isinstance(value, str):
+            raise DataError(f"'{key}' must be a string", path=rel, line=line)
+    return FeedbackRecord(rid, outcome, _strings(data.get("helpful"), "helpful", rel, line),
+                          _strings(data.get("unhelpful"), "unhelpful", rel, line),
+                          _strings(data.get("injected"), "injected", rel, line),
+                          path=rel, line=line, **texts)
+
+
+def parse_feedback(text: str, rel: str) -> tuple[list[FeedbackRecord], list[DataError]]:
+    """Every record of a feedback file, and the lines that could not be read (the others count)."""
+    records: list[FeedbackRecord] = []
+    problems: list[DataError] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            records.append(parse_record(raw, rel, number))
+        except DataError as exc:
+            problems.append(exc)
+    return records, problems
+
+
+def feedback_files(root: Path, pattern: str = "*.jsonl") -> list[str]:
+    """Feedback files (relative to the vault), in name order."""
+    base = root / FEEDBACK_DIR
+    return sorted(p.relative_to(root).as_posix() for p in base.glob(f"*/*/{pattern}") if p.is_file())
+
+
+def _known_id(vault: Vault, ident: str) -> bool:
+    from biocortex_cli.store.episodes import episode_path
+
+    if episode_path(vault, ident) is not None:
+        return True
+    lessons = vault.root / "lessons"
+    return lessons.is_dir() and any(lessons.rglob(f"{ident}.md"))
+
+
+def record_feedback(vault: Vault, *, recall_id: str, outcome: str, helpful: Iterable[str] = (),
+                    unhelpful: Iterable[str] = (), note: str = "", author: Author) -> FeedbackWrite:
+    """Record how a recall went, as one line of the author's feedback file of the day, in one commit.
+
+    The recall id is looked up in this clone's recall log for the query and the ids it injected.
+    An id not in the log is refused unless helpful or unhelpful ids are named (they must exist):
+    then only those count. Recording the same feedback again writes nothing."""
+    if outcome not in OUTCOMES:
+        raise UsageError(f"--outcome must be success or failure, not {outcome!r}")
+    if not RECALL_ID_RE.fullmatch(recall_id):
+        raise UsageError(f"{recall_id!r} is not a recall id (r and 10 hex digits)",
+                         hint="copy it from the header of recall's output, or `recall_id` in its JSON")
+    helpful_ids = tuple(dict.fromkeys(helpful))
+    unhelpful_ids = tuple(dict.fromkeys(unhelpful))
+    both = set(helpful_ids) & set(unhelpful_ids)
+    if both:
+        raise UsageError(f"{sorted(both)[0]} is both helpful and unhelpful", hint="name each id once")
+    for ident in (*helpful_ids, *unhelpful_ids):
+        if not _known_id(vault, ident):
+            raise NotFoundError(f"no episode or lesson with id {ident}",
+                                hint="use the ids recall printed (`biocortex episode list` shows them)")
+    logged = find_recall(vault.state_dir, recall_id)
+    if logged is None and not (helpful_ids or unhelpful_ids):
+        raise NotFoundError(f"no recall {recall_id} in this clone's recall log",
+                            path=f".biocortex/{RECALL_LOG}",
+                            hint="give the feedback in the clone that ran the recall, or name the memories "
+                                 "with --helpful/--unhelpful")
+    injected = [str(i) for i in (logged or {}).get("injected") or [] if isinstance(i, str)]
+    now = time.gmtime()
+    record = FeedbackRecord(recall_id, outcome, helpful_ids, unhelpful_ids, tuple(injected),
+                            query=str((logged or {}).get("query") or ""), note=note, author=str(author),
+                            created=time.strftime("%Y-%m-%dT%H:%M:%SZ", now))
+    rel = feedback_rel(author, now)
+    message = (f"feedback: record {recall_id} — {outcome}, {len(helpful_ids)} helpful, "
+               f"{len(unhelpful_ids)} unhelpful")
+    with vault.transaction(message, author) as txn:
+        for mine in feedback_files(vault.root, f"*.{writer_slug(author)}.jsonl"):
+            records, _problems = parse_feedback(_read(vault.root / mine), mine)
+            same = next((r for r in records if r.key() == record.key()), None)
+            if same is not None:
+                return FeedbackWrite(same, mine, recorded=False, recall_known=logged is not None)
+        path = vault.root / rel
+        before = _read(path) if path.is_file() else ""
+        if before and not before.endswith("\n"):
+            before += "\n"
+        line = json.dumps(record.as_json(), ensure_ascii=False) + "\n"
+        txn.write(rel, before + line)  # a temporary file renamed over the old one
+    return FeedbackWrite(record, rel, recorded=True, recall_known=logged is not None)
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")

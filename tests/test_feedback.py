@@ -1,0 +1,206 @@
+"""Recall ids, the recall log, feedback files, utility and recency in ranking (docs/learning.md)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import Cli, git
+
+from biocortex_cli.index.feedback import EXPLORE, utility_value
+from biocortex_cli.recall.engine import id_pieces, id_tokens
+from biocortex_cli.tokens import get_counter
+
+QUERY = "doublet detection scrublet pbmc"
+
+
+def add(cli: Cli, ident: str, task: str, *extra: str) -> None:
+    r = cli("episode", "add", "--id", ident, "--task", task, "--domain", "scRNA-seq", *extra)
+    assert r.code == 0, r.err
+
+
+def recall(cli: Cli, *args: str) -> dict:  # type: ignore[type-arg]
+    r = cli("recall", *args, "--json")
+    assert r.code == 0, r.err
+    return r.json()  # type: ignore[no-any-return]
+
+
+BACKGROUND = ("Cell type annotation of lung tissue", "Bulk RNA-seq differential expression in liver",
+              "ATAC-seq peak calling in zebrafish", "Variant calling on exomes with GATK",
+              "Proteomics quantification with MaxQuant", "Spatial transcriptomics of mouse brain")
+
+
+@pytest.fixture
+def ranked(vault: Path, cli: Cli) -> Path:
+    """One strongly relevant episode and three equally relevant ones (tied, ordered by id), among
+    unrelated ones (so the query's words are rare enough to count)."""
+    episodes = [{"id": "strong", "task": "Doublet detection with scrublet on PBMC", "tools": ["scrublet"]}]
+    episodes += [{"id": i, "task": "Doublet detection on PBMC before clustering"} for i in ("m-a", "m-b", "m-c")]
+    episodes += [{"task": task} for task in BACKGROUND]
+    r = cli("episode", "import", "-", stdin="".join(json.dumps(e) + "\n" for e in episodes))
+    assert r.code == 0, r.err
+    return vault
+
+
+def log_lines(vault: Path) -> list[dict]:  # type: ignore[type-arg]
+    path = vault / ".biocortex/logs/recalls.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_recall_id_is_derived_from_commit_query_and_options(ranked: Path, cli: Cli) -> None:
+    first, second = cli("recall", QUERY), cli("recall", QUERY)
+    assert first.code == 0 and first.out == second.out  # byte-identical
+    data = recall(cli, QUERY)
+    rid = data["recall_id"]
+    assert re.fullmatch(r"r[0-9a-f]{10}", rid)
+    assert first.out.split("\n", 1)[0].endswith(f"· recall {rid}")
+    assert recall(cli, "  Doublet   detection scrublet PBMC ")["recall_id"] == rid  # normalised query
+    assert recall(cli, QUERY, "--top-k", "2")["recall_id"] != rid
+    assert recall(cli, QUERY, "--budget", "1999")["recall_id"] != rid
+    add(cli, "later", "Cell type annotation of PBMC")
+    assert recall(cli, QUERY)["recall_id"] != rid  # another commit
+    assert get_counter("cl100k_base").count(data["context"]) == data["tokens"]
+
+
+def test_recall_log_keeps_what_was_injected(ranked: Path, cli: Cli) -> None:
+    data = recall(cli, QUERY)
+    entry = log_lines(ranked)[-1]
+    assert entry["recall_id"] == data["recall_id"] and entry["query"] == QUERY
+    assert entry["injected"] == [r["id"] for r in data["results"]] and entry["vault_commit"] == data["vault_commit"]
+    assert "logs/" in (ranked / ".gitignore").read_text() and not git(ranked, "status", "--porcelain")
+    r = cli("context", QUERY, "--budget", "900", "--json")
+    assert r.code == 0, r.err
+    ctx = r.json()
+    assert re.fullmatch(r"r[0-9a-f]{10}", ctx["recall_id"]) and f"recall {ctx['recall_id']}" in ctx["context"]
+    assert log_lines(ranked)[-1]["recall_id"] == ctx["recall_id"]
+    assert len(log_lines(ranked)) == 2  # context logs its final recall once
+
+
+@pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
+def test_recall_id_tokens_are_counted_without_the_tokenizer(encoding: str) -> None:
+    counter = get_counter(encoding)
+    rng = random.Random(6)
+    ids = ["r" + "".join(rng.choice("0123456789abcdef") for _ in range(10)) for _ in range(3000)]
+    ids += ["rabcdefabcd", "r0123456789", "rfedcba0123", "r1abcdefabc"]  # long letter runs, all digits
+    for rid in ids:
+        letters = {p: counter.count(p) for p in id_pieces(rid)}
+        assert id_tokens(rid, letters) == counter.count(" " + rid), rid
+
+
+def test_feedback_is_recorded_once_in_a_day_file(ranked: Path, cli: Cli) -> None:
+    data = recall(cli, QUERY)
+    rid = data["recall_id"]
+    args = ("--author", "Ada Lovelace <ada@lab.org>", "feedback", rid, "--outcome", "success",
+            "--helpful", "m-c", "--unhelpful", "m-a", "--note", "m-c had the right threshold")
+    r = cli(*args, "--json")
+    assert r.code == 0, r.err
+    rec = r.json()
+    assert re.fullmatch(r"feedback/\d{4}/\d{2}/\d{4}-\d{2}-\d{2}\.ada-lab\.org\.jsonl", rec["path"])
+    assert rec["recorded"] is True and rec["injected"] == [h["id"] for h in data["results"]]
+    assert rec["query"] == QUERY and rec["author"] == "Ada Lovelace <ada@lab.org>"
+    line = json.loads((ranked / rec["path"]).read_text(encoding="utf-8"))
+    assert list(line) == ["recall_id", "outcome", "helpful", "unhelpful", "injected", "query", "note",
+                          "author", "created"]
+    assert git(ranked, "log", "-1", "--format=%s") == f"feedback: record {rid} — success, 1 helpful, 1 unhelpful\n"
+    commits = git(ranked, "rev-list", "--count", "HEAD")
+    again = cli(*args)
+    assert again.code == 0 and "already recorded" in again.err
+    assert git(ranked, "rev-list", "--count", "HEAD") == commits
+    assert len((ranked / rec["path"]).read_text().splitlines()) == 1
+    other = cli(*args[:-1], "a second look")  # another note is another record, same file
+    assert other.code == 0 and len((ranked / rec["path"]).read_text().splitlines()) == 2
+
+
+def test_bad_feedback_is_refused(ranked: Path, cli: Cli) -> None:
+    rid = recall(cli, QUERY)["recall_id"]
+    unknown = cli("feedback", "r0123456789", "--outcome", "success", "--json")
+    assert unknown.code == 1 and "no recall r0123456789" in unknown.err_json()["error"]["message"]
+    assert unknown.err_json()["error"]["hint"]
+    missing = cli("feedback", rid, "--outcome", "success", "--helpful", "no-such-episode")
+    assert missing.code == 1 and "no-such-episode" in missing.err
+    assert cli("feedback", "nonsense", "--outcome", "success").code == 2
+    assert cli("feedback", rid, "--outcome", "maybe").code == 2
+    assert cli("feedback", rid, "--outcome", "success", "--helpful", "m-a", "--unhelpful", "m-a").code == 2
+    assert not list((ranked / "feedback").glob("*/*/*.jsonl"))
+    # an id this clone never recalled still counts when the memories are named and exist
+    named = cli("feedback", "r0123456789", "--outcome", "failure", "--unhelpful", "m-b", "--json")
+    assert named.code == 0 and "not in this clone's recall log" in named.err
+    assert named.json()["injected"] == [] and named.json()["unhelpful"] == ["m-b"]
+
+
+def test_utility_model() -> None:
+    assert utility_value(0, 0) == 0.5
+    one, three = utility_value(1, 0), utility_value(3, 0)
+    assert 0.5 < one < three < 1 and one < 0.6  # smoothed: one vote does not swing it
+    assert utility_value(0, 3) < utility_value(0, 1) < 0.5
+    assert utility_value(5, 5) == pytest.approx(0.5 - EXPLORE * (1 - 1 / 11 ** 0.5))  # known average < unknown
+
+
+def test_helpful_rises_unhelpful_sinks_strong_stays_first(ranked: Path, cli: Cli) -> None:
+    before = recall(cli, QUERY, "--explain")
+    assert [r["id"] for r in before["results"]] == ["strong", "m-a", "m-b", "m-c"]
+    assert "utility" not in before["results"][0]["signals"]  # no feedback in the vault yet
+    rid = before["recall_id"]
+    for n in range(3):
+        r = cli("feedback", rid, "--outcome", "success", "--helpful", "m-c", "--unhelpful", "m-a", "--note", f"run {n}")
+        assert r.code == 0, r.err
+    after = recall(cli, QUERY, "--explain")
+    assert [r["id"] for r in after["results"]] == ["strong", "m-c", "m-b", "m-a"]
+    scores = {r["id"]: r["score"] for r in after["results"]}
+    base = {r["id"]: r["score"] for r in before["results"]}
+    assert base["m-a"] == base["m-b"] == base["m-c"] and scores["m-c"] - base["m-c"] <= 0.1  # at most weight / 2
+    signals = {r["id"]: r["signals"] for r in after["results"]}
+    assert signals["strong"]["utility"] > 0.5  # injected into successful runs: a small credit
+    assert signals["m-c"]["utility"] > signals["m-b"]["utility"] > signals["m-a"]["utility"]
+    assert "utility" in cli("recall", QUERY, "--explain").err
+
+
+def test_malformed_feedback_line_is_reported_and_the_others_count(ranked: Path, cli: Cli) -> None:
+    rid = recall(cli, QUERY)["recall_id"]
+    rec = cli("feedback", rid, "--outcome", "success", "--helpful", "m-c", "--json").json()
+    path = ranked / rec["path"]
+    good = path.read_text(encoding="utf-8")
+    path.write_text("{not json\n" + good + '{"recall_id": "r1", "outcome": "meh"}\n', encoding="utf-8")
+    git(ranked, "-c", "user.name=T", "-c", "user.email=t@lab.org", "commit", "-qam", "hand edit")
+    r = cli("recall", QUERY, "--json")
+    assert r.code == 0
+    assert f"{rec['path']}:1:" in r.err
+    utility = {h["id"]: h["signals"]["utility"] for h in r.json()["results"]}
+    assert utility["m-c"] > utility["m-b"]  # the good line in the middle still counts
+    check = cli("index")
+    assert f"{rec['path']}:3:" in check.err or f"{rec['path']}:1:" in check.err
+
+
+def test_recency_decay_is_relative_to_the_newest_episode(vault: Path, cli: Cli) -> None:
+    add(cli, "old", "Doublet detection on PBMC", "--created", "2024-01-01T00:00:00Z")
+    add(cli, "new", "Doublet detection on PBMC", "--created", "2024-03-01T00:00:00Z")
+    assert [r["id"] for r in recall(cli, QUERY)["results"]] == ["new", "old"]  # tie: by id
+    config = vault / ".biocortex/config.yaml"
+    config.write_text(config.read_text().replace("half_life_days: 0.0", "half_life_days: 30"))
+    data = recall(cli, QUERY)
+    signals = {r["id"]: r["signals"] for r in data["results"]}
+    assert signals["new"]["recency"] == 1.0
+    assert signals["old"]["recency"] == pytest.approx(2 ** (-60 / 30), abs=1e-4)
+    assert data["results"][1]["score"] == pytest.approx(data["results"][0]["score"] * 0.25, abs=1e-3)
+
+
+def test_feedback_from_two_clones_merges_without_conflict(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    add(cli, "m-a", "Doublet detection on PBMC")
+    rid = recall(cli, QUERY)["recall_id"]
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(vault), str(clone)], check=True)
+    for root, note in ((vault, "from the lab"), (clone, "from the laptop")):
+        r = cli("--vault", str(root), "--author", "Ada <ada@lab.org>", "feedback", rid, "--outcome", "success",
+                "--helpful", "m-a", "--note", note)
+        assert r.code == 0, r.err
+    subprocess.run(["git", "-C", str(vault), "-c", "user.name=A", "-c", "user.email=a@x", "pull", "-q",
+                    "--no-rebase", "--no-edit", str(clone)], check=True, capture_output=True)
+    files = list((vault / "feedback").glob("*/*/*.jsonl"))
+    assert len(files) == 1
+    notes = sorted(json.loads(line)["note"] for line in files[0].read_text().splitlines())
+    assert notes == ["from the lab", "from the laptop"]
+    assert "<<<<<<<" not in files[0].read_text() and cli("check").code == 0
