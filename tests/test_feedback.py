@@ -171,8 +171,11 @@ def test_malformed_feedback_line_is_reported_and_the_others_count(ranked: Path, 
     assert f"{rec['path']}:1:" in r.err
     utility = {h["id"]: h["signals"]["utility"] for h in r.json()["results"]}
     assert utility["m-c"] > utility["m-b"]  # the good line in the middle still counts
-    check = cli("index")
-    assert f"{rec['path']}:3:" in check.err or f"{rec['path']}:1:" in check.err
+    index = cli("index", "--json").json()
+    assert [(p["path"], p["line"]) for p in index["problems"]] == [(rec["path"], 1), (rec["path"], 3)]
+    assert "outcome" in index["problems"][1]["message"]
+    check = cli("check")
+    assert check.code == 1 and f"{rec['path']}:1: not a JSON object" in check.out + check.err
 
 
 def test_recency_decay_is_relative_to_the_newest_episode(vault: Path, cli: Cli) -> None:

@@ -139,8 +139,20 @@ def check_vault(vault: Vault) -> CheckReport:
         problems.extend(CHECKS[str(kind)](note))
     problems.extend(_check_links(vault, notes))
     problems.extend(_check_contradictions(vault, notes))
+    problems.extend(_check_feedback(vault))
     problems.sort(key=lambda p: (p.path, p.line, p.message))
     return CheckReport(notes=len(notes), problems=problems)
+
+
+def _check_feedback(vault: Vault) -> list[VaultProblem]:
+    """Lines of feedback files that cannot be read (recall ignores them; the others count)."""
+    from biocortex_cli.store.feedback import feedback_files, parse_feedback
+
+    out = []
+    for rel in feedback_files(vault.root):
+        _records, bad = parse_feedback((vault.root / rel).read_text(encoding="utf-8", errors="replace"), rel)
+        out += [_problem(exc, rel) for exc in bad]
+    return out
 
 
 def _check_contradictions(vault: Vault, notes: list[Note]) -> list[VaultProblem]:
