@@ -19,7 +19,8 @@ def forget(
     json_: Annotated[bool, typer.Option("--json", help="Print the archived episodes and why as JSON.")] = False,
 ) -> int:
     """Move episodes matching ALL the criteria to archive/ in one commit (out of default recall)."""
-    from biocortex_cli.store.forget import Criteria, forget as forget_episodes
+    from biocortex_cli.store.forget import Criteria
+    from biocortex_cli.store.forget import forget as forget_episodes
 
     vault = state.vault()
     criteria = Criteria(older_than=older_than, utility_below=utility_below, quality_below=quality_below, failed=failed)

@@ -27,6 +27,7 @@ intersect with sets at C speed (recall/engine.py).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -454,9 +455,7 @@ def id_piece_tokens(conn: sqlite3.Connection, rid: str, encoding: str | None = N
         counter = get_counter(encoding or "cl100k_base")
         for piece in missing:
             found[piece] = counter.count(piece)
-        try:
+        with contextlib.suppress(sqlite3.DatabaseError):  # a cache: counted again next time
             conn.executemany("INSERT OR REPLACE INTO id_pieces(piece, tokens) VALUES (?, ?)",
                              [(p, found[p]) for p in missing])
-        except sqlite3.DatabaseError:
-            pass  # a cache: counted again next time
     return found

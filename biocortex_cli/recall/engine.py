@@ -143,7 +143,7 @@ def recall_id(head: str | None, opts: RecallOptions, encoding: str) -> str:
     options = {k: v for k, v in vars(opts).items() if k != "query"}
     key = json.dumps([head, " ".join(opts.query.split()).casefold(), options, encoding],
                      sort_keys=True, ensure_ascii=False)
-    return "r" + sha1(key.encode("utf-8")).hexdigest()[:10]
+    return "r" + str(sha1(key.encode("utf-8")).hexdigest())[:10]
 
 
 #: the id the header's token count is taken with at index time (" r" and four digit groups)
@@ -357,10 +357,8 @@ def _recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions)
     over_top_k = matched - len(top)
 
     # --- budget --------------------------------------------------------------------------------
-    from biocortex_cli.index.store import unpack_sections
+    from biocortex_cli.index.store import id_piece_tokens, unpack_sections
     from biocortex_cli.render.blocks import DROP_ORDER, HEADER, Section, assemble
-
-    from biocortex_cli.index.store import id_piece_tokens
 
     header_base = (int(meta["header_tokens"]) - id_tokens(REFERENCE_ID, id_piece_tokens(conn, REFERENCE_ID))
                    + id_tokens(rid, id_piece_tokens(conn, rid, meta.get("encoding"))))

@@ -18,7 +18,8 @@ from typing import Any
 RANK = "{rank}"
 SCORE = "{score}"
 SHORTENED = "[shortened to fit the budget; the full note is at the path above]\n"
-HEADER = "## Relevant past analyses — {shown} of {matched} matched · {tokens}/{budget} tokens · vault {head} · recall {recall_id}\n\n"
+HEADER = ("## Relevant past analyses — {shown} of {matched} matched · {tokens}/{budget} tokens · vault {head}"
+          " · recall {recall_id}\n\n")
 #: Sections dropped first when the last block must shrink to fit (least useful first).
 DROP_ORDER = ("plan", "entities", "tools", "lessons", "result")
 _LIMITS = {"task": 60, "plan": 70, "result": 90, "lesson": 45}

@@ -125,7 +125,8 @@ def forget(vault: Vault, criteria: Criteria, *, author: Author, dry_run: bool = 
     if dry_run or not picked:
         return result
     body = "\n".join(f"- {m.id}: {'; '.join(m.reasons)}" for m in picked)
-    message = f"forget: archive {len(picked)} episode{'s' if len(picked) != 1 else ''} — {criteria.describe()}\n\n{body}"
+    plural = "s" if len(picked) != 1 else ""
+    message = f"forget: archive {len(picked)} episode{plural} — {criteria.describe()}\n\n{body}"
     with vault.transaction(message, author) as txn:
         for m in picked:
             if not vault.path(m.path).is_file():
