@@ -207,3 +207,19 @@ def test_feedback_from_two_clones_merges_without_conflict(vault: Path, cli: Cli,
     notes = sorted(json.loads(line)["note"] for line in files[0].read_text().splitlines())
     assert notes == ["from the lab", "from the laptop"]
     assert "<<<<<<<" not in files[0].read_text() and cli("check").code == 0
+
+
+def test_long_letter_runs_are_counted_once_and_cached(ranked: Path, cli: Cli) -> None:
+    from biocortex_cli.index import store
+
+    assert cli("index").code == 0
+    conn = store.connect(store.index_path(ranked / ".biocortex"))
+    counter = get_counter("cl100k_base")
+    try:
+        assert conn.execute("SELECT COUNT(*) FROM id_pieces WHERE piece = 'abcde'").fetchone()[0] == 0
+        found = store.id_piece_tokens(conn, "rabcdefabcd", "cl100k_base")
+        assert found == {" rabcdefabcd": counter.count(" rabcdefabcd")}
+        cached = dict(conn.execute("SELECT piece, tokens FROM id_pieces WHERE piece IN (' rabcdefabcd', 'abcde')"))
+        assert cached == {" rabcdefabcd": counter.count(" rabcdefabcd"), "abcde": counter.count("abcde")}
+    finally:
+        conn.close()
