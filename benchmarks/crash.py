@@ -5,7 +5,8 @@ temporary folder, with an isolated HOME and git identity):
 
 - ``episode add`` (one episode), ``episode import`` (a 200-line JSON Lines file, one commit),
   ``fact add`` (a new triple each time, so there are no contradictions), ``index --rebuild``,
-  ``entity alias`` (rewrites an existing entity note);
+  ``entity alias`` (rewrites an existing entity note), ``feedback`` (appends a line to the day's
+  feedback file, which is rewritten to a temporary file and renamed);
 
 sleeps a random 0-300 ms and sends SIGKILL, either to the biocortex process alone (its git child,
 if any, runs on: the usual case when an agent is killed) or to its whole process group (git dies
@@ -44,7 +45,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
-COMMANDS = ("episode add", "episode import", "fact add", "index --rebuild", "entity alias")
+COMMANDS = ("episode add", "episode import", "fact add", "index --rebuild", "entity alias", "feedback")
 IMPORT_LINES = 200
 #: the longest the write after a trial may take: a stale git lock is cleared after 10 s
 NEXT_WRITE_LIMIT = 20.0
@@ -99,6 +100,9 @@ def _argv(command: str, n: int, work: Path) -> tuple[list[str], str | None]:
         return ["index", "--rebuild"], None
     if command == "entity alias":
         return ["entity", "alias", "TP53", f"p53-crash-{n}"], None
+    if command == "feedback":  # a recall id this vault never logged: the named episode counts
+        return ["feedback", f"r{n:010x}", "--outcome", "success", "--helpful", "crash-seed",
+                "--note", f"crash trial {n}"], None
     raise ValueError(command)
 
 
@@ -115,6 +119,8 @@ def _expected(command: str, n: int, out: str) -> list[str]:
         return [f"fact:{text}"]
     if command == "entity alias":
         return [f"alias:p53-crash-{n}"]
+    if command == "feedback":
+        return [f"feedback:r{n:010x}"]
     return []
 
 
@@ -136,6 +142,9 @@ def _missing_from_head(vault: Path, env: dict[str, str], expected: list[str]) ->
         elif kind == "fact" and _git(vault, env, "grep", "-q", "-F", f"id: {key}", "HEAD", "--", "facts").returncode:
             missing.append(item)
         elif kind == "alias" and key not in _git(vault, env, "show", "HEAD:entities/TP53.md").stdout:
+            missing.append(item)
+        elif kind == "feedback" and _git(vault, env, "grep", "-q", "-F", f'"recall_id": "{key}"', "HEAD", "--",
+                                         "feedback").returncode:
             missing.append(item)
     return missing
 
@@ -216,6 +225,9 @@ def make_vault(base: Path) -> tuple[Path, dict[str, str]]:
                    capture_output=True)
     subprocess.run([sys.executable, "-m", "biocortex_cli", "entity", "alias", "TP53", "p53"], env=env,
                    check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "biocortex_cli", "episode", "add", "--id", "crash-seed",
+                    "--task", "Seed episode that feedback trials mark helpful"], env=env, check=True,
+                   capture_output=True)
     return vault, env
 
 

@@ -17,7 +17,7 @@ def test_killed_writes_lose_nothing_and_block_nothing(tmp_path: Path) -> None:
     # SIGKILL to biocortex alone: a kill of git itself leaves index.lock, which the next write
     # waits 10 s for before clearing it (the 200-trial harness covers that case)
     results = crash.run_trials(10, seed=3, base=tmp_path, modes=("process",))
-    assert [t.command for t in results[:5]] == list(crash.COMMANDS)
+    assert [t.command for t in results[:6]] == list(crash.COMMANDS)
     assert {t.outcome for t in results} <= {"killed", "finished"}
     assert [(t.n, t.failures) for t in results if t.failures] == []
     assert time.perf_counter() - started < 15  # ~5 s on 2 cores
