@@ -204,9 +204,9 @@ def promote(vault: Vault, target: str, *, author: Author, text: str | None = Non
     record = lesson_update(existing, text=lesson_text, supporting=cluster.support, phrasings=cluster.variants,
                            episodes=records, ident=new_id, author=author, now=dt.datetime.now(dt.timezone.utc))
     added = tuple(e for e in cluster.support if existing is None or e not in existing.strings("supporting"))
-    short = " ".join(str(record["lesson"]).split())
-    short = short if len(short) <= 60 else short[:59] + "…"
-    with vault.transaction(f"lesson: promote {new_id} — {short}", author) as txn:
+    from biocortex_cli.store.episodes import _summary
+
+    with vault.transaction(f"lesson: promote {new_id} — {_summary(str(record['lesson']))}", author) as txn:
         note = write_lesson(vault, txn, existing, record, evidence)
     return PromoteResult(Promotion(note, existing is None, added), cluster, tuple(warnings))
 

@@ -85,7 +85,7 @@ def add(
         from biocortex_cli.errors import BiocortexError
 
         try:
-            for r in _related(vault, ep.record, ep.id, 3):
+            for r in _related(vault, ep.record, ep.id, 3, refresh=False):
                 state.info(f"biocortex: related: {r.id} ({'; '.join(r.reasons)})")
         except BiocortexError as exc:  # a suggestion never fails a write that happened
             state.info(f"biocortex: warning: no related episodes: {exc.message}")
@@ -156,7 +156,11 @@ def list_(
     return 0
 
 
-def _related(vault: Any, record: dict[str, Any], ident: str | None, limit: int) -> list[Any]:
+def _related(vault: Any, record: dict[str, Any], ident: str | None, limit: int, *,
+             refresh: bool = True) -> list[Any]:
+    """Episodes related to ``record``; without ``refresh`` the index is read as it is (the
+    suggestions after a write: refreshing it there doubled the time of ``episode add``)."""
+    from biocortex_cli.index import store
     from biocortex_cli.index.build import refresh as refresh_index
     from biocortex_cli.recall.related import probe_from_record, related_episodes
     from biocortex_cli.recall.service import recall_settings
@@ -166,7 +170,13 @@ def _related(vault: Any, record: dict[str, Any], ident: str | None, limit: int) 
         from biocortex_cli.store.episodes import merge_entities
 
         record["entities"] = merge_entities(record)
-    conn, _report = refresh_index(vault, str(recall_settings(vault)["encoding"]))
+    if refresh:
+        conn, _report = refresh_index(vault, str(recall_settings(vault)["encoding"]))
+    else:
+        try:
+            conn = store.connect(store.index_path(vault.state_dir))
+        except store.IndexUnusable:
+            return []
     try:
         return related_episodes(conn, probe_from_record(record, ident), limit=limit)
     finally:

@@ -21,7 +21,8 @@ def lessons_text(report: LessonsReport) -> str:
         utility = "" if c.utility is None else f" · utility {c.utility:.2f}"
         archived = f" (+{len(c.archived_support)} archived)" if c.archived_support else ""
         variants = f" · {len(c.variants)} phrasings" if len(c.variants) > 1 else ""
-        lines.append(f"{c.id}  {len(c.support)} episode{'s' if len(c.support) != 1 else ''}{archived} · success {_pct(c.success_rate)} · "
+        plural = "s" if len(c.support) != 1 else ""
+        lines.append(f"{c.id}  {len(c.support)} episode{plural}{archived} · success {_pct(c.success_rate)} · "
                      f"quality {quality}{utility}{variants}")
         lines.append(f"  {' '.join(c.text.split())}")
         if c.promoted:
