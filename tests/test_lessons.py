@@ -68,10 +68,21 @@ def test_prefix_filter_finds_exactly_the_pairs_of_a_brute_force_scan() -> None:
     sets = [frozenset(rng.sample(range(40), rng.randint(1, 9))) for _ in range(150)]
     sets += [frozenset(f"{w}".__hash__() & 0xFF for w in rng.sample(words, 4)) for _ in range(20)]
     matcher = LessonMatcher(sets, 0.5)
-    found = {tuple(sorted(p)) for p in matcher.pairs}
-    brute = {(i, j) for i in range(len(sets)) for j in range(i + 1, len(sets))
-             if jaccard(sets[i], sets[j]) >= 0.5}
-    assert found == brute
+    brute = list(range(len(sets)))  # components of the pairs a scan of every pair finds
+
+    def root(i: int) -> int:
+        while brute[i] != i:
+            i = brute[i]
+        return i
+
+    for i in range(len(sets)):
+        for j in range(i + 1, len(sets)):
+            if jaccard(sets[i], sets[j]) >= 0.5:
+                brute[max(root(i), root(j))] = min(root(i), root(j))
+    assert [matcher.root(i) for i in range(len(sets))] == [root(i) for i in range(len(sets))]
+    # and a query finds exactly the similar sets
+    probe = sets[7]
+    assert matcher.similar(probe) == [j for j in range(len(sets)) if jaccard(probe, sets[j]) >= 0.5]
 
 
 def test_clusters_near_identical_lessons_with_support(lessons_vault: Path, cli: Cli) -> None:

@@ -53,7 +53,11 @@ def _prefix_len(size: int, t: float) -> int:
 
 
 class LessonMatcher:
-    """Near-duplicate search over a fixed collection of fingerprint sets (prefix filtering)."""
+    """Near-duplicate search over a fixed collection of fingerprint sets (prefix filtering).
+
+    Building it also links every pair with ``J >= threshold`` into components (union-find);
+    a candidate already in the same component is not verified again, which spares most of the
+    work when a lesson has hundreds of phrasings."""
 
     def __init__(self, sets: Sequence[frozenset[int]], threshold: float = SIMILARITY) -> None:
         self.sets = sets
@@ -64,36 +68,67 @@ class LessonMatcher:
                 df[fp] = df.get(fp, 0) + 1
         self.df = df
         self.prefixes: dict[int, list[int]] = {}
-        self.pairs: list[tuple[int, int]] = []
+        self.parent = list(range(len(sets)))
         # AllPairs: visit sets by size, probe the prefixes indexed so far, then index this one
+        # indexed prefixes may be shorter than probing ones (PPJoin): a set visited later is at
+        # least as large, so a pair with J >= t overlaps in >= 2t/(1+t) of the smaller set
+        index_t = 2 * threshold / (1 + threshold)
         for i in sorted(range(len(sets)), key=lambda i: (len(sets[i]), i)):
-            prefix = self._prefix(sets[i])
-            self.pairs.extend((j, i) for j in self._verified(sets[i], prefix))
-            for fp in prefix:
+            ordered = self._ordered(sets[i])
+            for j in self._verified(sets[i], ordered[: _prefix_len(len(ordered), threshold)], skip=i):
+                self._union(i, j)
+            for fp in ordered[: _prefix_len(len(ordered), index_t)]:
                 self.prefixes.setdefault(fp, []).append(i)
+        self._full: dict[int, list[int]] | None = None
 
-    def _prefix(self, s: frozenset[int]) -> list[int]:
+    def root(self, i: int) -> int:
+        parent = self.parent
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def _union(self, a: int, b: int) -> None:
+        ra, rb = self.root(a), self.root(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+    def _ordered(self, s: frozenset[int]) -> list[int]:
         df = self.df
-        ordered = sorted(s, key=lambda fp: (df.get(fp, 0), fp))  # rarest first (unseen: rarest)
-        return ordered[: _prefix_len(len(s), self.t)]
+        return sorted(s, key=lambda fp: (df.get(fp, 0), fp))  # rarest first (unseen: rarest)
 
-    def _verified(self, s: frozenset[int], prefix: Iterable[int]) -> list[int]:
+    def _verified(self, s: frozenset[int], prefix: Iterable[int], skip: int = -1,
+                  index: dict[int, list[int]] | None = None) -> list[int]:
+        """Sets similar to ``s`` among those whose prefixes are indexed; with ``skip`` (the
+        number of ``s`` while building), those already in its component are left out."""
         seen: set[int] = set()
         out = []
         low, high = self.t * len(s), len(s) / self.t if self.t > 0 else math.inf
         for fp in prefix:
-            for j in self.prefixes.get(fp, ()):
+            for j in (self.prefixes if index is None else index).get(fp, ()):
                 if j in seen:
                     continue
                 seen.add(j)
+                if skip >= 0 and self.root(j) == self.root(skip):
+                    continue
                 other = self.sets[j]
                 if low - 1e-9 <= len(other) <= high + 1e-9 and jaccard(s, other) >= self.t - 1e-12:
                     out.append(j)
+                    if skip >= 0:
+                        self._union(skip, j)
         return sorted(out)
 
     def similar(self, s: frozenset[int]) -> list[int]:
-        """Indexes of the sets with ``J >= threshold`` to ``s`` (any size)."""
-        return self._verified(s, self._prefix(s)) if s else []
+        """Indexes of the sets with ``J >= threshold`` to ``s`` (any size): ``s``'s probing prefix
+        meets every such set, so it is looked up in a full index (built on first use)."""
+        if not s:
+            return []
+        if self._full is None:
+            self._full = {}
+            for j, other in enumerate(self.sets):
+                for fp in other:
+                    self._full.setdefault(fp, []).append(j)
+        return self._verified(s, self._ordered(s)[: _prefix_len(len(s), self.t)], index=self._full)
 
 
 @dataclass(frozen=True)
@@ -118,7 +153,6 @@ class LessonCluster:
     archived_support: tuple[str, ...]  # ids of archived episodes that state it (not in support)
     success_rate: float | None  # share of supporting episodes that succeeded (known outcomes)
     mean_quality: float | None
-    keys: tuple[int, ...] = ()  # the variant numbers (internal: for matching promoted notes)
     promoted: str | None = None  # id of the lesson note that holds it
     new_support: tuple[str, ...] = ()  # supporting episodes its lesson note does not list yet
     utility: float | None = None  # from recall feedback, when recorded
@@ -192,25 +226,12 @@ def cluster_lessons(items: Sequence[EpisodeLesson], threshold: float = SIMILARIT
     ordered_keys = list(keys)
     sets = [lesson_fingerprints(k) for k in ordered_keys]
     matcher = LessonMatcher(sets, threshold)
-    parent = list(range(len(sets)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for a, b in matcher.pairs:
-        ra, rb = root(a), root(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
     groups: dict[int, list[int]] = {}
     for i in range(len(sets)):
-        groups.setdefault(root(i), []).append(i)
+        groups.setdefault(matcher.root(i), []).append(i)
     clusters: list[tuple[LessonCluster, list[int]]] = []
     for variant_keys in groups.values():
-        clusters.append((_cluster([m for k in variant_keys for m in members[k]], ordered_keys, keys),
-                         variant_keys))
+        clusters.append((_cluster([m for k in variant_keys for m in members[k]], memo), variant_keys))
     clusters.sort(key=lambda c: (-len(c[0].support), -len(c[0].archived_support), c[0].id))
     cluster_of = [0] * len(sets)
     for n, (_c, variant_keys) in enumerate(clusters):
@@ -220,10 +241,7 @@ def cluster_lessons(items: Sequence[EpisodeLesson], threshold: float = SIMILARIT
                       time.perf_counter() - started, keys)
 
 
-def _cluster(items: list[EpisodeLesson], ordered_keys: list[tuple[str, ...]],
-             keys: dict[tuple[str, ...], int]) -> LessonCluster:
-    from biocortex_cli.bio.text import tokenize
-
+def _cluster(items: list[EpisodeLesson], tokens: dict[str, tuple[str, ...]]) -> LessonCluster:
     by_text: dict[str, set[str]] = {}
     for item in items:
         by_text.setdefault(item.text, set()).add(item.episode)
@@ -233,13 +251,12 @@ def _cluster(items: list[EpisodeLesson], ordered_keys: list[tuple[str, ...]],
     archived = sorted({i.episode for i in items if i.archived} - set(active))
     outcomes = [i.success for i in active.values() if i.success is not None]
     qualities = [i.quality for i in active.values() if i.quality is not None]
-    digest = hashlib.blake2b(" ".join(tokenize(text)).encode("utf-8"), digest_size=4).hexdigest()
+    digest = hashlib.blake2b(" ".join(tokens[text]).encode("utf-8"), digest_size=4).hexdigest()
     return LessonCluster(
         id=f"c-{digest}", text=text, variants=tuple(variants), support=tuple(sorted(active)),
         archived_support=tuple(archived),
         success_rate=round(sum(outcomes) / len(outcomes), 4) if outcomes else None,
-        mean_quality=round(sum(qualities) / len(qualities), 4) if qualities else None,
-        keys=tuple(sorted({keys[tuple(tokenize(t))] for t in by_text})))
+        mean_quality=round(sum(qualities) / len(qualities), 4) if qualities else None)
 
 
 # --- recall: promoted lessons ------------------------------------------------------------------
