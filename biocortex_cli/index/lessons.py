@@ -1,10 +1,12 @@
 """Promoted lesson notes (``lessons/``) in the sidecar index, for recall.
 
-One table, created on first use like the fact tables (a rebuild of the episode index drops it and
-the next recall fills it again): ``lesson_notes`` holds each note's id, text, support, the
-fingerprints recall scores it by, and the line recall prints with its token counts (counted here,
-so ``recall`` never loads a tokenizer). ``lesson_state`` keeps the header's token count and the
-encoding. Lesson notes are few: freshness is a stat of each file in ``lessons/`` (no git call).
+Tables, created on first use like the fact tables (a rebuild of the episode index drops them
+and the next recall fills them again): ``lesson_notes`` holds each note's id, text, support and
+the line recall prints with its token counts (counted here, so ``recall`` never loads a
+tokenizer); ``lesson_fps`` maps each fingerprint of a note (its text, phrasings, tools, domains,
+entities) to the note, so recall reads only the rows of the query's fingerprints;
+``lesson_state`` keeps the header's token count and the encoding. Lesson notes are few:
+freshness is a stat of each file in ``lessons/`` (no git call), which also sees hand edits.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,8 +23,9 @@ from biocortex_cli.index.build import write_txn
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS lesson_notes(
   rel TEXT PRIMARY KEY, id TEXT NOT NULL, lesson TEXT NOT NULL, support INTEGER NOT NULL,
-  success_rate REAL, domains TEXT NOT NULL, fps TEXT NOT NULL, line TEXT NOT NULL,
+  success_rate REAL, domains TEXT NOT NULL, line TEXT NOT NULL,
   line_tokens INTEGER NOT NULL, last_tokens INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS lesson_fps(fp INTEGER NOT NULL, rel TEXT NOT NULL, PRIMARY KEY(fp, rel)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS lesson_state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
@@ -36,7 +38,6 @@ class IndexedLesson:
     support: int
     success_rate: float | None
     domains: frozenset[str]
-    fingerprints: frozenset[int]
     line: str
     tokens: int  # the line followed by another line
     tokens_last: int  # the line, then the blank line that ends the section
@@ -94,14 +95,19 @@ def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list
     with write_txn(conn):
         for rel in sorted(set(known) - set(now) if fresh else set(known)):
             conn.execute("DELETE FROM lesson_notes WHERE rel = ?", (rel,))
-        conn.executemany("INSERT OR REPLACE INTO lesson_notes VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+            conn.execute("DELETE FROM lesson_fps WHERE rel = ?", (rel,))
+        for row, _fps in rows:
+            conn.execute("DELETE FROM lesson_fps WHERE rel = ?", (row[0],))
+        conn.executemany("INSERT OR REPLACE INTO lesson_notes VALUES(?,?,?,?,?,?,?,?,?,?,?)", [r for r, _ in rows])
+        conn.executemany("INSERT OR IGNORE INTO lesson_fps VALUES(?, ?)",
+                         [(fp, row[0]) for row, fps in rows for fp in fps])
         conn.execute("INSERT OR REPLACE INTO lesson_state VALUES('encoding', ?)", (encoding,))
         conn.execute("INSERT OR REPLACE INTO lesson_state VALUES('header_tokens', ?)",
                      (str(counter.count(HEADER)),))
     return problems
 
 
-def _row(root: Any, rel: str, stamp: tuple[int, int], counter: Any) -> tuple[Any, ...]:
+def _row(root: Any, rel: str, stamp: tuple[int, int], counter: Any) -> tuple[tuple[Any, ...], list[int]]:
     from biocortex_cli.bio.text import tokenize
     from biocortex_cli.index.build import attr_norm
     from biocortex_cli.index.fingerprints import field_fingerprints
@@ -118,19 +124,33 @@ def _row(root: Any, rel: str, stamp: tuple[int, int], counter: Any) -> tuple[Any
     rate = float(rate) if isinstance(rate, int | float) else None
     line = recall_line(lesson.lesson, support, rate, lesson.id)
     domains = sorted({attr_norm(d) for d in lesson.strings("domains")})
-    return (rel, lesson.id, lesson.lesson, support, rate, json.dumps(domains), json.dumps(fps), line,
-            counter.count(line), counter.count(line + "\n"), stamp[0], stamp[1])
+    return (rel, lesson.id, lesson.lesson, support, rate, json.dumps(domains), line,
+            counter.count(line), counter.count(line + "\n"), stamp[0], stamp[1]), fps
 
 
-def indexed_lessons(conn: sqlite3.Connection) -> Sequence[IndexedLesson]:
+def matching_lessons(conn: sqlite3.Connection, weights: dict[int, float]) -> list[tuple[float, IndexedLesson]]:
+    """(sum of the weights of ``weights``' fingerprints the note has, note) for every lesson note
+    that has at least one of them."""
+    sums: dict[str, float] = {}
+    fps = sorted(weights)
     try:
-        rows = conn.execute("SELECT rel, id, lesson, support, success_rate, domains, fps, line, line_tokens,"
-                            " last_tokens FROM lesson_notes ORDER BY rel").fetchall()
-    except sqlite3.OperationalError:
+        for i in range(0, len(fps), 500):
+            chunk = fps[i:i + 500]
+            for fp, rel in conn.execute(f"SELECT fp, rel FROM lesson_fps WHERE fp IN ({','.join('?' * len(chunk))})",
+                                        chunk):
+                sums[rel] = sums.get(rel, 0.0) + weights[fp]
+    except sqlite3.OperationalError:  # no lesson tables yet
         return []
-    return [IndexedLesson(rel, ident, lesson, support, rate, frozenset(json.loads(domains)),
-                          frozenset(json.loads(fps)), line, tokens, last)
-            for rel, ident, lesson, support, rate, domains, fps, line, tokens, last in rows]
+    if not sums:
+        return []
+    rels = sorted(sums)
+    out = []
+    for rel, ident, lesson, support, rate, domains, line, tokens, last in conn.execute(
+            "SELECT rel, id, lesson, support, success_rate, domains, line, line_tokens, last_tokens FROM lesson_notes"
+            f" WHERE rel IN ({','.join('?' * len(rels))}) ORDER BY rel", rels):
+        out.append((sums[rel], IndexedLesson(rel, ident, lesson, support, rate, frozenset(json.loads(domains)),
+                                             line, tokens, last)))
+    return out
 
 
 def lessons_header_tokens(conn: sqlite3.Connection) -> int:

@@ -274,13 +274,12 @@ def lessons_part(conn: sqlite3.Connection, meta: dict[str, Any], query: str, bud
     """The promoted lessons that apply to ``query``, in at most ``budget`` tokens."""
     from biocortex_cli.bio.text import tokenize
     from biocortex_cli.index.fingerprints import query_fingerprints
-    from biocortex_cli.index.lessons import indexed_lessons, lessons_header_tokens
+    from biocortex_cli.index.lessons import lessons_header_tokens, matching_lessons
     from biocortex_cli.index.store import document_frequencies
     from biocortex_cli.recall.engine import MAX_QUERY_TERMS, _idf
 
-    notes = indexed_lessons(conn)
     tokens = tokenize(query)[:MAX_QUERY_TERMS]
-    if not notes or not tokens or budget <= 0:
+    if not tokens or budget <= 0:
         return LessonsPart()
     n_docs = max(int(meta.get("n_docs", 0)), 1)
     qfps = query_fingerprints(tokens)
@@ -311,10 +310,10 @@ def lessons_part(conn: sqlite3.Connection, meta: dict[str, Any], query: str, bud
 
         domain_norm = attr_norm(domain)
     scored = []
-    for note in notes:
+    for total, note in matching_lessons(conn, weights):
         if domain_norm is not None and domain_norm not in note.domains:
             continue
-        score = min(1.0, sum(w for fp, w in weights.items() if fp in note.fingerprints) / denominator)
+        score = min(1.0, total / denominator)
         if score >= min_relevance:
             scored.append((round(score, 4), note))
     scored.sort(key=lambda s: (-s[0], -s[1].support, s[1].id))
