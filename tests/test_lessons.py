@@ -271,3 +271,17 @@ def test_clustering_is_deterministic_and_order_free() -> None:
     assert [c.as_json() for c in a.clusters] == [c.as_json() for c in b.clusters]
     assert a.clusters[0].support == ("e0", "e1")
     assert json.dumps([c.as_json() for c in a.clusters])  # JSON-able
+
+
+def test_the_obsidian_lesson_template_filled_in_passes_check(lessons_vault: Path, cli: Cli) -> None:
+    template = (lessons_vault / "templates" / "lesson.md").read_text()
+    note = (template.replace("{{title}}", "hand-lesson")
+            .replace("{{date:YYYY-MM-DDTHH:mm:ssZ}}", "2026-11-01T10:00:00Z")
+            .replace('author: ""', "author: Hand <hand@lab.example>")
+            .replace('lesson: ""', "lesson: Call doublets on both modalities.")
+            .replace("supporting: []", "supporting: [ep-a]"))
+    (lessons_vault / "lessons" / "hand-lesson.md").write_text(note + "- [[ep-a]]\n")
+    r = cli("check")
+    assert r.code == 0, r.out + r.err
+    # a hand-written lesson note is recalled like a promoted one
+    assert [x["id"] for x in cli("recall", "doublets modalities", "--json").json()["lessons"]] == ["hand-lesson"]
