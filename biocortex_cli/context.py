@@ -2,8 +2,9 @@
 
 1. ``## Working memory`` (only when a conversation is given): the conversation, compressed by
    :mod:`biocortex_cli.compress` when it does not fit, printed as compress prints it, in a fence.
-2. ``## Relevant past analyses`` and ``## Known facts about the entities in the question``:
-   exactly what ``recall`` prints for the query (episodes with their lessons, then facts).
+2. ``## Lessons that apply`` (promoted lesson notes relevant to the query, at most
+   ``lessons_share`` of recall's part), ``## Relevant past analyses`` and ``## Known facts about
+   the entities in the question``: exactly what ``recall`` prints for the query.
 
 How the budget is split (config ``context``): the conversation may take ``conversation_share``
 of it and recall the rest. Recall runs first, with its share plus whatever the conversation does
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from biocortex_cli.tokens import TokenCounter
 
 WORKING_MEMORY = "working_memory"
+LESSONS = "lessons"
 EPISODES = "episodes"
 FACTS = "facts"
 SEPARATOR = "\n"  # between sections (each section ends with its own newline): one blank line
@@ -40,7 +42,7 @@ _CONFIG_REL = ".biocortex/config.yaml"
 class ContextPart:
     """One section of the context: its name, exact text and tokens (counted alone)."""
 
-    name: str  # working_memory, episodes or facts
+    name: str  # working_memory, lessons, episodes or facts
     text: str
     tokens: int
     detail: dict[str, Any] = field(default_factory=dict)
@@ -115,6 +117,7 @@ def build_context(vault: Vault, query: str, *, budget: int | None = None, conver
 def _assemble(vault: Vault, query: str, budget: int, share: float, conv: Conversation | None,
               counter: TokenCounter, conv_path: str) -> ContextResult:
     from biocortex_cli.recall.facts import HEADER as FACTS_HEADER
+    from biocortex_cli.recall.lessons import HEADER as LESSONS_HEADER
 
     if budget < 1:
         raise UsageError("the budget is too small for any section", hint="raise --budget")
@@ -122,12 +125,18 @@ def _assemble(vault: Vault, query: str, budget: int, share: float, conv: Convers
     full = working_memory_text(conv.text, changed=False) if conv is not None else ""
     need_conv = counter.count(full) + sep if conv is not None else 0
     recall_room = budget - min(need_conv, int(budget * share))
-    recall = _recall(vault, query, recall_room) if recall_room >= 1 else None
+    recall = (_recall(vault, query, recall_room, vault.config.context.lessons_share)
+              if recall_room >= 1 else None)
     parts: list[ContextPart] = []
     recall_tokens = 0
     if recall is not None and recall.context:
         recall_tokens = counter.count(recall.context)
         episodes, _, facts = recall.context.partition(FACTS_HEADER)
+        if recall.lessons:  # the lessons section comes first and ends with a blank line
+            end = episodes.find("\n\n## ", len(LESSONS_HEADER))
+            end = len(episodes) - 1 if end < 0 else end
+            text, episodes = episodes[:end + 1], episodes[end + 2:]
+            parts.append(ContextPart(LESSONS, text, counter.count(text), {"lessons": recall.lessons}))
         if episodes:
             results = [h.as_json(False) for h in recall.results]
             parts.append(ContextPart(EPISODES, episodes, counter.count(episodes),
@@ -149,10 +158,10 @@ def _assemble(vault: Vault, query: str, budget: int, share: float, conv: Convers
                          injected=tuple(h.id for h in recall.results) if recall is not None else ())
 
 
-def _recall(vault: Vault, query: str, budget: int) -> RecallResult:
+def _recall(vault: Vault, query: str, budget: int, lessons_share: float) -> RecallResult:
     from biocortex_cli.recall.service import options_from_config, recall_vault
 
-    return recall_vault(vault, options_from_config(vault, query, budget=budget), log=False)
+    return recall_vault(vault, options_from_config(vault, query, budget=budget, lessons_share=lessons_share), log=False)
 
 
 def _working_memory(conv: Conversation, room: int, counter: TokenCounter, path: str) -> ContextPart:

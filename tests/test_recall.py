@@ -46,7 +46,7 @@ def test_doublet_question_finds_the_multiome_failure_first(samples: Path, cli: C
     assert r.code == 0, r.err
     data = r.json()
     assert set(data) == {"query", "recall_id", "vault_commit", "budget", "tokens", "encoding", "results",
-                         "facts", "dropped", "context"}
+                         "lessons", "facts", "dropped", "context"}
     ids = [hit["id"] for hit in data["results"]]
     assert ids[0] == "2026-02-17-multiome-doublets-merged", ids
     assert "2026-03-14-multiome-doublets" in ids[:3]
@@ -107,6 +107,46 @@ def test_context_never_exceeds_the_budget(samples: Path, cli: Cli, budget: int, 
     assert len(data["results"]) <= top_k
     if data["results"]:
         assert sum(h["tokens"] for h in data["results"]) < data["tokens"]
+
+
+@pytest.fixture(scope="module")
+def lessons_sample_vault(sample_vault: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample vault with every lesson stated by two or more episodes promoted."""
+    import os
+    import subprocess
+    import sys
+
+    root = tmp_path_factory.mktemp("lessons") / "vault"
+    shutil.copytree(sample_vault, root)
+    env = {**os.environ, "HOME": str(root.parent), "GIT_CONFIG_GLOBAL": str(root.parent / "gc"),
+           "GIT_CONFIG_NOSYSTEM": "1", "BIOCORTEX_VAULT": str(root)}
+    listed = subprocess.run([sys.executable, "-m", "biocortex_cli", "lessons", "--json"], check=True, env=env,
+                            capture_output=True, text=True)
+    for cluster in json.loads(listed.stdout)["clusters"]:
+        subprocess.run([sys.executable, "-m", "biocortex_cli", "lessons", "promote", cluster["id"]], check=True,
+                       env=env, capture_output=True)
+    return root
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(budget=st.integers(min_value=1, max_value=1500),
+       words=st.lists(st.sampled_from(["doublets", "multiome", "CRISPR", "screen", "guide", "reads",
+                                       "segmentation", "masks", "QSAR", "splits", "docking", "covalent",
+                                       "fiducial", "spatial", "merging", "TIL"]),
+                      min_size=1, max_size=6),
+       top_k=st.integers(min_value=1, max_value=8))
+def test_context_with_lessons_never_exceeds_the_budget(lessons_sample_vault: Path, cli: Cli,
+                                                       monkeypatch: pytest.MonkeyPatch, budget: int,
+                                                       words: list[str], top_k: int) -> None:
+    monkeypatch.setenv("BIOCORTEX_VAULT", str(lessons_sample_vault))
+    r = cli("recall", " ".join(words), "--budget", str(budget), "--top-k", str(top_k),
+            "--min-relevance", "0.05", "--json")
+    assert r.code == 0, r.err
+    data = r.json()
+    assert get_counter("cl100k_base").count(data["context"]) == data["tokens"] <= budget
+    if data["lessons"]:
+        assert data["context"].startswith("## Lessons that apply\n\n")
+        assert len(data["lessons"]) <= 5
 
 
 def test_small_budget_shortens_the_last_episode_and_says_so(samples: Path, cli: Cli) -> None:

@@ -25,12 +25,13 @@ from biocortex_cli.cli import forget as forget_cmd
 from biocortex_cli.cli import guide as guide_cmd
 from biocortex_cli.cli import index as index_cmd
 from biocortex_cli.cli import init as init_cmd
+from biocortex_cli.cli import lessons as lessons_cmd
 from biocortex_cli.cli import mcp as mcp_cmd
 from biocortex_cli.cli import recall as recall_cmd
 from biocortex_cli.cli import state
 from biocortex_cli.cli.errors import guarded
 
-COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, compress_cmd, doctor_cmd, context_cmd, entity_cmd, fact_cmd, feedback_cmd, forget_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, mcp_cmd, recall_cmd)
+COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, compress_cmd, doctor_cmd, context_cmd, entity_cmd, fact_cmd, feedback_cmd, forget_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, lessons_cmd, mcp_cmd, recall_cmd)
 for _module in COMMAND_MODULES:
     _module.typer = typer  # type: ignore[attr-defined]  # for evaluating their annotations
 
@@ -92,6 +93,13 @@ episode_app.command("add")(episode_cmd.add)
 episode_app.command("import")(episode_cmd.import_)
 episode_app.command("show")(episode_cmd.show)
 episode_app.command("list")(episode_cmd.list_)
+episode_app.command("related")(episode_cmd.related)
+
+lessons_app = typer.Typer(help="Lessons abstracted from many episodes: cluster, promote, refresh.",
+                          invoke_without_command=True, rich_markup_mode=None, context_settings=SETTINGS)
+lessons_app.callback()(lessons_cmd.lessons)
+lessons_app.command("promote")(lessons_cmd.promote)
+lessons_app.command("refresh")(lessons_cmd.refresh)
 
 fact_app = _group("Semantic memory: facts (subject, predicate, object) with sources and confidence.")
 fact_app.command("add")(fact_cmd.add)
@@ -109,6 +117,7 @@ app.command("init")(init_cmd.init)
 app.add_typer(episode_app, name="episode")
 app.add_typer(fact_app, name="fact")
 app.add_typer(entity_app, name="entity")
+app.add_typer(lessons_app, name="lessons")
 app.command("index")(index_cmd.index)
 app.command("recall")(recall_cmd.recall)
 app.command("eval")(eval_cmd.eval_)

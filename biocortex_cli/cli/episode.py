@@ -53,9 +53,11 @@ def add(
     created: Annotated[str | None, typer.Option("--created", help="ISO 8601 time (default: now, UTC).")] = None,
     from_json: Annotated[str | None, typer.Option("--from-json", metavar="FILE|-",
                                                   help="Read the episode from a JSON object; options override its fields.")] = None,
+    link_related: Annotated[int, typer.Option("--link-related", metavar="N", min=0, help="Record the N most related episodes in `related:` (linked in the note for Obsidian's graph).")] = 0,
+    suggest: Annotated[bool, typer.Option("--suggest/--no-suggest", help="Print related episodes on stderr after writing.")] = True,
     json_: Annotated[bool, typer.Option("--json", help="Print the stored record as JSON instead of the id.")] = False,
 ) -> int:
-    """Record one episode; prints its id."""
+    """Record one episode; prints its id (and related episodes on stderr)."""
     from biocortex_cli.errors import DataError
     from biocortex_cli.store.episodes import add_episode
 
@@ -74,7 +76,19 @@ def add(
                "entities": entity or None, "id": id_, "created": created}
     data.update({k: v for k, v in options.items() if v is not None})
     vault = state.vault()
+    if link_related and "related" not in data and isinstance(data.get("task"), str):
+        found = _related(vault, data, None, link_related)
+        if found:
+            data["related"] = [r.id for r in found]
     ep = add_episode(vault, data, vault.author(state.OPTIONS.author))
+    if suggest:
+        from biocortex_cli.errors import BiocortexError
+
+        try:
+            for r in _related(vault, ep.record, ep.id, 3, refresh=False):
+                state.info(f"biocortex: related: {r.id} ({'; '.join(r.reasons)})")
+        except BiocortexError as exc:  # a suggestion never fails a write that happened
+            state.info(f"biocortex: warning: no related episodes: {exc.message}")
     if json_:
         state.emit_json(ep.as_json())
     else:
@@ -139,4 +153,52 @@ def list_(
         state.out(episode_lines(episodes))
     else:
         state.info("biocortex: no episodes match")
+    return 0
+
+
+def _related(vault: Any, record: dict[str, Any], ident: str | None, limit: int, *,
+             refresh: bool = True) -> list[Any]:
+    """Episodes related to ``record``; without ``refresh`` the index is read as it is (the
+    suggestions after a write: refreshing it there doubled the time of ``episode add``)."""
+    from biocortex_cli.index import store
+    from biocortex_cli.index.build import refresh as refresh_index
+    from biocortex_cli.recall.related import probe_from_record, related_episodes
+    from biocortex_cli.recall.service import recall_settings
+
+    record = dict(record)
+    if "entities" not in record or ident is None:
+        from biocortex_cli.store.episodes import merge_entities
+
+        record["entities"] = merge_entities(record)
+    if refresh:
+        conn, _report = refresh_index(vault, str(recall_settings(vault)["encoding"]))
+    else:
+        try:
+            conn = store.connect(store.index_path(vault.state_dir))
+        except store.IndexUnusable:
+            return []
+    try:
+        return related_episodes(conn, probe_from_record(record, ident), limit=limit)
+    finally:
+        conn.close()
+
+
+def related(
+    ident: Annotated[str, typer.Argument(metavar="ID", help="Episode id.")],
+    limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many related episodes.")] = 10,
+    json_: Annotated[bool, typer.Option("--json", help="Print the related episodes as JSON.")] = False,
+) -> int:
+    """Episodes related to one: shared entities, tools, a similar task or a shared failure, with reasons."""
+    from biocortex_cli.render.lessons import related_text
+    from biocortex_cli.store.episodes import find_episode
+
+    vault = state.vault()
+    ep = find_episode(vault, ident)
+    found = _related(vault, ep.record, ep.id, limit)
+    if json_:
+        state.emit_json({"id": ep.id, "related": [r.as_json() for r in found]})
+    elif found:
+        state.out(related_text(found))
+    else:
+        state.info(f"biocortex: no episode is related to {ep.id}")
     return 0

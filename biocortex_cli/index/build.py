@@ -199,6 +199,18 @@ def git_changed(git_root: Path, vault_root: Path, old: str, new: str,
 _ATTR_NORMS: dict[str, str] = {}
 
 
+def attr_norm(value: str) -> str:
+    """A tool, domain or entity as the index's ``attrs`` table holds it (its tokens, joined)."""
+    from biocortex_cli.bio.text import tokenize
+
+    norm = _ATTR_NORMS.get(value)
+    if norm is None:
+        norm = " ".join(tokenize(value)) or value.casefold()
+        if len(_ATTR_NORMS) < 100_000:
+            _ATTR_NORMS[value] = norm
+    return norm
+
+
 def build_row(root: Path, rel: str, stamp: tuple[int, int], counter: Any) -> DocRow:
     """Read one note and derive everything recall needs from it. Raises DataError."""
     from biocortex_cli.bio.text import tokenize
@@ -222,11 +234,7 @@ def build_row(root: Path, rel: str, stamp: tuple[int, int], counter: Any) -> Doc
     attrs: list[tuple[str, str]] = []
     for kind, key in (("tool", "tools"), ("domain", "domains"), ("entity", "entities")):
         for value in ep.strings(key):
-            norm = _ATTR_NORMS.get(value)
-            if norm is None:
-                norm = " ".join(tokenize(value)) or value.casefold()
-                if len(_ATTR_NORMS) < 100_000:
-                    _ATTR_NORMS[value] = norm
+            norm = attr_norm(value)
             attrs.append((kind, norm))
             # also text: an identifier or tool named only in these lists still counts as known
             # to the text signal (measured on BioRecall: identifier questions NDCG 0.846 -> 0.874)
@@ -246,7 +254,8 @@ def build_row(root: Path, rel: str, stamp: tuple[int, int], counter: Any) -> Doc
                   created=created.strftime("%Y-%m-%dT%H:%M:%SZ"), success=ep.success,
                   quality=ep.quality, archived=rel.startswith("archive/"), task=ep.task,
                   sections_blob=store.pack_sections(rows), tokens_blob=store.pack_tokens(fields),
-                  dl=sum(fingerprints.values()), fingerprints=fingerprints, attrs=attrs)
+                  dl=sum(fingerprints.values()), fingerprints=fingerprints, attrs=attrs,
+                  lessons=tuple(ep.strings("lessons")))
 
 
 def _counter(vault_encoding: str) -> Any:

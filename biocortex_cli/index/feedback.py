@@ -105,6 +105,19 @@ def utilities(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, float]:
     return out
 
 
+def evidence(conn: sqlite3.Connection) -> dict[str, tuple[float, float]]:
+    """id -> (evidence for, evidence against) of every id with feedback (few: only judged ids)."""
+    return {str(i): (float(f), float(a)) for i, f, a in conn.execute("SELECT id, helpful, unhelpful FROM utility")}
+
+
+def pooled_utility(table: dict[str, tuple[float, float]], ids: Sequence[str]) -> float:
+    """The utility of a group of memories (a lesson and the episodes behind it): their evidence
+    pooled, then the same formula as one id's. NEUTRAL when none of them was judged."""
+    evidence_for = sum(table[i][0] for i in ids if i in table)
+    evidence_against = sum(table[i][1] for i in ids if i in table)
+    return utility_value(evidence_for, evidence_against)
+
+
 def feedback_problems(conn: sqlite3.Connection) -> list[tuple[str, int, str]]:
     return [(rel, line, message) for rel, line, message in
             conn.execute("SELECT rel, line, message FROM feedback_problems ORDER BY rel, line")]

@@ -14,7 +14,8 @@ compressed: read only for the few hits printed, or when the note is re-indexed),
 (one row per fingerprint: its document frequency and its posting list), ``doclens`` (every
 note's length in fingerprints, one array), ``attrs`` (tools, domains, entities -> note),
 ``id_pieces`` (token counts of the letter runs a recall id can print, so the header is counted
-without a tokenizer), ``utility`` and ``feedback_problems`` (feedback, index/feedback.py).
+without a tokenizer), ``utility`` and ``feedback_problems`` (feedback, index/feedback.py),
+``lesson_texts`` (each episode's lessons as written, for ``biocortex lessons``).
 
 A posting list is the sorted note numbers as unsigned 32-bit little-endian integers, and the
 term frequencies above 1 as (note, tf) pairs beside them (95% of postings have tf 1). Measured
@@ -40,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 INDEX_NAME = "index.sqlite"
 
 SCHEMA = """
@@ -64,6 +65,8 @@ CREATE TABLE postings(fp INTEGER PRIMARY KEY, df INTEGER NOT NULL, docs BLOB NOT
 CREATE TABLE doclens(k INTEGER PRIMARY KEY, dls BLOB NOT NULL);
 CREATE TABLE attrs(kind TEXT NOT NULL, value TEXT NOT NULL, doc INTEGER NOT NULL,
                    PRIMARY KEY(kind, value, doc)) WITHOUT ROWID;
+CREATE TABLE lesson_texts(doc INTEGER NOT NULL, n INTEGER NOT NULL, text TEXT NOT NULL,
+                          PRIMARY KEY(doc, n)) WITHOUT ROWID;
 CREATE TABLE problems(rel TEXT PRIMARY KEY, line INTEGER NOT NULL, message TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE id_pieces(piece TEXT PRIMARY KEY, tokens INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE utility(id TEXT PRIMARY KEY, helpful REAL NOT NULL, unhelpful REAL NOT NULL,
@@ -98,6 +101,7 @@ class DocRow:
     dl: int  # fingerprints counted with their tf: BM25's document length
     fingerprints: dict[int, int]  # fp -> tf (empty in rows a rebuild's workers send back)
     attrs: list[tuple[str, str]]  # (kind, normalised value)
+    lessons: tuple[str, ...] = ()  # the episode's lessons as written (clustered by `biocortex lessons`)
 
 
 def index_path(state_dir: Path) -> Path:
@@ -309,6 +313,7 @@ def remove(conn: sqlite3.Connection, rels: Iterable[str]) -> int:
         doc, blob = row
         _remove_postings(conn, doc, field_fingerprints(unpack_tokens(blob)))
         conn.execute("DELETE FROM attrs WHERE doc = ?", (doc,))
+        conn.execute("DELETE FROM lesson_texts WHERE doc = ?", (doc,))
         conn.execute("DELETE FROM bodies WHERE doc = ?", (doc,))
         conn.execute("DELETE FROM docs WHERE doc = ?", (doc,))
         removed += 1
@@ -317,6 +322,9 @@ def remove(conn: sqlite3.Connection, rels: Iterable[str]) -> int:
 
 _INSERT_DOC = ("INSERT INTO docs(doc, rel, id, kind, mtime_ns, size, created, success, quality, archived, dl, task)"
                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
+
+
+_INSERT_LESSON = "INSERT INTO lesson_texts(doc, n, text) VALUES (?, ?, ?)"
 
 
 def _doc_values(doc: int | None, row: DocRow) -> tuple[Any, ...]:
@@ -335,6 +343,7 @@ def insert(conn: sqlite3.Connection, rows: Iterable[DocRow]) -> int:
         _add_postings(conn, doc, row.fingerprints)
         conn.executemany("INSERT OR IGNORE INTO attrs(kind, value, doc) VALUES (?, ?, ?)",
                          ((k, v, doc) for k, v in row.attrs))
+        conn.executemany(_INSERT_LESSON, ((doc, n, text) for n, text in enumerate(row.lessons)))
         added += 1
     return added
 
@@ -384,6 +393,8 @@ class BulkLoader:
                               [(offset + i, row.sections_blob, row.tokens_blob) for i, row in enumerate(rows)])
         self.conn.executemany("INSERT OR IGNORE INTO attrs(kind, value, doc) VALUES (?, ?, ?)",
                               [(k, v, offset + i) for i, row in enumerate(rows) for k, v in row.attrs])
+        self.conn.executemany(_INSERT_LESSON, [(offset + i, n, text) for i, row in enumerate(rows)
+                                               for n, text in enumerate(row.lessons)])
         lists, tfs = self.lists, self.tfs
         shift = offset.__add__
         for fp, local in postings.docs.items():

@@ -71,6 +71,7 @@ class RecallOptions:
     ngram_weights: dict[str, float] = field(default_factory=lambda: {"1": 1.0, "2": 0.5, "3": 0.5})
     max_df: float = 0.5
     half_life_days: float = 0.0
+    lessons_share: float = 0.25  # at most this share of the budget goes to promoted lessons
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,7 @@ class RecallResult:
     ignored_terms: list[str] = field(default_factory=list)
     facts: list[dict[str, Any]] = field(default_factory=list)  # the facts section (recall/facts.py)
     recall_id: str = ""
+    lessons: list[dict[str, Any]] = field(default_factory=list)  # promoted lessons (recall/lessons.py)
 
     def as_json(self, explain: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -123,7 +125,7 @@ class RecallResult:
             "budget": self.budget,
             "tokens": self.tokens, "encoding": self.encoding,
             "results": [h.as_json(explain) for h in self.results],
-            "facts": self.facts, "dropped": self.dropped, "context": self.context,
+            "lessons": self.lessons, "facts": self.facts, "dropped": self.dropped, "context": self.context,
         }
         if explain:
             out["explain"] = {"query_terms": self.query_terms, "unknown_terms": self.unknown_terms,

@@ -122,14 +122,38 @@ def _recall_vault(vault: Vault, opts: RecallOptions) -> RecallResult:
     conn, report = refresh(vault, encoding)
     try:
         warn_problems(report)
-        part = _facts_part(conn, vault, encoding, opts)
-        if part is None or not part.text:
-            return recall(conn, get_meta(conn), opts)
-        # the facts take their share first; 2 tokens of slack cover the header's numbers growing
-        episodes = recall(conn, get_meta(conn), replace(opts, budget=max(0, opts.budget - part.tokens - 2)))
-        return _with_facts(episodes, part, opts.budget)
+        meta = get_meta(conn)
+        lessons = _lessons_part(conn, vault, encoding, meta, opts)
+        facts = _facts_part(conn, vault, encoding, opts)
+        parts = [p for p in (lessons, facts) if p is not None and p.text]
+        if not parts:
+            return recall(conn, meta, opts)
+        # lessons and facts take their shares first; 2 tokens of slack each cover the header's
+        # numbers growing
+        reserved = sum(p.tokens + 2 for p in parts)
+        episodes = recall(conn, meta, replace(opts, budget=max(1, opts.budget - reserved)))
+        return _combine(episodes, lessons, facts, opts.budget)
     finally:
         conn.close()
+
+
+def _lessons_part(conn: sqlite3.Connection, vault: Vault, encoding: str, meta: dict[str, Any],
+                  opts: RecallOptions) -> Any:
+    """The promoted lessons that apply, or None when the vault has none."""
+    try:
+        has_lessons = any((e.name.endswith(".md") and e.name != "README.md") or e.is_dir()
+                          for e in os.scandir(vault.root / "lessons"))
+    except OSError:
+        has_lessons = False
+    if not has_lessons:
+        return None
+    from biocortex_cli.index.lessons import refresh_lessons
+    from biocortex_cli.recall.lessons import lessons_part
+
+    refresh_lessons(conn, vault, encoding)
+    return lessons_part(conn, meta, opts.query, int(opts.budget * opts.lessons_share),
+                        min_relevance=opts.min_relevance, ngram_weights=opts.ngram_weights,
+                        max_df=opts.max_df, domain=opts.domain)
 
 
 FACTS_SHARE = 0.25  # at most this share of recall's budget goes to facts
@@ -151,15 +175,21 @@ def _facts_part(conn: sqlite3.Connection, vault: Vault, encoding: str, opts: Rec
     return facts_part(conn, opts.query, int(opts.budget * FACTS_SHARE))
 
 
-def _with_facts(episodes: RecallResult, part: Any, budget: int) -> RecallResult:
-    """Episodes then facts, one context; the header reports the whole context and budget."""
+def _combine(episodes: RecallResult, lessons: Any, facts: Any, budget: int) -> RecallResult:
+    """Lessons, episodes, then facts: one context; the header reports the whole context and budget."""
     from biocortex_cli.recall.engine import _digits_tokens
 
+    before = lessons.text if lessons is not None else ""
+    after = facts.text if facts is not None else ""
+    extra = (lessons.tokens if before else 0) + (facts.tokens if after else 0)
+    found_lessons: list[dict[str, Any]] = lessons.lessons if before else []
+    found_facts: list[dict[str, Any]] = facts.facts if after else []
     if not episodes.results:
-        return replace(episodes, budget=budget, tokens=part.tokens, context=part.text, facts=part.facts)
-    total = episodes.tokens + part.tokens
+        return replace(episodes, budget=budget, tokens=extra, context=before + after,
+                       lessons=found_lessons, facts=found_facts)
+    total = episodes.tokens + extra
     for _ in range(4):  # the header holds the total: settle its digits
-        new = (episodes.tokens + part.tokens + _digits_tokens(total) - _digits_tokens(episodes.tokens)
+        new = (episodes.tokens + extra + _digits_tokens(total) - _digits_tokens(episodes.tokens)
                + _digits_tokens(budget) - _digits_tokens(episodes.budget))
         if new == total:
             break
@@ -167,4 +197,5 @@ def _with_facts(episodes: RecallResult, part: Any, budget: int) -> RecallResult:
     head, rest = episodes.context.split("\n", 1)
     old = f"· {episodes.tokens}/{episodes.budget} tokens"
     head = head.replace(old, f"· {total}/{budget} tokens", 1)
-    return replace(episodes, budget=budget, tokens=total, context=f"{head}\n{rest}{part.text}", facts=part.facts)
+    return replace(episodes, budget=budget, tokens=total, context=f"{before}{head}\n{rest}{after}",
+                   lessons=found_lessons, facts=found_facts)

@@ -90,11 +90,17 @@ def _check_entity(note: Note) -> list[VaultProblem]:
     return []
 
 
+def _check_lesson(note: Note) -> list[VaultProblem]:
+    from biocortex_cli.store.lessons import lesson_problems
+
+    return [_problem(e, note.rel) for e in lesson_problems(note.meta, note)]
+
+
 CHECKS: dict[str, Callable[[Note], list[VaultProblem]]] = {
     "episode": _check_episode,
     "fact": _check_fact,
     "entity": _check_entity,
-    "lesson": lambda note: [],
+    "lesson": _check_lesson,
 }
 
 

@@ -98,6 +98,8 @@ class ContextConfig:
                                    "given); what it leaves unused goes to recall")
     recall_share: float = _f(0.5, "share of the budget for recall (past analyses and facts); what it "
                              "leaves unused goes to the conversation. Shares are relative: 1 and 1 = 0.5 and 0.5")
+    lessons_share: float = _f(0.25, "at most this share of recall's part goes to promoted lessons that apply "
+                              "(printed first); what they leave unused goes to past analyses")
 
 
 @dataclass(frozen=True)

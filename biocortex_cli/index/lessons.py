@@ -1,0 +1,161 @@
+"""Promoted lesson notes (``lessons/``) in the sidecar index, for recall.
+
+Tables, created on first use like the fact tables (a rebuild of the episode index drops them
+and the next recall fills them again): ``lesson_notes`` holds each note's id, text, support and
+the line recall prints with its token counts (counted here, so ``recall`` never loads a
+tokenizer); ``lesson_fps`` maps each fingerprint of a note (its text, phrasings, tools, domains,
+entities) to the note, so recall reads only the rows of the query's fingerprints;
+``lesson_state`` keeps the header's token count and the encoding. Lesson notes are few:
+freshness is a stat of each file in ``lessons/`` (no git call), which also sees hand edits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from biocortex_cli.errors import DataError
+from biocortex_cli.index.build import write_txn
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS lesson_notes(
+  rel TEXT PRIMARY KEY, id TEXT NOT NULL, lesson TEXT NOT NULL, support INTEGER NOT NULL,
+  success_rate REAL, domains TEXT NOT NULL, line TEXT NOT NULL,
+  line_tokens INTEGER NOT NULL, last_tokens INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS lesson_fps(fp INTEGER NOT NULL, rel TEXT NOT NULL, PRIMARY KEY(fp, rel)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS lesson_state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class IndexedLesson:
+    rel: str
+    id: str
+    lesson: str
+    support: int
+    success_rate: float | None
+    domains: frozenset[str]
+    line: str
+    tokens: int  # the line followed by another line
+    tokens_last: int  # the line, then the blank line that ends the section
+
+
+def recall_line(lesson: str, support: int, success_rate: float | None, ident: str) -> str:
+    from biocortex_cli.render.blocks import _clip
+
+    rate = f", {success_rate:.0%} succeeded" if success_rate is not None else ""
+    return f"- {_clip(lesson, 60)} ({support} episode{'s' if support != 1 else ''}{rate} · {ident})\n"
+
+
+def _stamps(root: Any) -> dict[str, tuple[int, int]]:
+    base = root / "lessons"
+    out: dict[str, tuple[int, int]] = {}
+    if not base.is_dir():
+        return out
+    for dirpath, dirs, names in os.walk(base):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in names:
+            if name.endswith(".md") and not (name == "README.md" and dirpath == str(base)):
+                path = os.path.join(dirpath, name)
+                st = os.stat(path)
+                out[os.path.relpath(path, root).replace(os.sep, "/")] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
+def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list[DataError]:
+    """Bring ``lesson_notes`` in line with ``lessons/``; returns the notes that could not be read."""
+    now = _stamps(vault.root)
+    try:
+        state = dict(conn.execute("SELECT key, value FROM lesson_state"))
+        known = {r: (m, s) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM lesson_notes")}
+    except sqlite3.OperationalError:  # first use
+        if not now:
+            return []
+        conn.executescript(SCHEMA)
+        state, known = {}, {}
+    fresh = state.get("encoding") == encoding
+    if fresh and known == now:
+        return []
+    from biocortex_cli.recall.lessons import HEADER
+    from biocortex_cli.tokens import get_counter
+
+    counter = get_counter(encoding)
+    problems: list[DataError] = []
+    rows = []
+    for rel, stamp in sorted(now.items()):
+        if fresh and known.get(rel) == stamp:
+            continue
+        try:
+            rows.append(_row(vault.root, rel, stamp, counter))
+        except DataError as exc:
+            problems.append(exc)
+    with write_txn(conn):
+        for rel in sorted(set(known) - set(now) if fresh else set(known)):
+            conn.execute("DELETE FROM lesson_notes WHERE rel = ?", (rel,))
+            conn.execute("DELETE FROM lesson_fps WHERE rel = ?", (rel,))
+        for row, _fps in rows:
+            conn.execute("DELETE FROM lesson_fps WHERE rel = ?", (row[0],))
+        conn.executemany("INSERT OR REPLACE INTO lesson_notes VALUES(?,?,?,?,?,?,?,?,?,?,?)", [r for r, _ in rows])
+        conn.executemany("INSERT OR IGNORE INTO lesson_fps VALUES(?, ?)",
+                         [(fp, row[0]) for row, fps in rows for fp in fps])
+        conn.execute("INSERT OR REPLACE INTO lesson_state VALUES('encoding', ?)", (encoding,))
+        conn.execute("INSERT OR REPLACE INTO lesson_state VALUES('header_tokens', ?)",
+                     (str(counter.count(HEADER)),))
+    return problems
+
+
+def _row(root: Any, rel: str, stamp: tuple[int, int], counter: Any) -> tuple[tuple[Any, ...], list[int]]:
+    from biocortex_cli.bio.text import tokenize
+    from biocortex_cli.index.build import attr_norm
+    from biocortex_cli.index.fingerprints import field_fingerprints
+    from biocortex_cli.store.lessons import lesson_from_note
+    from biocortex_cli.store.notes import read_note
+
+    lesson = lesson_from_note(read_note(root / rel, rel))
+    fields = [tokenize(lesson.lesson)] + [tokenize(p) for p in lesson.strings("phrasings")]
+    for key in ("tools", "domains", "entities"):
+        fields += [attr_norm(v).split() for v in lesson.strings(key)]
+    fps = sorted(field_fingerprints(fields))
+    support = len(lesson.strings("supporting"))
+    rate = lesson.record.get("success_rate")
+    rate = float(rate) if isinstance(rate, int | float) else None
+    line = recall_line(lesson.lesson, support, rate, lesson.id)
+    domains = sorted({attr_norm(d) for d in lesson.strings("domains")})
+    return (rel, lesson.id, lesson.lesson, support, rate, json.dumps(domains), line,
+            counter.count(line), counter.count(line + "\n"), stamp[0], stamp[1]), fps
+
+
+def matching_lessons(conn: sqlite3.Connection, weights: dict[int, float]) -> list[tuple[float, IndexedLesson]]:
+    """(sum of the weights of ``weights``' fingerprints the note has, note) for every lesson note
+    that has at least one of them."""
+    sums: dict[str, float] = {}
+    fps = sorted(weights)
+    try:
+        for i in range(0, len(fps), 500):
+            chunk = fps[i:i + 500]
+            for fp, rel in conn.execute(f"SELECT fp, rel FROM lesson_fps WHERE fp IN ({','.join('?' * len(chunk))})",
+                                        chunk):
+                sums[rel] = sums.get(rel, 0.0) + weights[fp]
+    except sqlite3.OperationalError:  # no lesson tables yet
+        return []
+    if not sums:
+        return []
+    rels = sorted(sums)
+    out = []
+    for rel, ident, lesson, support, rate, domains, line, tokens, last in conn.execute(
+            "SELECT rel, id, lesson, support, success_rate, domains, line, line_tokens, last_tokens FROM lesson_notes"
+            f" WHERE rel IN ({','.join('?' * len(rels))}) ORDER BY rel", rels):
+        out.append((sums[rel], IndexedLesson(rel, ident, lesson, support, rate, frozenset(json.loads(domains)),
+                                             line, tokens, last)))
+    return out
+
+
+def lessons_header_tokens(conn: sqlite3.Connection) -> int:
+    try:
+        row = conn.execute("SELECT value FROM lesson_state WHERE key = 'header_tokens'").fetchone()
+    except sqlite3.OperationalError:
+        return 0
+    return int(row[0]) if row else 0

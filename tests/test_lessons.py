@@ -1,0 +1,287 @@
+"""Lessons across episodes: clustering, promotion to lesson notes, refresh, recall, context."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import Cli, git
+
+from biocortex_cli.recall.lessons import (
+    SIMILARITY,
+    EpisodeLesson,
+    LessonMatcher,
+    cluster_lessons,
+    jaccard,
+    lesson_fingerprints,
+)
+from biocortex_cli.tokens import get_counter
+
+DOUBLETS = "Call doublets on both modalities and combine the calls for Multiome."
+
+
+def _episode(cli: Cli, ident: str, lesson: str, *, success: bool = True, quality: float = 0.8,
+             domain: str = "scRNA-seq", tool: str = "scDblFinder", task: str | None = None) -> None:
+    r = cli("episode", "add", "--id", ident, "--task", task or f"Doublet removal in run {ident}",
+            "--lesson", lesson, "--domain", domain, "--tool", tool, "--success" if success else "--failure",
+            "--quality", str(quality), "--no-suggest")
+    assert r.code == 0, r.err
+
+
+@pytest.fixture
+def lessons_vault(vault: Path, cli: Cli) -> Path:
+    _episode(cli, "ep-a", DOUBLETS, quality=0.9)
+    _episode(cli, "ep-b", "Call doublets on both modalities and combine the calls for 10x Multiome.", quality=0.7)
+    _episode(cli, "ep-c", "call doublets on both modalities, and combine the calls for multiome", success=False,
+             quality=0.3)
+    _episode(cli, "ep-d", "Use scaffold splits, not random splits, for QSAR models.", domain="cheminformatics",
+             tool="RDKit", task="QSAR model for EGFR")
+    return vault
+
+
+def _commit(root: Path, message: str) -> None:
+    git(root, "-c", "user.name=Hand", "-c", "user.email=hand@lab.example", "commit", "-qm", message)
+
+
+def _tokens(text: str) -> frozenset[int]:
+    from biocortex_cli.bio.text import tokenize
+
+    return lesson_fingerprints(tokenize(text))
+
+
+def test_similarity_is_jaccard_of_unigram_and_bigram_fingerprints() -> None:
+    a = _tokens("Call doublets on both modalities and combine the calls for Multiome.")
+    b = _tokens("Call doublets on both modalities and combine the calls for 10x Multiome.")
+    # tokens call doublet modaliti combin call multiom (+ 10x): 5 shared unigrams and 4 shared
+    # bigrams over 10 + 12 - 9 = 13 in the union
+    assert jaccard(a, b) == pytest.approx(9 / 13)
+    assert jaccard(a, _tokens("Run doublet detection per sample before merging.")) < SIMILARITY
+
+
+def test_prefix_filter_finds_exactly_the_pairs_of_a_brute_force_scan() -> None:
+    import random
+
+    rng = random.Random(3)
+    words = [f"w{i}" for i in range(12)]
+    sets = [frozenset(rng.sample(range(40), rng.randint(1, 9))) for _ in range(150)]
+    sets += [frozenset(f"{w}".__hash__() & 0xFF for w in rng.sample(words, 4)) for _ in range(20)]
+    matcher = LessonMatcher(sets, 0.5)
+    brute = list(range(len(sets)))  # components of the pairs a scan of every pair finds
+
+    def root(i: int) -> int:
+        while brute[i] != i:
+            i = brute[i]
+        return i
+
+    for i in range(len(sets)):
+        for j in range(i + 1, len(sets)):
+            if jaccard(sets[i], sets[j]) >= 0.5:
+                brute[max(root(i), root(j))] = min(root(i), root(j))
+    assert [matcher.root(i) for i in range(len(sets))] == [root(i) for i in range(len(sets))]
+    # and a query finds exactly the similar sets
+    probe = sets[7]
+    assert matcher.similar(probe) == [j for j in range(len(sets)) if jaccard(probe, sets[j]) >= 0.5]
+
+
+def test_clusters_near_identical_lessons_with_support(lessons_vault: Path, cli: Cli) -> None:
+    r = cli("lessons", "--json")
+    assert r.code == 0, r.err
+    data = r.json()
+    assert data["lessons"] == 4 and data["total"] == 1
+    (cluster,) = data["clusters"]
+    assert cluster["episodes"] == ["ep-a", "ep-b", "ep-c"] and cluster["support"] == 3
+    assert cluster["variants"] == 3 and cluster["text"] == DOUBLETS  # ties: the shortest phrasing
+    assert cluster["success_rate"] == pytest.approx(2 / 3, abs=1e-4)
+    assert cluster["mean_quality"] == pytest.approx((0.9 + 0.7 + 0.3) / 3, abs=1e-4)
+    assert cluster["utility"] is None and cluster["archived_support"] == [] and cluster["promoted"] is None
+    assert cluster["id"].startswith("c-")
+    # the same vault lists the same bytes; --min-support 1 adds the single QSAR lesson, after it
+    assert cli("lessons", "--json").out == r.out
+    singles = cli("lessons", "--json", "--min-support", "1").json()["clusters"]
+    assert [c["support"] for c in singles] == [3, 1]
+    text = cli("lessons").out
+    assert f"{cluster['id']}  3 episodes · success 67% · quality 0.63 · 3 phrasings\n  {DOUBLETS}\n" in text
+
+
+def test_domain_and_limit_filter(lessons_vault: Path, cli: Cli) -> None:
+    chem = cli("lessons", "--json", "--min-support", "1", "--domain", "cheminformatics").json()
+    assert [c["episodes"] for c in chem["clusters"]] == [["ep-d"]]
+    r = cli("lessons", "--json", "--min-support", "1", "--limit", "1")
+    assert len(r.json()["clusters"]) == 1 and "1 of 2 lessons shown" in r.err
+    none = cli("lessons", "--min-support", "5")
+    assert none.code == 0 and none.out == "" and "no lesson is stated by 5 or more episodes" in none.err
+    assert cli("lessons", "--min-support", "0").code == 2
+
+
+def test_archived_episodes_count_apart_and_never_crash(lessons_vault: Path, cli: Cli) -> None:
+    """Archived episodes (archive/episodes/, indexed with an archived flag) are not support."""
+    src = next(lessons_vault.glob("episodes/*/*/ep-c.md"))
+    (lessons_vault / "archive" / "episodes").mkdir(parents=True, exist_ok=True)
+    shutil.move(src, lessons_vault / "archive" / "episodes" / "ep-c.md")
+    git(lessons_vault, "add", "-A")
+    _commit(lessons_vault, "archive: move ep-c — test")
+    (cluster,) = cli("lessons", "--json").json()["clusters"]
+    assert cluster["episodes"] == ["ep-a", "ep-b"] and cluster["archived_support"] == ["ep-c"]
+    assert cluster["success_rate"] == 1.0  # the archived failure no longer counts
+    assert "(+1 archived)" in cli("lessons").out
+    # every episode of a cluster archived: not listed, and promoting it is refused clearly
+    for ident in ("ep-a", "ep-b"):
+        shutil.move(next(lessons_vault.glob(f"episodes/*/*/{ident}.md")),
+                    lessons_vault / "archive" / "episodes" / f"{ident}.md")
+    git(lessons_vault, "add", "-A")
+    _commit(lessons_vault, "archive: move two — test")
+    r = cli("lessons", "--json", "--min-support", "1")
+    assert r.code == 0 and [c["episodes"] for c in r.json()["clusters"]] == [["ep-d"]]
+    r = cli("lessons", "promote", DOUBLETS)
+    assert r.code == 1 and "every episode that states this lesson is archived (3)" in r.err
+    assert "Traceback" not in r.err
+    assert not list((lessons_vault / "lessons").glob("lesson-*.md"))
+
+
+def test_promote_writes_a_linked_lesson_note_and_repromote_updates(lessons_vault: Path, cli: Cli) -> None:
+    (cluster,) = cli("lessons", "--json").json()["clusters"]
+    r = cli("lessons", "promote", cluster["id"])
+    assert r.code == 0, r.err
+    ident = r.out.strip()
+    assert ident == "lesson-call-doublets-both-modalities-combine-calls"
+    rel = f"lessons/{ident}.md"
+    text = (lessons_vault / rel).read_text()
+    assert text.startswith(f"---\nid: {ident}\ntype: lesson\ncreated: ")
+    for link in ("[[ep-a]]", "[[ep-b]]", "[[ep-c]]"):
+        assert link in text  # Obsidian backlinks on each episode show the evidence
+    assert "supporting:\n- ep-a\n- ep-b\n- ep-c\n" in text and "domains:\n- scRNA-seq\n" in text
+    assert git(lessons_vault, "log", "-1", "--format=%s").strip() == (
+        f"lesson: promote {ident} — {DOUBLETS}")
+    assert cli("check").code == 0
+    listed = cli("lessons", "--json").json()["clusters"][0]
+    assert listed["promoted"] == ident and listed["new_support"] == []
+    # a later episode repeats the lesson: listed as new support, then refresh records it
+    _episode(cli, "ep-e", "Call doublets on both modalities and combine their calls for Multiome data.")
+    listed = cli("lessons", "--json").json()["clusters"][0]
+    assert listed["new_support"] == ["ep-e"]
+    assert "1 new episodes (run `biocortex lessons refresh`)" in cli("lessons").out
+    r = cli("lessons", "refresh", "--json")
+    assert r.code == 0, r.err
+    assert r.json() == [{"id": ident, "path": rel, "added": ["ep-e"]}]
+    assert git(lessons_vault, "log", "-1", "--format=%s").strip() == (
+        f"lesson: refresh {ident} — 1 new supporting episode")
+    text = (lessons_vault / rel).read_text()
+    assert "- ep-e\n" in text and "[[ep-e]]" in text
+    assert cli("lessons", "refresh").err.strip() == "biocortex: every promoted lesson is up to date"
+    # re-promoting (by its text) updates the same note: no duplicate, new phrasing kept
+    r = cli("lessons", "promote", "call doublets on both modalities, combine the calls for multiome data", "--text",
+            "For Multiome, call doublets on RNA and ATAC and combine the calls.", "--json")
+    assert r.code == 0, r.err
+    data = r.json()
+    assert data["created"] is False and data["lesson"]["id"] == ident
+    assert data["lesson"]["lesson"] == "For Multiome, call doublets on RNA and ATAC and combine the calls."
+    assert len(list((lessons_vault / "lessons").glob("lesson-*.md"))) == 1
+    assert cli("check").code == 0
+
+
+def test_promote_unknown_text_and_bad_id(lessons_vault: Path, cli: Cli) -> None:
+    r = cli("lessons", "promote", "Always calibrate the mass spectrometer", "--json")
+    assert r.code == 1 and r.err_json()["error"]["message"].startswith("no lesson cluster")
+    assert cli("lessons", "promote", DOUBLETS, "--id", "bad id").code == 1
+    assert cli("lessons", "promote", DOUBLETS, "--text", " ").code == 2
+
+
+def test_summarizer_phrases_the_lesson_and_falls_back(lessons_vault: Path, cli: Cli, tmp_path: Path) -> None:
+    script = tmp_path / "summ.py"
+    script.write_text("import sys\nlines = sys.stdin.read().splitlines()\n"
+                      "print('Combine per-modality doublet calls (%d phrasings).' % (len(lines) - 1))\n")
+    import sys
+
+    r = cli("lessons", "promote", DOUBLETS, "--summarizer", f"{sys.executable} {script}", "--json")
+    assert r.code == 0, r.err
+    assert r.json()["lesson"]["lesson"] == "Combine per-modality doublet calls (3 phrasings)."
+    shutil.rmtree(lessons_vault / "lessons")
+    (lessons_vault / "lessons").mkdir()
+    r = cli("lessons", "promote", DOUBLETS, "--summarizer", "false", "--id", "doublets", "--json")
+    assert r.code == 0, r.err
+    assert "summarizer 'false' exited with status 1; using the most frequent phrasing" in r.err
+    assert r.json()["lesson"]["lesson"] == DOUBLETS and r.json()["lesson"]["id"] == "doublets"
+
+
+def test_check_validates_lesson_notes(vault: Path, cli: Cli) -> None:
+    (vault / "lessons" / "bad.md").write_text(
+        "---\nid: bad\ntype: lesson\ncreated: 2026-01-01T00:00:00Z\nauthor: A\n"
+        "supporting: [ep-a, 'not an id!']\nsuccess_rate: 2\n---\n# x\n")
+    r = cli("check", "--json")
+    assert r.code == 1
+    messages = {(p["line"], p["message"]) for p in r.json()["problems"]}
+    assert (1, "lesson is required text") in messages
+    assert (6, "supporting id 'not an id!' is not a valid episode id") in messages
+    assert (7, "success_rate must be a number from 0 to 1, not 2") in messages
+
+
+def test_recall_shows_promoted_lessons_first_within_the_budget(lessons_vault: Path, cli: Cli) -> None:
+    assert cli("recall", "doublets multiome", "--json").json()["lessons"] == []
+    assert cli("lessons", "promote", DOUBLETS).code == 0
+    r = cli("recall", "doublets multiome", "--json")
+    assert r.code == 0, r.err
+    data = r.json()
+    assert [x["id"] for x in data["lessons"]] == ["lesson-call-doublets-both-modalities-combine-calls"]
+    assert data["lessons"][0]["support"] == 3
+    context = data["context"]
+    assert context.startswith("## Lessons that apply\n\n- Call doublets on both modalities and combine the calls "
+                              "for Multiome. (3 episodes, 67% succeeded · lesson-call-doublets-")
+    assert context.index("## Lessons that apply") < context.index("## Relevant past analyses")
+    assert get_counter("cl100k_base").count(context) == data["tokens"] <= data["budget"]
+    assert cli("recall", "doublets multiome").out == context
+    # unrelated question: no lesson; the --domain filter applies to lessons too
+    assert cli("recall", "QSAR scaffold splits", "--json").json()["lessons"] == []
+    assert cli("recall", "doublets multiome", "--domain", "cheminformatics", "--json").json()["lessons"] == []
+    for budget in range(1, 120, 7):
+        small = cli("recall", "doublets multiome", "--json", "--budget", str(budget)).json()
+        assert get_counter("cl100k_base").count(small["context"]) == small["tokens"] <= budget
+
+
+def test_context_has_a_lessons_part(lessons_vault: Path, cli: Cli) -> None:
+    assert cli("lessons", "promote", DOUBLETS).code == 0
+    r = cli("context", "doublets multiome", "--json", "--budget", "1500")
+    assert r.code == 0, r.err
+    data = r.json()
+    names = [p["name"] for p in data["parts"]]
+    assert names[:2] == ["lessons", "episodes"]
+    lessons = data["parts"][0]
+    assert lessons["heading"] == "## Lessons that apply" and len(lessons["lessons"]) == 1
+    assert get_counter("cl100k_base").count(data["context"]) == data["tokens"] <= 1500
+    assert sum(p["tokens"] for p in data["parts"]) >= data["tokens"] - len(data["parts"])
+
+
+def test_lesson_index_follows_edits_and_removal(lessons_vault: Path, cli: Cli) -> None:
+    assert cli("lessons", "promote", DOUBLETS, "--id", "doublets").code == 0
+    assert len(cli("recall", "doublets multiome", "--json").json()["lessons"]) == 1
+    note = lessons_vault / "lessons" / "doublets.md"
+    note.write_text(note.read_text().replace("lesson: Call doublets", "lesson: Always call doublets"))
+    assert cli("recall", "doublets multiome", "--json").json()["lessons"][0]["lesson"].startswith("Always call")
+    note.unlink()
+    assert cli("recall", "doublets multiome", "--json").json()["lessons"] == []
+
+
+def test_clustering_is_deterministic_and_order_free() -> None:
+    items = [EpisodeLesson(f"e{i}", text, True, 0.5, False) for i, text in enumerate(
+        ["Filter cells by mitochondrial fraction first.", "Filter cells by mitochondrial fraction first!",
+         "Check the library strandedness.", "Check library strandedness before counting.", ""])]
+    a = cluster_lessons(items)
+    b = cluster_lessons(list(reversed(items)))
+    assert [c.as_json() for c in a.clusters] == [c.as_json() for c in b.clusters]
+    assert a.clusters[0].support == ("e0", "e1")
+    assert json.dumps([c.as_json() for c in a.clusters])  # JSON-able
+
+
+def test_the_obsidian_lesson_template_filled_in_passes_check(lessons_vault: Path, cli: Cli) -> None:
+    template = (lessons_vault / "templates" / "lesson.md").read_text()
+    note = (template.replace("{{title}}", "hand-lesson")
+            .replace("{{date:YYYY-MM-DDTHH:mm:ssZ}}", "2026-11-01T10:00:00Z")
+            .replace('author: ""', "author: Hand <hand@lab.example>")
+            .replace('lesson: ""', "lesson: Call doublets on both modalities.")
+            .replace("supporting: []", "supporting: [ep-a]"))
+    (lessons_vault / "lessons" / "hand-lesson.md").write_text(note + "- [[ep-a]]\n")
+    r = cli("check")
+    assert r.code == 0, r.out + r.err
+    # a hand-written lesson note is recalled like a promoted one
+    assert [x["id"] for x in cli("recall", "doublets modalities", "--json").json()["lessons"]] == ["hand-lesson"]
