@@ -95,14 +95,14 @@ def test_clusters_near_identical_lessons_with_support(lessons_vault: Path, cli: 
     assert cluster["variants"] == 3 and cluster["text"] == DOUBLETS  # ties: the shortest phrasing
     assert cluster["success_rate"] == pytest.approx(2 / 3, abs=1e-4)
     assert cluster["mean_quality"] == pytest.approx((0.9 + 0.7 + 0.3) / 3, abs=1e-4)
-    assert cluster["utility"] is None and cluster["archived_support"] == [] and cluster["promoted"] is None
+    assert cluster["utility"] == 0.5 and cluster["archived_support"] == [] and cluster["promoted"] is None
     assert cluster["id"].startswith("c-")
     # the same vault lists the same bytes; --min-support 1 adds the single QSAR lesson, after it
     assert cli("lessons", "--json").out == r.out
     singles = cli("lessons", "--json", "--min-support", "1").json()["clusters"]
     assert [c["support"] for c in singles] == [3, 1]
     text = cli("lessons").out
-    assert f"{cluster['id']}  3 episodes · success 67% · quality 0.63 · 3 phrasings\n  {DOUBLETS}\n" in text
+    assert f"{cluster['id']}  3 episodes · success 67% · quality 0.63 · utility 0.50 · 3 phrasings\n  {DOUBLETS}\n" in text
 
 
 def test_domain_and_limit_filter(lessons_vault: Path, cli: Cli) -> None:
@@ -285,3 +285,16 @@ def test_the_obsidian_lesson_template_filled_in_passes_check(lessons_vault: Path
     assert r.code == 0, r.out + r.err
     # a hand-written lesson note is recalled like a promoted one
     assert [x["id"] for x in cli("recall", "doublets modalities", "--json").json()["lessons"]] == ["hand-lesson"]
+
+
+def test_cluster_utility_pools_the_feedback_on_its_episodes(lessons_vault: Path, cli: Cli) -> None:
+    for n in range(3):
+        r = cli("feedback", "r0123456789", "--outcome", "success", "--helpful", "ep-a", "--note", f"run {n}")
+        assert r.code == 0, r.err
+    helped = cli("lessons", "--json").json()["clusters"][0]["utility"]
+    assert cli("feedback", "r0123456789", "--outcome", "failure", "--unhelpful", "ep-b", "--unhelpful", "ep-c").code == 0
+    for n in range(4):
+        assert cli("feedback", "r0123456789", "--outcome", "failure", "--unhelpful", "ep-b",
+                   "--note", f"run {n}").code == 0
+    hurt = cli("lessons", "--json").json()["clusters"][0]["utility"]
+    assert helped > 0.6 and hurt < helped
