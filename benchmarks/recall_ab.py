@@ -69,7 +69,8 @@ def main() -> None:
                     times[name][1].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     for name, (walls, cpu) in times.items():
         p90 = sorted(walls)[int(len(walls) * 0.9)]
-        print(f"{name}: {args.size} episodes, {len(walls)} recalls: wall median {statistics.median(walls) * 1000:.1f} ms,"
+        wall = statistics.median(walls) * 1000
+        print(f"{name}: {args.size} episodes, {len(walls)} recalls: wall median {wall:.1f} ms,"
               f" p90 {p90 * 1000:.1f} ms; user+sys median {statistics.median(cpu) * 1000:.1f} ms")
 
 

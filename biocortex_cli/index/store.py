@@ -28,7 +28,6 @@ intersect with sets at C speed (recall/engine.py).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sqlite3
@@ -468,10 +467,18 @@ def id_piece_tokens(conn: sqlite3.Connection, rid: str, encoding: str | None = N
         counter = get_counter(encoding or "cl100k_base")
         for piece in missing:
             found[piece] = counter.count(piece)
-        with contextlib.suppress(sqlite3.DatabaseError):  # a cache: counted again next time
+        own = not conn.in_transaction  # recall's read transaction takes the writes along
+        try:  # a cache: when the index is busy, counted again next time
+            if own:
+                conn.execute("BEGIN IMMEDIATE")
             conn.executemany("INSERT OR REPLACE INTO id_pieces(piece, tokens) VALUES (?, ?)",
                              [(p, found[p]) for p in missing])
             longer = ID_PIECE_PREFILL + 1
             if conn.execute("SELECT 1 FROM id_pieces WHERE piece = ?", ("a" * longer,)).fetchone() is None:
                 fill_id_pieces(conn, counter, range(longer, longer + 1))
+            if own:
+                conn.execute("COMMIT")
+        except sqlite3.DatabaseError:
+            if own and conn.in_transaction:
+                conn.execute("ROLLBACK")
     return found
