@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from biocortex_cli.store import git as store_git
-from tests.conftest import Cli, run_process
+from conftest import Cli, run_process
 
 LINUX_PROC = Path("/proc/self/fd").is_dir()
 HOLD = ("import os, sys, time\n"

@@ -11,28 +11,25 @@ from biocortex_cli.cli import state
 if TYPE_CHECKING:
     import typer
 
-MAX_INPUT_BYTES = 256 * 1024 * 1024
-
-
 def read_input(source: str) -> str:
-    """Text from a file or '-' (stdin), refusing more than MAX_INPUT_BYTES."""
+    """Text from a file or '-' (stdin), refusing more than ``files.MAX_INPUT_BYTES``."""
     from biocortex_cli.errors import DataError, NotFoundError
+    from biocortex_cli.store.files import read_capped
 
     if source == "-":
-        raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
         where = "<stdin>"
+        raw = read_capped(sys.stdin.buffer, where)
     else:
+        where = source
         try:
             with open(source, "rb") as fh:
-                raw = fh.read(MAX_INPUT_BYTES + 1)
+                raw = read_capped(fh, where)
         except FileNotFoundError:
             raise NotFoundError(f"no such file: {source}") from None
         except IsADirectoryError:
             raise DataError(f"{source} is a folder, not a file") from None
-        where = source
-    if len(raw) > MAX_INPUT_BYTES:
-        raise DataError(f"input is over the {MAX_INPUT_BYTES // 2**20} MiB limit", path=where,
-                        hint="split it into smaller batches")
+        except OSError as exc:
+            raise DataError(f"cannot read {source}: {exc.strerror or exc}", path=source) from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -15,11 +15,32 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from biocortex_cli.errors import DataError
 
 #: Largest note the tool will read (a hand-pasted 50 MB log is refused, not loaded).
 MAX_NOTE_BYTES = 8 * 1024 * 1024
+#: Largest input read from stdin or a file argument (``episode import``, ``episode add
+#: --from-json``, ``compress``, ``context --conversation``); more is refused after reading this much.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+_CHUNK = 1024 * 1024
+
+
+def read_capped(fh: BinaryIO, where: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """Read ``fh`` to its end, but never more than ``limit`` + 1 bytes: a 1 GB stream costs
+    ``limit`` of memory and ends in a clear :class:`DataError`, not in the OOM killer."""
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = fh.read(min(_CHUNK, limit + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise DataError(f"input is over the {limit // 2**20} MB limit (reading stopped there; nothing was done)",
+                            path=where, hint="split it into smaller parts")
 
 
 def atomic_write(path: Path, data: str | bytes, *, fsync: bool = True) -> None:
