@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import Cli, run_process
 
 from biocortex_cli.store import git as store_git
-from conftest import Cli, run_process
 
 LINUX_PROC = Path("/proc/self/fd").is_dir()
 HOLD = ("import os, sys, time\n"

@@ -55,6 +55,7 @@ def add(
     """Record one episode; prints its id."""
     from biocortex_cli.errors import DataError
     from biocortex_cli.store.episodes import add_episode
+    from biocortex_cli.store.files import check_unicode
 
     data: dict[str, Any] = {}
     if from_json is not None:
@@ -63,8 +64,13 @@ def add(
             loaded = json.loads(text)
         except json.JSONDecodeError as exc:
             raise DataError(f"invalid JSON: {exc.msg}", path=from_json, line=exc.lineno) from None
+        except RecursionError:
+            raise DataError("JSON nested too deeply", path=from_json, hint="give one flat JSON object") from None
+        except ValueError as exc:  # an integer of more than 4300 digits
+            raise DataError(f"invalid JSON: {exc}", path=from_json) from None
         if not isinstance(loaded, dict):
             raise DataError("--from-json needs one JSON object", path=from_json)
+        check_unicode(loaded, from_json)
         data.update(loaded)
     options = {"task": task, "plan": plan, "tools": tool or None, "domains": domain or None,
                "result": result, "success": success, "quality": quality, "lessons": lesson or None,

@@ -4,7 +4,6 @@ options in, a :class:`CompressResult` out. No printing here."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from biocortex_cli.compress.engine import CompressResult, compress

@@ -15,7 +15,7 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from biocortex_cli.errors import DataError
 
@@ -62,6 +62,25 @@ def atomic_write(path: Path, data: str | bytes, *, fsync: bool = True) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def check_unicode(value: Any, where: str, line: int | None = None) -> None:
+    """Refuse strings that cannot be written as UTF-8: JSON's ``"\\ud800"`` escape decodes to a
+    lone surrogate, which no note, commit message or stdout can hold. Walks lists and dicts."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise DataError(f"text holds a lone surrogate (\\u{ord(item[exc.start]):04x}), which is not Unicode",
+                                path=where, line=line, hint="fix the \\u escape: surrogates come in pairs") from None
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def read_note_text(path: Path, rel: str) -> str:

@@ -131,7 +131,8 @@ def _check_bounded(data: Any, rel: str, line: int) -> None:
         elif isinstance(value, list):
             stack.extend((v, depth + 1) for v in value)
         elif not isinstance(value, _PLAIN):
-            raise DataError(f"YAML tag not allowed: a {type(value).__name__} value (from a tag such as !!binary or !!set)",
+            raise DataError(f"YAML tag not allowed: a {type(value).__name__} value "
+                            "(from a tag such as !!binary or !!set)",
                             path=rel, line=line, hint="remove the '!!' tag; notes hold plain data only")
 
 
