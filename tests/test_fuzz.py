@@ -79,6 +79,7 @@ def _json_safe(meta: dict[str, Any]) -> None:
 @example("---\na: !!binary aGVsbG8=\n---\n")  # bytes: not JSON, not plain data
 @example("---\na: !!set {x}\n---\n")
 @example("---\na: !!python/object/apply:os.system ['true']\n---\n")
+@example("---\n!!timestamp 2026-01-01\n!!timestamp 2026-01-01\n---\n")  # AttributeError in PyYAML (benchmarks/fuzz.py)
 def test_parse_note_returns_a_note_or_a_data_error(text: str) -> None:
     try:
         note = parse_note(text, "episodes/x.md")
@@ -93,9 +94,12 @@ def _encoded(text: str, encoding: str) -> bytes:
     return text.encode(encoding, "surrogatepass" if encoding.startswith("utf") else "replace")
 
 
+raw_note = st.binary(max_size=2000) | st.builds(_encoded, frontmatter_note,
+                                               st.sampled_from(["utf-8", "utf-16", "latin-1"]))
+
+
 @FAST
-@given(raw=st.binary(max_size=2000) | st.builds(_encoded, frontmatter_note,
-                                                  st.sampled_from(["utf-8", "utf-16", "latin-1"])))
+@given(raw=raw_note)
 @example(raw=b"\xef\xbb\xbf---\r\nid: x\r\n---\r\nbody")  # BOM + CRLF: accepted
 @example(raw=b"---\nid: \xff\n---\n")  # not UTF-8
 @example(raw=b"---\nid: x\n---\n\x00\x00")  # binary
@@ -113,12 +117,18 @@ def test_note_bytes_read_as_text_or_a_data_error(raw: bytes, tmp_path: Path) -> 
     _json_safe(note.meta)
 
 
+frontmatter_updates = st.dictionaries(st.sampled_from(["status", "aliases", "reason", "x-y"]),
+                                      st.text(max_size=30) | st.lists(st.text(max_size=10), max_size=3)
+                                      | st.sampled_from(YAML_VALUES), max_size=3)
+
+
 @FAST
-@given(frontmatter_note, st.dictionaries(st.sampled_from(["status", "aliases", "reason", "x-y"]),
-                                         st.text(max_size=30) | st.lists(st.text(max_size=10), max_size=3)
-                                         | st.sampled_from(YAML_VALUES), max_size=3))
+@given(frontmatter_note, frontmatter_updates)
 @example("---\nid: x\n---\n", {"status": "2026-13-45"})  # _quoted let the loader's ValueError out
 @example("---\nid: x\n---\n", {"status": "[" * 3000})  # and its RecursionError
+@example("---\nsuccess: 1\nsuccess: 1\n---\n", {})  # ruamel: DuplicateKeyError (benchmarks/fuzz.py)
+@example("---\nTRUE\n---\n", {"reason": "x"})  # not a mapping: TypeError on assignment
+@example("---\n|\n  block\n  text\n---\n", {"status": []})
 def test_edit_frontmatter_keeps_notes_parseable(text: str, updates: dict[str, Any]) -> None:
     try:
         edited = edit_frontmatter(text, updates, "facts/f.md")
@@ -149,13 +159,17 @@ jsonl_line = st.one_of(
 )
 
 
+jsonl_batch = st.lists(jsonl_line, min_size=1, max_size=5)
+
+
 @FAST
-@given(st.lists(jsonl_line, min_size=1, max_size=5))
+@given(jsonl_batch)
 @example(['{"task": "\\ud800 lone surrogate"}'])  # could not be encoded to the note file (exit 3)
 @example(["[" * 100_000])  # RecursionError in json.loads
 @example(['{"task": "x", "quality": NaN}'])
 @example(['{"task": "x", "created": "2026-13-45T00:00:00Z"}'])
 @example(['{"task": 1' + "0" * 5000 + "}"])  # ValueError: over 4300 digits (exit 3)
+@example(['{"task": "DESeq2", "related": 1.5}'])  # TypeError: float is not iterable (benchmarks/fuzz.py)
 def test_import_lines_give_episodes_or_a_data_error(lines: list[str]) -> None:
     try:
         episodes = parse_jsonl("\n".join(lines), "<stdin>", AUTHOR)

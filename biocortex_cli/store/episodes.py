@@ -160,7 +160,11 @@ def check_fields(data: Mapping[str, Any], where: str | None, line: int | None,
     if provenance is not None and not isinstance(provenance, dict):
         bad("provenance", "provenance must be a mapping (code_commit, notebook, data, parameters)",
             "write provenance: {code_commit: a1b2c3d, notebook: notebooks/qc.ipynb}")
-    for related in data.get("related") or []:
+    related_ids = data.get("related") or []
+    if not isinstance(related_ids, list):  # a number here once raised TypeError (benchmarks/fuzz.py)
+        bad("related", f"related must be a list of episode ids, not {related_ids!r}", "write related: [id1, id2]")
+        related_ids = []
+    for related in related_ids:
         if isinstance(related, str) and not ID_RE.fullmatch(related):
             bad("related", f"related id {related!r} is not a valid id", "list episode ids")
     for key in data:

@@ -83,7 +83,8 @@ def load_yaml(fm: str, rel: str, first_line: int = 2) -> Any:
     except RecursionError:
         raise DataError(f"YAML nested more than {MAX_YAML_DEPTH} levels deep", path=rel, line=first_line,
                         hint="notes hold flat fields: lists and mappings a few levels deep") from None
-    except (ValueError, OverflowError) as exc:  # e.g. a date like 2026-13-45
+    except (ValueError, OverflowError, TypeError, AttributeError) as exc:
+        # a date like 2026-13-45; a "!!timestamp" on text that is no date (AttributeError inside PyYAML)
         raise DataError(f"invalid YAML value: {exc}", path=rel, line=first_line,
                         hint="quote the value to keep it as text: 'value'") from None
     except yaml.MarkedYAMLError as exc:
@@ -189,12 +190,25 @@ def edit_frontmatter(text: str, updates: dict[str, Any], rel: str) -> str:
 
     from ruamel.yaml import YAML
 
+    from ruamel.yaml.error import YAMLError as RuamelError
+
     fm, body, _ = split_frontmatter(text, rel)
-    load_yaml(fm, rel)  # same errors, same lines as reading
+    plain = load_yaml(fm, rel)  # same errors, same lines as reading
+    if plain is not None and not isinstance(plain, dict):
+        raise DataError("frontmatter must be a mapping of fields", path=rel, line=2,
+                        hint="write one 'key: value' per line")
     rt = YAML()
     rt.preserve_quotes = True
     rt.width = 100
-    data = rt.load(fm) or {}
+    try:
+        data = rt.load(fm) or {}
+    except (RuamelError, ValueError, TypeError, AttributeError, RecursionError) as exc:
+        # what PyYAML reads but the round-trip loader refuses, e.g. a key written twice
+        problem = getattr(exc, "problem", None) or str(exc).strip() or type(exc).__name__
+        mark = getattr(exc, "problem_mark", None)
+        raise DataError(f"cannot edit this frontmatter: {problem}", path=rel,
+                        line=2 + mark.line if mark is not None else 2,
+                        hint="fix the frontmatter by hand (each key once), then retry") from None
     for key, value in updates.items():
         data[key] = _quoted(value)
     buf = io.StringIO()
