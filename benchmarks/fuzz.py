@@ -61,18 +61,20 @@ def _in_process(*argv: str) -> Any:
 
 def run_target(name: str, test: Any, strategies: dict[str, Any], extra: dict[str, Any], examples: int,
                seed: int) -> dict[str, Any]:
-    from hypothesis import HealthCheck, given, seed as hseed, settings
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as hseed
 
     inner: Callable[..., None] = test.hypothesis.inner_test
-    count = 0
+    count = failed = 0
     failures: list[str] = []
 
     def prop(**drawn: Any) -> None:
-        nonlocal count
+        nonlocal count, failed
         count += 1
         try:
             inner(**drawn, **extra)
-        except Exception as exc:  # a property broken: keep the example, carry on
+        except Exception as exc:  # a property broken: keep the example (the first 20), carry on
+            failed += 1
             if len(failures) < 20:
                 failures.append(f"{type(exc).__name__}: {str(exc)[:300]} <- {str(drawn)[:300]}")
 
@@ -81,7 +83,7 @@ def run_target(name: str, test: Any, strategies: dict[str, Any], extra: dict[str
     started = time.perf_counter()
     runner()
     seconds = time.perf_counter() - started
-    return {"target": name, "examples": count, "failures": len(failures), "seconds": round(seconds, 1),
+    return {"target": name, "examples": count, "failures": failed, "seconds": round(seconds, 1),
             "failure_examples": failures}
 
 

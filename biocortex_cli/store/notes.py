@@ -189,7 +189,6 @@ def edit_frontmatter(text: str, updates: dict[str, Any], rel: str) -> str:
     import io
 
     from ruamel.yaml import YAML
-
     from ruamel.yaml.error import YAMLError as RuamelError
 
     fm, body, _ = split_frontmatter(text, rel)
