@@ -48,6 +48,25 @@ def test_a_lock_left_by_a_killed_process_is_cleared_at_once(vault: Path, cli: Cl
 
 
 @pytest.mark.skipif(not LINUX_PROC, reason="needs /proc")
+def test_the_lock_of_a_real_git_killed_mid_write_is_cleared_at_once(vault: Path) -> None:
+    """``git update-index --index-info`` takes index.lock, then waits for its stdin: kill it there."""
+    lock = vault / ".git" / "index.lock"
+    proc = subprocess.Popen(["git", "-C", str(vault), "update-index", "--index-info"], stdin=subprocess.PIPE)
+    deadline = time.monotonic() + 10
+    while not lock.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert lock.exists() and store_git.lock_in_use(lock) is True  # git is alive: not stale
+    proc.kill()
+    proc.wait()
+    assert lock.exists()  # SIGKILL: git could not clean up
+    start = time.monotonic()
+    r = run_process("episode", "add", "--task", "after a killed git", "--id", "after-git")
+    assert r.code == 0 and "removed a stale git lock" in r.err, r.err
+    assert time.monotonic() - start < store_git.STALE_LOCK_SECONDS / 2
+    assert not lock.exists()
+
+
+@pytest.mark.skipif(not LINUX_PROC, reason="needs /proc")
 def test_a_lock_a_live_process_holds_is_not_stale(vault: Path, cli: Cli) -> None:
     lock = vault / ".git" / "index.lock"
     proc = _holder(lock)
