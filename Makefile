@@ -72,3 +72,4 @@ bench: venv
 stress: venv
 	$(PY) benchmarks/crash.py --trials 200
 	$(PY) benchmarks/load.py --episodes 10000 --seconds 30
+	$(PY) benchmarks/fuzz.py --examples 5000

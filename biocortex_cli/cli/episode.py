@@ -11,28 +11,25 @@ from biocortex_cli.cli import state
 if TYPE_CHECKING:
     import typer
 
-MAX_INPUT_BYTES = 256 * 1024 * 1024
-
-
 def read_input(source: str) -> str:
-    """Text from a file or '-' (stdin), refusing more than MAX_INPUT_BYTES."""
+    """Text from a file or '-' (stdin), refusing more than ``files.MAX_INPUT_BYTES``."""
     from biocortex_cli.errors import DataError, NotFoundError
+    from biocortex_cli.store.files import read_capped
 
     if source == "-":
-        raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
         where = "<stdin>"
+        raw = read_capped(sys.stdin.buffer, where)
     else:
+        where = source
         try:
             with open(source, "rb") as fh:
-                raw = fh.read(MAX_INPUT_BYTES + 1)
+                raw = read_capped(fh, where)
         except FileNotFoundError:
             raise NotFoundError(f"no such file: {source}") from None
         except IsADirectoryError:
             raise DataError(f"{source} is a folder, not a file") from None
-        where = source
-    if len(raw) > MAX_INPUT_BYTES:
-        raise DataError(f"input is over the {MAX_INPUT_BYTES // 2**20} MiB limit", path=where,
-                        hint="split it into smaller batches")
+        except OSError as exc:
+            raise DataError(f"cannot read {source}: {exc.strerror or exc}", path=source) from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -60,6 +57,7 @@ def add(
     """Record one episode; prints its id (and related episodes on stderr)."""
     from biocortex_cli.errors import DataError
     from biocortex_cli.store.episodes import add_episode
+    from biocortex_cli.store.files import check_unicode
 
     data: dict[str, Any] = {}
     if from_json is not None:
@@ -68,8 +66,13 @@ def add(
             loaded = json.loads(text)
         except json.JSONDecodeError as exc:
             raise DataError(f"invalid JSON: {exc.msg}", path=from_json, line=exc.lineno) from None
+        except RecursionError:
+            raise DataError("JSON nested too deeply", path=from_json, hint="give one flat JSON object") from None
+        except ValueError as exc:  # an integer of more than 4300 digits
+            raise DataError(f"invalid JSON: {exc}", path=from_json) from None
         if not isinstance(loaded, dict):
             raise DataError("--from-json needs one JSON object", path=from_json)
+        check_unicode(loaded, from_json)
         data.update(loaded)
     options = {"task": task, "plan": plan, "tools": tool or None, "domains": domain or None,
                "result": result, "success": success, "quality": quality, "lessons": lesson or None,

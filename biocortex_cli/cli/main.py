@@ -17,6 +17,12 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(f"biocortex {__version__}\n")
         return 0
+    bad = _unreadable_argument(args)
+    if bad is not None:
+        from biocortex_cli.cli.errors import report
+        from biocortex_cli.errors import UsageError
+
+        return report(UsageError(bad, hint="pass text as UTF-8, without NUL bytes"), "--json" in args)
     from biocortex_cli.cli import fast
 
     code = fast.run(args)
@@ -25,6 +31,19 @@ def main(argv: list[str] | None = None) -> int:
     from biocortex_cli.cli.app import run
 
     return run(args)
+
+
+def _unreadable_argument(args: list[str]) -> str | None:
+    """Why an argument cannot be used (invalid UTF-8 from the shell arrives as lone surrogates;
+    NUL bytes cannot reach a file name, git or YAML), or None."""
+    for i, arg in enumerate(args, 1):
+        if "\0" in arg:
+            return f"argument {i} contains a NUL byte"
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return f"argument {i} is not valid UTF-8 (at character {exc.start + 1})"
+    return None
 
 
 def entry() -> None:  # console script

@@ -119,6 +119,20 @@ class Conversation:
 
 def parse(text: str, path: str = "<stdin>") -> Conversation:
     """Parse a conversation, or raise DataError saying where and what is wrong."""
+    from biocortex_cli.store.files import check_unicode
+
+    try:
+        conv = _parse(text, path)
+    except RecursionError:  # '[[[[…' 100k deep: json's decoder recurses per level
+        raise DataError("JSON nested too deeply to be a conversation", path=path, hint=_FORMATS_HINT) from None
+    except ValueError as exc:  # not a JSONDecodeError (those are reported with their line): 5000-digit integers
+        raise DataError(f"not valid JSON: {exc}", path=path, hint=_FORMATS_HINT) from None
+    for m in conv.messages:
+        check_unicode(m.data, path, m.line)
+    return conv
+
+
+def _parse(text: str, path: str) -> Conversation:
     start = _WS.match(text, 0)
     pos = start.end() if start else 0
     if text.startswith("\ufeff"):

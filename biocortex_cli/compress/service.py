@@ -4,7 +4,6 @@ options in, a :class:`CompressResult` out. No printing here."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from biocortex_cli.compress.engine import CompressResult, compress
@@ -12,6 +11,7 @@ from biocortex_cli.compress.formats import parse
 from biocortex_cli.compress.models import CONFIG_REL, resolve_budget
 from biocortex_cli.compress.summarize import DEFAULT_TIMEOUT
 from biocortex_cli.errors import BiocortexError, DataError, NotFoundError, UsageError
+from biocortex_cli.store.files import read_capped
 
 if TYPE_CHECKING:
     from biocortex_cli.store.config import WorkingMemoryConfig
@@ -25,9 +25,10 @@ def read_input(file: str, stdin: BinaryIO, stdin_is_tty: bool) -> tuple[bytes, s
         if stdin_is_tty:
             raise UsageError("no conversation given", hint="pass a FILE, or pipe the conversation on stdin: "
                                                            "biocortex compress < chat.json")
-        return stdin.read(), STDIN
+        return read_capped(stdin, STDIN), STDIN
     try:
-        return Path(file).read_bytes(), file
+        with open(file, "rb") as fh:
+            return read_capped(fh, file), file
     except FileNotFoundError:
         raise NotFoundError(f"no such file: {file}", path=file, hint="pass - (or nothing) to read stdin") from None
     except IsADirectoryError:

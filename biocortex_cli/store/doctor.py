@@ -64,7 +64,7 @@ def check_git(vault: Vault) -> list[Finding]:
     lock = top / ".git" / "index.lock"
     if lock.exists():
         age = time.time() - lock.stat().st_mtime
-        if age >= git.STALE_LOCK_SECONDS:
+        if age >= git.STALE_LOCK_SECONDS or git.lock_in_use(lock) is False:
             out.append(Finding("git", "error", f"stale git lock {lock} ({age:.0f} s old) blocks git",
                                f"if no git process is running, remove it: rm {lock} "
                                "(the next biocortex write also removes it)"))

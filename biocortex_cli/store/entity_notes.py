@@ -14,6 +14,8 @@ from biocortex_cli.store.notes import render_note
 
 _UNSAFE_FILE = re.compile(r'[\\/:*?"<>|#^\[\]]')
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9._-]+")
+#: file names are at most 255 bytes; the temp file of an atomic write adds 17 to stem + ".md"
+MAX_STEM_BYTES = 235
 
 KIND_LABELS = {
     "gene": "Gene symbol",
@@ -31,7 +33,10 @@ KIND_LABELS = {
 
 def file_stem(name: str) -> str:
     stem = _UNSAFE_FILE.sub("_", name).strip().strip(".") or "_"
-    return stem[:120]
+    stem = stem[:120]
+    while len(stem.encode("utf-8", "surrogatepass")) > MAX_STEM_BYTES:  # "File name too long"
+        stem = stem[:-1]
+    return stem
 
 
 def entity_id(name: str) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 
 from biocortex_cli.errors import DataError, NotFoundError
 from biocortex_cli.store import entity_notes
+from biocortex_cli.store.files import check_unicode
 from biocortex_cli.store.git import Author
 from biocortex_cli.store.notes import Note, iso_utc, read_note, render_note
 from biocortex_cli.store.vault import Transaction, Vault
@@ -159,7 +160,11 @@ def check_fields(data: Mapping[str, Any], where: str | None, line: int | None,
     if provenance is not None and not isinstance(provenance, dict):
         bad("provenance", "provenance must be a mapping (code_commit, notebook, data, parameters)",
             "write provenance: {code_commit: a1b2c3d, notebook: notebooks/qc.ipynb}")
-    for related in data.get("related") or []:
+    related_ids = data.get("related") or []
+    if not isinstance(related_ids, list):  # a number here once raised TypeError (benchmarks/fuzz.py)
+        bad("related", f"related must be a list of episode ids, not {related_ids!r}", "write related: [id1, id2]")
+        related_ids = []
+    for related in related_ids:
         if isinstance(related, str) and not ID_RE.fullmatch(related):
             bad("related", f"related id {related!r} is not a valid id", "list episode ids")
     for key in data:
@@ -352,13 +357,23 @@ def parse_jsonl(text: str, source: str, author: Author, vault: Vault | None = No
         except json.JSONDecodeError as exc:
             raise DataError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=source, line=number,
                             hint="each line must be one complete JSON object; nothing was imported") from None
+        except RecursionError:
+            raise DataError("JSON nested too deeply", path=source, line=number,
+                            hint="an episode is one flat JSON object; nothing was imported") from None
+        except ValueError as exc:  # an integer of more than 4300 digits
+            raise DataError(f"invalid JSON: {exc}", path=source, line=number,
+                            hint="nothing was imported") from None
         try:
+            check_unicode(data, source, number)
             if vault is not None:
                 data = _scrubbed(vault, data)
             ep = build_episode(data, author=author, now=now, where=source, line=number)
         except DataError as exc:
             exc.hint = (exc.hint + "; " if exc.hint else "") + "nothing was imported"
             raise
+        except RecursionError:
+            raise DataError("JSON nested too deeply", path=source, line=number,
+                            hint="an episode is one flat JSON object; nothing was imported") from None
         if ep.id in seen:
             raise DataError(f"duplicate id {ep.id!r} (also on line {seen[ep.id]})", path=source,
                             line=number, hint="ids must be unique; nothing was imported")

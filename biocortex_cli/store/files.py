@@ -9,15 +9,38 @@ process dies, so a killed writer can never leave the vault locked.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from biocortex_cli.errors import DataError
 
 #: Largest note the tool will read (a hand-pasted 50 MB log is refused, not loaded).
 MAX_NOTE_BYTES = 8 * 1024 * 1024
+#: Largest input read from stdin or a file argument (``episode import``, ``episode add
+#: --from-json``, ``compress``, ``context --conversation``); more is refused after reading this much.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+_CHUNK = 1024 * 1024
+
+
+def read_capped(fh: BinaryIO, where: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """Read ``fh`` to its end, but never more than ``limit`` + 1 bytes: a 1 GB stream costs
+    ``limit`` of memory and ends in a clear :class:`DataError`, not in the OOM killer."""
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = fh.read(min(_CHUNK, limit + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise DataError(f"input is over the {limit // 2**20} MB limit (reading stopped there; nothing was done)",
+                            path=where, hint="split it into smaller parts")
 
 
 def atomic_write(path: Path, data: str | bytes, *, fsync: bool = True) -> None:
@@ -41,22 +64,55 @@ def atomic_write(path: Path, data: str | bytes, *, fsync: bool = True) -> None:
         raise
 
 
+def check_unicode(value: Any, where: str, line: int | None = None) -> None:
+    """Refuse strings that cannot be written as UTF-8: JSON's ``"\\ud800"`` escape decodes to a
+    lone surrogate, which no note, commit message or stdout can hold. Walks lists and dicts."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise DataError(f"text holds a lone surrogate (\\u{ord(item[exc.start]):04x}), which is not Unicode",
+                                path=where, line=line, hint="fix the \\u escape: surrogates come in pairs") from None
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
 def read_note_text(path: Path, rel: str) -> str:
     """Read a note as text: UTF-8 (a BOM is dropped), CRLF/CR normalised to LF.
 
-    Raises :class:`DataError` for oversized, binary or undecodable files, naming the file.
+    Raises :class:`DataError` for oversized, binary or undecodable files, naming the file; and for
+    anything that is not a regular file inside the vault: a symbolic link (the note itself, or a
+    folder on the way to it, e.g. ``entities -> /elsewhere``), a FIFO or a device. A note over
+    :data:`MAX_NOTE_BYTES` is refused from its size, without being read.
     """
+    _refuse_linked_folders(path, rel)
     try:
-        size = path.stat().st_size
+        # O_NOFOLLOW: a link is refused, never followed; O_NONBLOCK: a FIFO cannot hang the read
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise DataError("file disappeared while reading", path=rel) from None
-    if size > MAX_NOTE_BYTES:
-        raise DataError(
-            f"note is {size / 1e6:.1f} MB, over the {MAX_NOTE_BYTES // 2**20} MiB limit",
-            path=rel,
-            hint="move large outputs out of the vault and link to them from the note",
-        )
-    raw = path.read_bytes()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or os.path.islink(path):
+            raise DataError("a symbolic link where a note was expected; it is not read", path=rel,
+                            hint="replace the link by the note itself (notes must be files inside the vault)"
+                            ) from None
+        raise DataError(f"cannot read the note: {exc.strerror or exc}", path=rel) from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise DataError("not a regular file where a note was expected", path=rel,
+                            hint="keep only markdown notes in episodes/, facts/ and entities/")
+        if st.st_size > MAX_NOTE_BYTES:
+            raise _too_big(st.st_size, rel)
+        raw = fh.read(MAX_NOTE_BYTES + 1)
+    if len(raw) > MAX_NOTE_BYTES:  # grew after the fstat
+        raise _too_big(len(raw), rel)
     if b"\x00" in raw[:8192]:
         raise DataError("binary file where a markdown note was expected", path=rel,
                         hint="keep data files outside episodes/, facts/ and entities/")
@@ -71,6 +127,32 @@ def read_note_text(path: Path, rel: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text
+
+
+def _too_big(size: int, rel: str) -> DataError:
+    return DataError(f"note is {size / 2**20:.1f} MB, over the {MAX_NOTE_BYTES // 2**20} MB limit",
+                     path=rel, line=1,
+                     hint="move large outputs out of the vault and link to them from the note")
+
+
+def _refuse_linked_folders(path: Path, rel: str) -> None:
+    """Refuse a note reached through a symlinked folder of the vault (``rel``'s folders).
+
+    ``path`` is ``<vault root>/<rel>``; each folder of ``rel`` is lstat'ed (about 4 us a note)."""
+    parts = rel.split("/")
+    if len(parts) < 2 or ".." in parts or not path.as_posix().endswith("/" + rel):
+        return  # not a path relative to a vault root (a file given on the command line)
+    base = path.as_posix()[: -len(rel) - 1]
+    cur = base
+    for part in parts[:-1]:
+        cur = f"{cur}/{part}"
+        try:
+            linked = stat.S_ISLNK(os.lstat(cur).st_mode)
+        except OSError:
+            return  # missing: the open below says so
+        if linked:
+            raise DataError(f"folder {cur[len(base) + 1:]} is a symbolic link; notes through it are not read",
+                            path=rel, hint="keep the vault's folders inside the vault (git stores them)")
 
 
 def inside(root: Path, candidate: Path) -> bool:

@@ -116,8 +116,60 @@ def configured_author(root: Path) -> Author | None:
     return None
 
 
+def lock_in_use(lock: Path) -> bool | None:
+    """Whether a live process may still be using the git lock file ``lock``.
+
+    On Linux, False (stale at once) when no process of the lock's owner holds it open
+    (``/proc/*/fd``) and no git process of that owner runs in this repository (git closes the
+    lock before renaming it into place; its cwd gives it away in that gap). True when one does.
+    None when this cannot be known (no ``/proc``, or the lock belongs to another user whose
+    processes we may not inspect): the caller falls back to the lock's age.
+    """
+    try:
+        st = lock.stat()
+    except FileNotFoundError:
+        return False
+    proc = Path("/proc")
+    if not (proc / "self" / "fd").is_dir() or st.st_uid != os.getuid():
+        return None
+    target = (st.st_dev, st.st_ino)
+    repo = str(lock.parent.parent.resolve())
+    me = str(os.getpid())
+    try:
+        pids = [p for p in os.listdir(proc) if p.isdigit() and p != me]
+    except OSError:
+        return None
+    for pid in pids:
+        base = f"/proc/{pid}"
+        try:
+            if os.stat(base).st_uid != st.st_uid:
+                continue
+            with open(f"{base}/comm", encoding="utf-8", errors="replace") as fh:
+                comm = fh.read().strip()
+            if comm.startswith("git"):
+                cwd = os.readlink(f"{base}/cwd")
+                if cwd == repo or cwd.startswith(repo + os.sep):
+                    return True
+            with os.scandir(f"{base}/fd") as fds:
+                for fd in fds:
+                    try:
+                        fst = os.stat(fd.path)
+                    except OSError:
+                        continue
+                    if (fst.st_dev, fst.st_ino) == target:
+                        return True
+        except OSError:  # the process ended meanwhile, or is not ours to inspect
+            continue
+    return False
+
+
 def clear_stale_index_lock(root: Path) -> bool:
-    """Remove ``.git/index.lock`` if a killed process left it; True when one was removed."""
+    """Remove ``.git/index.lock`` if a killed process left it; True when one was removed.
+
+    Called under the vault's write lock. A lock no live process uses (:func:`lock_in_use`) goes
+    at once; otherwise (a git command of a person, or no ``/proc``) it goes once it is
+    ``STALE_LOCK_SECONDS`` old, the portable rule.
+    """
     lock = root / ".git" / "index.lock"
     deadline = time.monotonic() + STALE_LOCK_SECONDS
     while lock.exists():
@@ -125,7 +177,7 @@ def clear_stale_index_lock(root: Path) -> bool:
             age = time.time() - lock.stat().st_mtime
         except FileNotFoundError:
             return False
-        if age >= STALE_LOCK_SECONDS or time.monotonic() >= deadline:
+        if lock_in_use(lock) is False or age >= STALE_LOCK_SECONDS or time.monotonic() >= deadline:
             try:
                 lock.unlink()
             except FileNotFoundError:

@@ -32,6 +32,12 @@ def _yaml() -> tuple[Any, type, type]:
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     return yaml, loader, dumper
 
+#: Most values (scalars, lists, mappings, counted after alias expansion) one YAML text may hold.
+MAX_YAML_VALUES = 100_000
+#: Deepest nesting of lists and mappings accepted in YAML.
+MAX_YAML_DEPTH = 50
+_PLAIN = (str, int, float, bool, type(None), dt.date)  # dt.datetime is a dt.date
+
 _FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
 
@@ -73,7 +79,14 @@ def load_yaml(fm: str, rel: str, first_line: int = 2) -> Any:
     """Load YAML safely; errors name the line in the file (``first_line`` is fm's line 1)."""
     yaml, loader, _ = _yaml()
     try:
-        return yaml.load(fm, Loader=loader)
+        data = yaml.load(fm, Loader=loader)
+    except RecursionError:
+        raise DataError(f"YAML nested more than {MAX_YAML_DEPTH} levels deep", path=rel, line=first_line,
+                        hint="notes hold flat fields: lists and mappings a few levels deep") from None
+    except (ValueError, OverflowError, TypeError, AttributeError) as exc:
+        # a date like 2026-13-45; a "!!timestamp" on text that is no date (AttributeError inside PyYAML)
+        raise DataError(f"invalid YAML value: {exc}", path=rel, line=first_line,
+                        hint="quote the value to keep it as text: 'value'") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = first_line + mark.line if mark is not None else first_line
@@ -91,6 +104,37 @@ def load_yaml(fm: str, rel: str, first_line: int = 2) -> Any:
                         hint="check indentation and quote values containing ':' or '#'") from None
     except yaml.YAMLError as exc:
         raise DataError(f"invalid YAML: {exc}", path=rel, line=first_line) from None
+    _check_bounded(data, rel, first_line)
+    return data
+
+
+def _check_bounded(data: Any, rel: str, line: int) -> None:
+    """Refuse YAML that is not plain data, or that aliases expand past MAX_YAML_VALUES.
+
+    The loader shares aliased objects, so a "billion laughs" document loads in microseconds; it
+    explodes in whoever walks it (here, :func:`_plain`, JSON output). Counting stops at the limit,
+    so the walk itself is bounded. ``!!binary``, ``!!set``, ``!!omap`` and the like build bytes,
+    sets and tuples: not plain data, refused like any other tag."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    seen = 0
+    while stack:
+        value, depth = stack.pop()
+        seen += 1
+        if seen > MAX_YAML_VALUES:
+            raise DataError(f"YAML expands to more than {MAX_YAML_VALUES} values (aliases '*' repeating anchors '&'?)",
+                            path=rel, line=line, hint="write the values out; notes hold small plain data")
+        if depth > MAX_YAML_DEPTH:
+            raise DataError(f"YAML nested more than {MAX_YAML_DEPTH} levels deep", path=rel, line=line,
+                            hint="notes hold flat fields: lists and mappings a few levels deep")
+        if isinstance(value, dict):
+            stack.extend((k, depth + 1) for k in value)
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+        elif not isinstance(value, _PLAIN):
+            raise DataError(f"YAML tag not allowed: a {type(value).__name__} value "
+                            "(from a tag such as !!binary or !!set)",
+                            path=rel, line=line, hint="remove the '!!' tag; notes hold plain data only")
 
 
 def parse_note(text: str, rel: str) -> Note:
@@ -145,13 +189,25 @@ def edit_frontmatter(text: str, updates: dict[str, Any], rel: str) -> str:
     import io
 
     from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError as RuamelError
 
     fm, body, _ = split_frontmatter(text, rel)
-    load_yaml(fm, rel)  # same errors, same lines as reading
+    plain = load_yaml(fm, rel)  # same errors, same lines as reading
+    if plain is not None and not isinstance(plain, dict):
+        raise DataError("frontmatter must be a mapping of fields", path=rel, line=2,
+                        hint="write one 'key: value' per line")
     rt = YAML()
     rt.preserve_quotes = True
     rt.width = 100
-    data = rt.load(fm) or {}
+    try:
+        data = rt.load(fm) or {}
+    except (RuamelError, ValueError, TypeError, AttributeError, RecursionError) as exc:
+        # what PyYAML reads but the round-trip loader refuses, e.g. a key written twice
+        problem = getattr(exc, "problem", None) or str(exc).strip() or type(exc).__name__
+        mark = getattr(exc, "problem_mark", None)
+        raise DataError(f"cannot edit this frontmatter: {problem}", path=rel,
+                        line=2 + mark.line if mark is not None else 2,
+                        hint="fix the frontmatter by hand (each key once), then retry") from None
     for key, value in updates.items():
         data[key] = _quoted(value)
     buf = io.StringIO()
@@ -167,7 +223,7 @@ def _quoted(value: Any) -> Any:
     if isinstance(value, str):
         try:
             plain = yaml.load(value, Loader=loader) == value
-        except yaml.YAMLError:
+        except (yaml.YAMLError, ValueError, OverflowError, RecursionError):  # '2026-13-45', '[[[...'
             plain = False
         return value if plain else DoubleQuotedScalarString(value)
     if isinstance(value, list):

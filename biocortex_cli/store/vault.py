@@ -57,8 +57,11 @@ class Vault:
     def path(self, rel: str) -> Path:
         """The absolute path of ``rel``, refusing anything that would leave the vault."""
         candidate = self.root / rel
-        if ".." in Path(rel).parts or Path(rel).is_absolute() or not files.inside(self.root, candidate):
+        if ".." in Path(rel).parts or Path(rel).is_absolute() or "\0" in rel:
             raise DataError(f"path {rel!r} leaves the vault", hint="use a path inside the vault")
+        if not files.inside(self.root, candidate):
+            raise DataError(f"path {rel!r} leads outside the vault through a symbolic link; nothing was written",
+                            hint="replace the link by a real folder or file inside the vault")
         return candidate
 
     def head(self) -> str | None:
@@ -225,7 +228,12 @@ def find_vault(explicit: str | None = None, cwd: Path | None = None) -> Vault:
     given = explicit or os.environ.get(VAULT_ENV)
     if given:
         root = Path(given).expanduser()
-        if not (root / CONFIG_REL).is_file():
+        try:
+            found = (root / CONFIG_REL).is_file()
+        except OSError as exc:  # e.g. a name too long for the file system
+            raise NotFoundError(f"{given[:200]} is not a usable vault path ({exc.strerror or exc})",
+                                hint="pass --vault PATH / set BIOCORTEX_VAULT to the vault's folder") from None
+        if not found:
             raise NotFoundError(f"{root} is not a biocortex vault (no {CONFIG_REL})",
                                 hint=f"run `biocortex init {root}` to create one")
         return Vault(root.resolve())

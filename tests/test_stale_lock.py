@@ -1,0 +1,101 @@
+"""A git ``index.lock`` left by a killed process is stale at once (no live process uses it);
+one a live process holds is left alone until the age rule applies (issue 8 §1)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import Cli, run_process
+
+from biocortex_cli.store import git as store_git
+
+LINUX_PROC = Path("/proc/self/fd").is_dir()
+HOLD = ("import os, sys, time\n"
+        "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)\n"
+        "os.write(fd, b'x'); print('ready', flush=True); time.sleep(60)\n")
+
+
+def _holder(lock: Path, cwd: Path | None = None) -> subprocess.Popen[str]:
+    """A process that creates the lock the way git does and keeps it open."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(lock)], stdout=subprocess.PIPE, text=True,
+                            cwd=cwd)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    return proc
+
+
+@pytest.mark.skipif(not LINUX_PROC, reason="needs /proc")
+def test_a_lock_left_by_a_killed_process_is_cleared_at_once(vault: Path, cli: Cli) -> None:
+    lock = vault / ".git" / "index.lock"
+    proc = _holder(lock)
+    assert store_git.lock_in_use(lock) is True
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert lock.exists() and store_git.lock_in_use(lock) is False
+    start = time.monotonic()
+    r = run_process("episode", "add", "--task", "after a killed git", "--id", "after-kill")
+    took = time.monotonic() - start
+    assert r.code == 0, r.err
+    assert "removed a stale git lock" in r.err
+    assert took < store_git.STALE_LOCK_SECONDS / 2, took  # no 10 s wait any more
+    assert not lock.exists()
+    code = cli("doctor", "--json").code
+    assert code == 0
+
+
+@pytest.mark.skipif(not LINUX_PROC, reason="needs /proc")
+def test_the_lock_of_a_real_git_killed_mid_write_is_cleared_at_once(vault: Path) -> None:
+    """``git update-index --index-info`` takes index.lock, then waits for its stdin: kill it there."""
+    lock = vault / ".git" / "index.lock"
+    proc = subprocess.Popen(["git", "-C", str(vault), "update-index", "--index-info"], stdin=subprocess.PIPE)
+    deadline = time.monotonic() + 10
+    while not lock.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert lock.exists() and store_git.lock_in_use(lock) is True  # git is alive: not stale
+    proc.kill()
+    proc.wait()
+    assert lock.exists()  # SIGKILL: git could not clean up
+    start = time.monotonic()
+    r = run_process("episode", "add", "--task", "after a killed git", "--id", "after-git")
+    assert r.code == 0 and "removed a stale git lock" in r.err, r.err
+    assert time.monotonic() - start < store_git.STALE_LOCK_SECONDS / 2
+    assert not lock.exists()
+
+
+@pytest.mark.skipif(not LINUX_PROC, reason="needs /proc")
+def test_a_lock_a_live_process_holds_is_not_stale(vault: Path, cli: Cli) -> None:
+    lock = vault / ".git" / "index.lock"
+    proc = _holder(lock)
+    try:
+        assert store_git.lock_in_use(lock) is True
+        r = cli("doctor", "--json")
+        assert r.code == 0 and "git is writing right now" in r.err + r.out
+    finally:
+        proc.kill()
+        proc.wait()
+    lock.unlink()
+    assert store_git.lock_in_use(lock) is False  # gone: nothing to clear
+
+
+@pytest.mark.skipif(not LINUX_PROC, reason="needs /proc")
+def test_a_git_process_working_in_the_repository_counts_as_a_user(vault: Path) -> None:
+    """git closes index.lock before renaming it into place: its cwd still shows it is at work."""
+    lock = vault / ".git" / "index.lock"
+    lock.write_text("")
+    assert store_git.lock_in_use(lock) is False
+    fake_git = vault.parent / "git"
+    fake_git.symlink_to(sys.executable)  # a process whose name (comm) is "git"
+    proc = subprocess.Popen([str(fake_git), "-c", "import time; time.sleep(60)"], cwd=vault)
+    try:
+        deadline = time.monotonic() + 5
+        while store_git.lock_in_use(lock) is not True and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert store_git.lock_in_use(lock) is True
+    finally:
+        proc.kill()
+        proc.wait()
+    assert store_git.lock_in_use(lock) is False
