@@ -41,7 +41,8 @@ def digest_text(d: Digest) -> str:
     if authors:
         lines += [f"by {', '.join(f'{a} ({n})' for a, n in authors.items())}", ""]
     lines += _items("New episodes", [_episode(r) for r in d.episodes])
-    lines += _items("New facts", [f"{r.text} · {r.id}" for r in d.facts])
+    lines += _items("New facts", [f"{r.text} · {r.id}" + (f" [{r.status}]" if r.status != "current" else "")
+                                  for r in d.facts])
     lines += _items("Retracted or superseded facts",
                     [f"{r.text} · {r.id} [{r.status}]{': ' + r.why if r.why else ''}" for r in d.retracted])
     lines += _items("Contradictions to resolve",

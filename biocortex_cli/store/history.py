@@ -13,6 +13,7 @@ import json
 import re
 import subprocess
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -131,6 +132,8 @@ def resolve_since(vault: Vault, since: str) -> str | None:
         if cutoff is not None and cutoff.tzinfo is None:
             cutoff = cutoff.replace(tzinfo=dt.timezone.utc)
     if cutoff is not None:
+        if cutoff >= dt.datetime.now(dt.timezone.utc):
+            return vault.head()  # nothing can be newer than now
         out = git.run(root, "rev-list", "-1", "--first-parent", f"--before={cutoff.isoformat()}", "HEAD",
                       check=False).strip()
         return out or None
@@ -172,10 +175,10 @@ def digest(vault: Vault, old: str | None, new: str | None = None) -> Digest:
                    + [(old, full(r)) for r in modified_facts if old])
     records = {rel: _record(rel, blobs.get((new, full(rel)))) for rel in [*wanted, *modified_facts]}
     facts = [records[r] for r in wanted if r.startswith("facts/")]
-    retracted = []
-    for rel in modified_facts:
+    retracted = []  # retracted or superseded within the range, whenever the fact was added
+    for rel in [*(r for r in wanted if r.startswith("facts/")), *modified_facts]:
         now_status = records[rel].status
-        before = _record(rel, blobs.get((old, full(rel)))) if old else None
+        before = _record(rel, blobs.get((old, full(rel)))) if old and rel in modified_facts else None
         if now_status in ("retracted", "superseded") and (before is None or before.status != now_status):
             retracted.append(records[rel])
     changed_current = [records[r] for r in [*wanted, *modified_facts]
@@ -215,7 +218,7 @@ def _changes(root: Any, old: str, new: str, spec: str, cut: int) -> list[tuple[s
     return pairs
 
 
-def _blobs(root: Any, wanted: list[tuple[str | None, str]]) -> dict[tuple[str | None, str], str]:
+def _blobs(root: Any, wanted: Sequence[tuple[str | None, str]]) -> dict[tuple[str | None, str], str]:
     """The text of many files at given commits, in one ``git cat-file --batch``."""
     if not wanted:
         return {}
