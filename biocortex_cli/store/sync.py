@@ -79,7 +79,13 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
         upstream: str | None = None
         pushed = 0
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            upstream = _fetch(root, name, url, branch, net, timeout)
+            try:
+                upstream = _fetch(root, name, url, branch, net, timeout)
+            except BiocortexError as exc:
+                if attempt > 1:  # our commits were already rebased on the remote's: say so
+                    exc.hint = "nothing is lost: your commits are in the vault, on top of the remote's; " \
+                               "run `biocortex sync` again when the remote answers"
+                raise
             if upstream is not None:
                 if not _is_ancestor(root, upstream, "HEAD"):
                     merged += _rebase(root, upstream, before, ident)
