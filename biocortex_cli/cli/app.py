@@ -26,12 +26,14 @@ from biocortex_cli.cli import guide as guide_cmd
 from biocortex_cli.cli import index as index_cmd
 from biocortex_cli.cli import init as init_cmd
 from biocortex_cli.cli import lessons as lessons_cmd
+from biocortex_cli.cli import log as log_cmd
 from biocortex_cli.cli import mcp as mcp_cmd
 from biocortex_cli.cli import recall as recall_cmd
 from biocortex_cli.cli import state
+from biocortex_cli.cli import sync as sync_cmd
 from biocortex_cli.cli.errors import guarded
 
-COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, compress_cmd, doctor_cmd, context_cmd, entity_cmd, fact_cmd, feedback_cmd, forget_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, lessons_cmd, mcp_cmd, recall_cmd)
+COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, compress_cmd, doctor_cmd, context_cmd, entity_cmd, fact_cmd, feedback_cmd, forget_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, lessons_cmd, log_cmd, mcp_cmd, recall_cmd, sync_cmd)
 for _module in COMMAND_MODULES:
     _module.typer = typer  # type: ignore[attr-defined]  # for evaluating their annotations
 
@@ -130,6 +132,8 @@ app.command("forget")(forget_cmd.forget)
 app.command("restore")(forget_cmd.restore)
 app.command("guide")(guide_cmd.guide)
 app.command("mcp")(mcp_cmd.mcp)
+app.command("sync")(sync_cmd.sync)
+app.command("log")(log_cmd.log)
 
 
 def run(argv: list[str]) -> int:

@@ -46,13 +46,23 @@ def parse_author(text: str) -> Author:
                     hint="use --author 'Ada Lovelace <ada@lab.example>'")
 
 
-def run(root: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
+def call(root: Path, *args: str, env: dict[str, str] | None = None,
+         timeout: float | None = None) -> subprocess.CompletedProcess[str]:
+    """Run git and return the finished process whatever its exit status, for callers that explain
+    failures themselves (sync). Never prompts; ``timeout`` seconds bound a network call."""
     full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
     try:
-        proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                              env=full_env, check=False)
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
+                              env=full_env, check=False, timeout=timeout)
     except FileNotFoundError:
         raise BiocortexError("git is not installed", hint="install git and try again") from None
+    except subprocess.TimeoutExpired:
+        raise BiocortexError(f"git {args[0]} gave no answer within {timeout:g} s", path=str(root),
+                             hint="check the network and the remote's address (git remote -v)") from None
+
+
+def run(root: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
+    proc = call(root, *args, env=env)
     if check and proc.returncode != 0:
         msg = (proc.stderr or proc.stdout).strip().splitlines()
         raise BiocortexError(f"git {args[0]} failed: {msg[-1] if msg else proc.returncode}",

@@ -1,0 +1,27 @@
+"""``biocortex log``: what changed in memory, as a digest for a reviewer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from biocortex_cli.cli import state
+
+if TYPE_CHECKING:
+    import typer
+
+
+def log(
+    since: Annotated[str, typer.Option("--since", metavar="7d|DATE|COMMIT",
+                                       help="Start of the range: a duration (12h, 7d, 2w), a date "
+                                            "(2026-11-01) or a commit.")] = "7d",
+    json_: Annotated[bool, typer.Option("--json", help="Print the digest as JSON.")] = False,
+) -> int:
+    """What changed in memory: new episodes, new and retracted facts, contradictions, promoted
+    lessons, archived notes and feedback, by author."""
+    from biocortex_cli.render.history import digest_text
+    from biocortex_cli.store.history import digest, resolve_since
+
+    vault = state.vault()
+    result = digest(vault, resolve_since(vault, since))
+    state.emit_json(result.as_json()) if json_ else state.out(digest_text(result))
+    return 0

@@ -1,0 +1,72 @@
+"""Text for reviewers: what changed in memory (``biocortex log``) and what a sync brought."""
+
+from __future__ import annotations
+
+from biocortex_cli.store.history import Digest, Record
+from biocortex_cli.store.sync import SyncReport
+
+#: items listed per section in text; ``--json`` lists them all
+SHOWN = 20
+
+
+def _short(sha: str | None) -> str:
+    return sha[:7] if sha else "the start"
+
+
+def _items(title: str, lines: list[str], total: int | None = None) -> list[str]:
+    total = len(lines) if total is None else total
+    if not total:
+        return []
+    out = [f"{title} ({total})"]
+    out += [f"- {line}" for line in lines[:SHOWN]]
+    if total > SHOWN:
+        out.append(f"- … and {total - SHOWN} more (--json lists them all)")
+    return [*out, ""]
+
+
+def _episode(r: Record) -> str:
+    outcome = "success" if r.success else "failure" if r.success is False else "outcome not set"
+    quality = f" · quality {r.quality:g}" if r.quality is not None else ""
+    by = f" · {r.author}" if r.author else ""
+    return f"{r.id} — {r.text} ({outcome}{quality}{by})"
+
+
+def digest_text(d: Digest) -> str:
+    """The digest grouped by kind, most important first."""
+    head = f"## Memory changes {_short(d.old)}..{_short(d.new)} — {len(d.commits)} commit(s)"
+    if d.empty:
+        return head + "\n\nNothing new.\n"
+    lines = [head, ""]
+    authors = d.authors()
+    if authors:
+        lines += [f"by {', '.join(f'{a} ({n})' for a, n in authors.items())}", ""]
+    lines += _items("New episodes", [_episode(r) for r in d.episodes])
+    lines += _items("New facts", [f"{r.text} · {r.id}" + (f" [{r.status}]" if r.status != "current" else "")
+                                  for r in d.facts])
+    lines += _items("Retracted or superseded facts",
+                    [f"{r.text} · {r.id} [{r.status}]{': ' + r.why if r.why else ''}" for r in d.retracted])
+    lines += _items("Contradictions to resolve",
+                    [f"{c.text} ({c.fact} / {c.other}; retract or supersede one)" for c in d.contradictions])
+    lines += _items("Promoted lessons", [f"{r.id} — {r.text}" for r in d.lessons])
+    lines += _items("Archived", d.archived)
+    lines += _items("Restored from the archive", d.restored)
+    lines += _items("Feedback entries", [f"{who}: {n}" for who, n in d.feedback.items()],
+                    total=sum(d.feedback.values()))
+    counts = [f"{folder} +{c['added']} ~{c['modified']} -{c['removed']}" for folder, c in sorted(d.counts.items())]
+    if counts:
+        lines += ["Notes changed: " + " · ".join(counts), ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def sync_text(report: SyncReport) -> str:
+    return digest_text(report.arrived).replace("## Memory changes", "## Arrived from " + report.remote, 1)
+
+
+def sync_summary(report: SyncReport) -> str:
+    """One line for stderr."""
+    parts = [f"pulled {report.pulled} commit(s)", f"pushed {report.pushed}"]
+    if report.merged_notes:
+        parts.append(f"{len(report.merged_notes)} entity note(s) both sides created kept as the remote has them")
+    if report.attempts > 1:
+        parts.append(f"{report.attempts} attempts (the remote moved meanwhile)")
+    return f"biocortex: synced with {report.remote} ({report.url}), {report.branch}: " + ", ".join(parts)

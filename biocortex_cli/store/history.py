@@ -1,0 +1,327 @@
+"""What changed in memory between two commits: the digest behind ``biocortex log`` and ``sync``.
+
+Counts come from the changed paths (``git diff --name-status``), so commits made by hand count
+the same as the tool's; the records are read back from git at the newer commit (one
+``git cat-file --batch`` for all of them), so the digest shows the state that arrived. Commit
+subjects (SPEC §8 ``<kind>: <verb> <id> — <summary>``) are parsed for the per-author summary.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import subprocess
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from biocortex_cli.errors import DataError, UsageError
+from biocortex_cli.store import git
+from biocortex_cli.store.notes import parse_note
+from biocortex_cli.store.vault import Vault
+
+#: git's empty tree: the "before" of a range that starts before the first commit
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+FOLDERS = ("episodes", "facts", "entities", "lessons", "archive", "feedback")
+_SUBJECT = re.compile(r"^([a-z][a-z_-]*): ([a-z]+)\b ?(.*)$")
+_DURATION = re.compile(r"^(\d+)([hdw])$")
+_FEEDBACK_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.(.+)\.jsonl$")
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    author: str
+    date: str
+    subject: str
+    kind: str  # episode, fact, feedback, lesson, forget, entity, … or "" for a hand-written subject
+    verb: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"sha": self.sha, "author": self.author, "date": self.date, "subject": self.subject,
+                "kind": self.kind, "verb": self.verb}
+
+
+@dataclass(frozen=True)
+class Record:
+    """One note the range added or changed, as it is at the newer commit."""
+
+    id: str
+    path: str
+    text: str  # episode task, fact sentence, lesson text
+    author: str = ""
+    success: bool | None = None
+    quality: float | None = None
+    status: str = ""
+    why: str = ""  # retraction reason, superseding fact
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "path": self.path, "text": self.text, "author": self.author}
+        if self.path.startswith("episodes/") or self.success is not None:
+            out.update(success=self.success, quality=self.quality)
+        if self.status:
+            out.update(status=self.status, why=self.why)
+        return out
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    fact: str
+    other: str
+    text: str
+
+    def as_json(self) -> dict[str, str]:
+        return {"fact": self.fact, "other": self.other, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Digest:
+    """What a range of commits changed in memory, grouped by kind."""
+
+    old: str | None
+    new: str | None
+    commits: list[Commit]
+    counts: dict[str, dict[str, int]]  # folder -> added / modified / removed notes
+    episodes: list[Record] = field(default_factory=list)
+    facts: list[Record] = field(default_factory=list)
+    retracted: list[Record] = field(default_factory=list)  # retracted or superseded in the range
+    contradictions: list[Contradiction] = field(default_factory=list)
+    lessons: list[Record] = field(default_factory=list)
+    archived: list[str] = field(default_factory=list)
+    restored: list[str] = field(default_factory=list)
+    feedback: dict[str, int] = field(default_factory=dict)  # author -> entries added
+
+    @property
+    def empty(self) -> bool:
+        return not self.commits and not any(sum(c.values()) for c in self.counts.values())
+
+    def authors(self) -> dict[str, int]:
+        return dict(Counter(c.author for c in self.commits).most_common())
+
+    def as_json(self) -> dict[str, Any]:
+        return {"from": self.old, "to": self.new, "commits": len(self.commits), "authors": self.authors(),
+                "counts": self.counts,
+                "episodes": [r.as_json() for r in self.episodes],
+                "facts": [r.as_json() for r in self.facts],
+                "retracted": [r.as_json() for r in self.retracted],
+                "contradictions": [c.as_json() for c in self.contradictions],
+                "lessons": [r.as_json() for r in self.lessons],
+                "archived": self.archived, "restored": self.restored,
+                "feedback": self.feedback,
+                "log": [c.as_json() for c in self.commits]}
+
+
+def resolve_since(vault: Vault, since: str) -> str | None:
+    """The commit a ``--since`` value names: a duration (``7d``, ``12h``, ``2w``), a date or time
+    (``2026-11-01``), or a commit. None: the range starts before the first commit."""
+    root = vault.git_root
+    text = since.strip()
+    cutoff: dt.datetime | None = None
+    m = _DURATION.match(text)
+    if m:
+        unit = {"h": "hours", "d": "days", "w": "weeks"}[m.group(2)]
+        cutoff = dt.datetime.now(dt.timezone.utc) - dt.timedelta(**{unit: int(m.group(1))})
+    else:
+        try:
+            cutoff = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            cutoff = None
+        if cutoff is not None and cutoff.tzinfo is None:
+            cutoff = cutoff.replace(tzinfo=dt.timezone.utc)
+    if cutoff is not None:
+        if cutoff >= dt.datetime.now(dt.timezone.utc):
+            return vault.head()  # nothing can be newer than now
+        out = git.run(root, "rev-list", "-1", "--first-parent", f"--before={cutoff.isoformat()}", "HEAD",
+                      check=False).strip()
+        return out or None
+    if text and not text.startswith("-"):
+        out = git.run(root, "rev-parse", "--verify", "-q", f"{text}^{{commit}}", check=False).strip()
+        if out:
+            return out
+    raise UsageError(f"--since {since!r} is neither a duration, a date nor a commit",
+                     hint="use e.g. --since 7d, --since 12h, --since 2026-11-01 or --since <commit>")
+
+
+def digest(vault: Vault, old: str | None, new: str | None = None) -> Digest:
+    """What changed in the vault's folders from ``old`` (exclusive) to ``new`` (default HEAD)."""
+    root = vault.git_root
+    new = new or vault.head()
+    if new is None:
+        return Digest(old, new, [], {})
+    prefix = vault.root.resolve().relative_to(root.resolve()).as_posix()
+    spec = "." if prefix == "." else prefix
+    cut = 0 if prefix == "." else len(prefix) + 1
+    commits = _commits(root, old, new, spec)
+    changes = _changes(root, old or EMPTY_TREE, new, spec, cut)
+    counts: dict[str, dict[str, int]] = {}
+    for status, rel in changes:
+        top = rel.split("/", 1)[0]
+        if top in FOLDERS and rel.count("/") and not rel.endswith("/README.md"):
+            bucket = counts.setdefault(top, {"added": 0, "modified": 0, "removed": 0})
+            bucket[{"A": "added", "D": "removed"}.get(status, "modified")] += 1
+    added = {rel for s, rel in changes if s == "A" and rel.endswith(".md")}
+    removed = {rel for s, rel in changes if s == "D" and rel.endswith(".md")}
+    modified_facts = [rel for s, rel in changes if s == "M" and rel.startswith("facts/") and rel.endswith(".md")]
+    from_archive = {PurePosixPath(r).stem for r in removed if r.startswith("archive/")}
+    restored = sorted(r for r in added if r.startswith("episodes/") and PurePosixPath(r).stem in from_archive)
+    archived = sorted(r for r in added if r.startswith("archive/") and not r.endswith("/README.md"))
+    wanted = sorted(r for r in added if r.split("/", 1)[0] in ("episodes", "facts", "lessons")
+                    and r not in restored and not r.endswith("/README.md"))
+    full = (lambda rel: rel) if prefix == "." else (lambda rel: f"{prefix}/{rel}")
+    blobs = _blobs(root, [(new, full(r)) for r in [*wanted, *modified_facts]]
+                   + [(old, full(r)) for r in modified_facts if old])
+    records = {rel: _record(rel, blobs.get((new, full(rel)))) for rel in [*wanted, *modified_facts]}
+    facts = [records[r] for r in wanted if r.startswith("facts/")]
+    retracted = []  # retracted or superseded within the range, whenever the fact was added
+    for rel in [*(r for r in wanted if r.startswith("facts/")), *modified_facts]:
+        now_status = records[rel].status
+        before = _record(rel, blobs.get((old, full(rel)))) if old and rel in modified_facts else None
+        if now_status in ("retracted", "superseded") and (before is None or before.status != now_status):
+            retracted.append(records[rel])
+    changed_current = [records[r] for r in [*wanted, *modified_facts]
+                       if r.startswith("facts/") and records[r].status == "current"]
+    return Digest(
+        old=old, new=new, commits=commits, counts=counts,
+        episodes=[records[r] for r in wanted if r.startswith("episodes/")],
+        facts=facts, retracted=retracted,
+        contradictions=_contradictions(vault, changed_current),
+        lessons=[records[r] for r in wanted if r.startswith("lessons/")],
+        archived=[PurePosixPath(r).stem for r in archived],
+        restored=[PurePosixPath(r).stem for r in restored],
+        feedback=_feedback(root, old or EMPTY_TREE, new, spec))
+
+
+def _commits(root: Any, old: str | None, new: str, spec: str) -> list[Commit]:
+    rng = f"{old}..{new}" if old else new
+    out = git.run(root, "log", "--reverse", "--no-merges", "--format=%H%x1f%an%x1f%aI%x1f%s%x1e", rng,
+                  "--", spec)
+    commits = []
+    for chunk in out.split("\x1e"):
+        parts = chunk.strip("\n").split("\x1f")
+        if len(parts) != 4:
+            continue
+        sha, author, date, subject = parts
+        m = _SUBJECT.match(subject)
+        commits.append(Commit(sha, author, date, subject, m.group(1) if m else "", m.group(2) if m else ""))
+    return commits
+
+
+def _changes(root: Any, old: str, new: str, spec: str, cut: int) -> list[tuple[str, str]]:
+    out = git.run(root, "diff", "--name-status", "--no-renames", "-z", old, new, "--", spec)
+    fields = out.split("\0")
+    pairs = []
+    for i in range(0, len(fields) - 1, 2):
+        pairs.append((fields[i][:1], fields[i + 1][cut:]))
+    return pairs
+
+
+def _blobs(root: Any, wanted: Sequence[tuple[str | None, str]]) -> dict[tuple[str | None, str], str]:
+    """The text of many files at given commits, in one ``git cat-file --batch``."""
+    if not wanted:
+        return {}
+    query = "".join(f"{rev}:{path}\n" for rev, path in wanted)
+    proc = subprocess.run(["git", "-C", str(root), "cat-file", "--batch"], input=query.encode(),
+                          capture_output=True, check=False)
+    data, pos, out = proc.stdout, 0, {}
+    for key in wanted:
+        nl = data.find(b"\n", pos)
+        if nl == -1:
+            break
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if len(header) != 3 or header[1] != b"blob":
+            continue  # "missing" (or not a file)
+        size = int(header[2])
+        out[key] = data[pos:pos + size].decode("utf-8", "replace")
+        pos += size + 1
+    return out
+
+
+def _record(rel: str, text: str | None) -> Record:
+    stem = PurePosixPath(rel).stem
+    if text is None:
+        return Record(id=stem, path=rel, text="(not readable at this commit)")
+    try:
+        meta = parse_note(text, rel).meta
+    except DataError as exc:
+        return Record(id=stem, path=rel, text=f"(unreadable: {exc.message})")
+    ident, author = str(meta.get("id") or stem), str(meta.get("author") or "")
+    if rel.startswith("facts/"):
+        sentence = f"{meta.get('subject', '?')} {str(meta.get('predicate', '?')).replace('_', ' ')} " \
+                   f"{meta.get('object', '?')}"
+        status = str(meta.get("status") or "current")
+        why = ""
+        retracted = meta.get("retracted")
+        if status == "retracted" and isinstance(retracted, dict):
+            why = str(retracted.get("reason") or "")
+        elif status == "superseded":
+            why = f"superseded by {meta.get('superseded_by', '?')}"
+        return Record(id=ident, path=rel, text=sentence, author=author, status=status, why=why)
+    if rel.startswith("lessons/"):
+        body = parse_note(text, rel).body
+        heading = next((ln.lstrip("# ").strip() for ln in body.splitlines() if ln.strip()), "")
+        words = next((str(meta[k]) for k in ("lesson", "title", "text", "summary") if meta.get(k)), heading)
+        return Record(id=ident, path=rel, text=words, author=author)
+    success = meta.get("success")
+    quality = meta.get("quality")
+    return Record(id=ident, path=rel, text=" ".join(str(meta.get("task") or "").split()), author=author,
+                  success=success if isinstance(success, bool) else None,
+                  quality=float(quality) if isinstance(quality, int | float) and not isinstance(quality, bool)
+                  else None)
+
+
+def _contradictions(vault: Vault, changed: list[Record]) -> list[Contradiction]:
+    """Open contradictions between a fact the range added or changed and any current fact with the
+    same subject (facts of one subject share a folder: ``facts/<subject>/``)."""
+    if not changed:
+        return []
+    from biocortex_cli.store.facts import FactRules, fact_from_note
+    from biocortex_cli.store.notes import read_note
+
+    rules = FactRules.from_config(vault)
+    out: list[Contradiction] = []
+    seen: set[tuple[str, str]] = set()
+    for record in changed:
+        folder = vault.root / PurePosixPath(record.path).parent
+        try:
+            here = fact_from_note(read_note(vault.root / record.path, record.path))
+        except (DataError, OSError):
+            continue
+        for sibling in sorted(folder.glob("*.md")):
+            rel = vault.rel(sibling)
+            try:
+                other = fact_from_note(read_note(sibling, rel))
+            except (DataError, OSError):
+                continue
+            pair = tuple(sorted((here.id, other.id)))
+            if rules.conflicts(here, other) and pair not in seen:
+                seen.add(pair)  # type: ignore[arg-type]
+                out.append(Contradiction(here.id, other.id, f"{here.sentence()} / {other.sentence()}"))
+    return out
+
+
+def _feedback(root: Any, old: str, new: str, spec: str) -> dict[str, int]:
+    """Feedback entries added, by author (the entry's ``author``, else the writer in the file name)."""
+    folder = "feedback" if spec == "." else f"{spec}/feedback"
+    out = git.run(root, "diff", "-U0", "--no-color", "--no-renames", "--no-ext-diff", old, new, "--", folder,
+                  check=False)
+    counts: Counter[str] = Counter()
+    writer = ""
+    for line in out.splitlines():
+        if line.startswith("+++ "):
+            name = PurePosixPath(line[4:].strip()).name
+            m = _FEEDBACK_NAME.match(name)
+            writer = m.group(1) if m else name if name.endswith(".jsonl") else ""
+        elif writer and line.startswith("+") and line[1:].strip():
+            who = writer
+            try:
+                entry = json.loads(line[1:])
+            except ValueError:
+                entry = None
+            if isinstance(entry, dict) and isinstance(entry.get("author"), str) and entry["author"].strip():
+                who = entry["author"].strip()
+            counts[who] += 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -1,0 +1,98 @@
+"""`biocortex log`: what changed in memory, as a digest for a reviewer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import Cli, git
+
+LESSON = """---
+id: call-doublets-per-sample
+type: lesson
+created: 2026-11-23T10:00:00Z
+author: Ada <ada@lab.example>
+lesson: Call doublets per sample before merging.
+---
+# Call doublets per sample before merging
+"""
+
+
+def commit_all(root: Path, message: str, who: str = "Ada") -> None:
+    git(root, "add", "-A")
+    git(root, "-c", f"user.name={who}", "-c", f"user.email={who.lower()}@lab.example", "commit", "-qm", message)
+
+
+def test_log_groups_what_changed_by_kind(vault: Path, cli: Cli) -> None:
+    start = git(vault, "rev-parse", "HEAD").strip()
+    ok = cli("--author", "Ada <ada@lab.example>", "episode", "add", "--task", "Doublet removal in PBMC",
+             "--result", "9% removed", "--success", "--quality", "0.9")
+    failed = cli("--author", "Bob <bob@lab.example>", "episode", "add", "--task", "Batch correction with ComBat",
+                 "--result", "over-corrected", "--failure", "--quality", "0.2")
+    old_fact = cli("fact", "add", "TP53", "activates", "CDKN1A", "--source", "PMID:1", "--json").json()["id"]
+    contra = cli("fact", "add", "TP53", "inhibits", "CDKN1A", "--source", "PMID:2", "--json").json()["id"]
+    wrong = cli("fact", "add", "MYC", "regulates", "TERT", "--source", "PMID:3", "--json").json()["id"]
+    assert cli("fact", "retract", wrong, "--reason", "misread the abstract").code == 0
+    (vault / "lessons" / "call-doublets-per-sample.md").write_text(LESSON)
+    commit_all(vault, "lesson: promote call-doublets-per-sample — from 3 episodes")
+    day = vault / "feedback/2026/11/2026-11-23.agent-7.jsonl"
+    day.parent.mkdir(parents=True)
+    day.write_text("".join(json.dumps({"recall_id": f"r{i}", "useful": i != 1}) + "\n" for i in range(3)))
+    commit_all(vault, "feedback: record r0 — 3 entries", who="agent-7")
+
+    result = cli("log", "--since", start, "--json")
+    assert result.code == 0, result.err
+    d = result.json()
+    assert d["from"] == start and d["commits"] == 8
+    assert {(e["id"], e["success"]) for e in d["episodes"]} == {(ok.out.strip(), True), (failed.out.strip(), False)}
+    assert {f["id"] for f in d["facts"]} == {old_fact, contra, wrong}
+    assert [(f["id"], f["status"], f["why"]) for f in d["retracted"]] == [(wrong, "retracted", "misread the abstract")]
+    assert [sorted((c["fact"], c["other"])) for c in d["contradictions"]] == [sorted((old_fact, contra))]
+    assert [(x["id"], x["text"]) for x in d["lessons"]] == [("call-doublets-per-sample",
+                                                             "Call doublets per sample before merging.")]
+    assert d["feedback"] == {"agent-7": 3}
+    assert d["counts"]["episodes"] == {"added": 2, "modified": 0, "removed": 0}
+    assert d["counts"]["facts"] == {"added": 3, "modified": 0, "removed": 0}  # retracted within the range
+    assert [c["kind"] for c in d["log"]] == ["episode", "episode", "fact", "fact", "fact", "fact", "lesson",
+                                             "feedback"]
+
+    text = cli("log", "--since", start)
+    assert text.code == 0 and text.err == ""
+    out = text.out
+    assert "New episodes (2)" in out and "Doublet removal in PBMC (success · quality 0.9 · Ada" in out
+    assert "Batch correction with ComBat (failure · quality 0.2 · Bob" in out
+    assert "Retracted or superseded facts (1)" in out and "MYC regulates TERT" in out
+    assert "Contradictions to resolve (1)" in out and "Promoted lessons (1)" in out
+    assert "Feedback entries (3)\n- agent-7: 3" in out
+    # retracting an older fact later shows up as a retraction, not a new fact
+    later = git(vault, "rev-parse", "HEAD").strip()
+    assert cli("fact", "retract", contra, "--reason", "wrong direction").code == 0
+    d2 = cli("log", "--since", later, "--json").json()
+    assert d2["facts"] == [] and [f["id"] for f in d2["retracted"]] == [contra] and d2["contradictions"] == []
+
+
+def test_archive_and_restore_are_reported(vault: Path, cli: Cli) -> None:
+    ident = cli("episode", "add", "--task", "An old analysis", "--result", "r", "--success").out.strip()
+    rel = next(p for p in (vault / "episodes").rglob(f"{ident}.md")).relative_to(vault).as_posix()
+    start = git(vault, "rev-parse", "HEAD").strip()
+    (vault / "archive/episodes").mkdir(parents=True)
+    git(vault, "mv", rel, f"archive/episodes/{ident}.md")
+    commit_all(vault, f"forget: archive 1 episodes — {ident}")
+    d = cli("log", "--since", start, "--json").json()
+    assert d["archived"] == [ident] and d["restored"] == [] and d["episodes"] == []
+    mid = git(vault, "rev-parse", "HEAD").strip()
+    git(vault, "mv", f"archive/episodes/{ident}.md", rel)
+    commit_all(vault, f"episode: restore {ident} — back from the archive")
+    d = cli("log", "--since", mid, "--json").json()
+    assert d["restored"] == [ident] and d["episodes"] == [] and d["archived"] == []
+
+
+def test_since_forms(vault: Path, cli: Cli) -> None:
+    cli("episode", "add", "--task", "Something recent", "--result", "r", "--success")
+    week = cli("log", "--json").json()  # default: the last 7 days, which holds the whole vault
+    assert week["from"] is None and len(week["episodes"]) == 1
+    assert cli("log", "--since", "2000-01-01", "--json").json()["commits"] == week["commits"]
+    future = cli("log", "--since", "2999-01-01")
+    assert future.code == 0 and "Nothing new." in future.out
+    bad = cli("log", "--since", "last tuesday")
+    assert bad.code == 2 and "neither a duration, a date nor a commit" in bad.err and "--since 7d" in bad.err

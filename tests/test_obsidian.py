@@ -1,0 +1,138 @@
+"""The vault as Obsidian sees it: parsed with obsidiantools (an Obsidian-vault reader from PyPI,
+a test-only dependency), the link graph, properties, colour groups, Home.md tables, templates."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from biocortex_cli.store.entity_notes import file_stem
+from tests.conftest import REPO, Cli
+
+SAMPLE = REPO / "examples" / "sample_episodes.jsonl"
+TEMPLATE = REPO / "vault_template"
+FOLDERS = ("episodes", "facts", "entities", "lessons", "archive")
+
+
+@pytest.fixture
+def demo(vault: Path, cli: Cli) -> Path:
+    """Like `make demo`: the sample episodes, a few facts and an alias."""
+    assert cli("episode", "import", SAMPLE).code == 0
+    assert cli("entity", "alias", "TP53", "p53").code == 0
+    for triple in (("TP53", "activates", "CDKN1A"), ("p53", "regulates", "MDM2"), ("KRAS", "interacts_with", "SOS1")):
+        assert cli("fact", "add", *triple, "--source", "PMID:1").code == 0
+    return vault
+
+
+def test_obsidian_reads_the_expected_link_graph(demo: Path) -> None:
+    otools = pytest.importorskip("obsidiantools.api")
+    ov = otools.Vault(demo).connect().gather()
+    notes = {name: demo / path for name, path in ov.md_file_index.items()}
+    kind = {name: (ov.front_matter_index.get(name) or {}).get("type") for name in notes
+            if notes[name].parent.name != "templates"}
+    entities = {name for name, k in kind.items() if k == "entity"}
+    assert all(notes[name].parent.name == "entities" for name in entities)
+    episodes = [name for name, k in kind.items() if k == "episode"]
+    facts = [name for name, k in kind.items() if k == "fact"]
+    assert len(episodes) == sum(1 for line in SAMPLE.read_text().splitlines() if line.strip())
+    assert len(facts) == 3
+
+    related = 0
+    for name in episodes:  # each episode links to the entity notes of its `entities`, and related episodes
+        meta = ov.front_matter_index[name]
+        linked = {file_stem(e) for e in meta["entities"]}
+        assert set(ov.wikilinks_index[name]) == linked | set(meta.get("related") or []), name
+        assert linked <= entities and set(meta.get("related") or []) <= set(episodes)
+        related += len(meta.get("related") or [])
+    assert related > 0
+    for name in facts:  # each fact links to its subject and object, resolved through aliases
+        meta = ov.front_matter_index[name]
+        assert ov.wikilinks_index[name] == [file_stem(meta["subject"]), file_stem(meta["object"])]
+    assert "p53" in ov.front_matter_index["TP53"]["aliases"]
+    via_alias = next(n for n in facts if n.startswith("tp53--regulates--mdm2-"))  # added as p53
+    assert ov.wikilinks_index[via_alias] == ["TP53", "MDM2"]
+    tp53_in = set(ov.backlinks_index["TP53"])
+    assert {n for n in facts if n.startswith("tp53--")} <= tp53_in
+    assert {n for n in episodes if "TP53" in ov.front_matter_index[n]["entities"]} <= tp53_in
+    graph = ov.graph
+    assert all(graph.has_edge(e, t) for e in episodes for t in ov.wikilinks_index[e])
+    # no broken links, except the placeholders of the templates (hidden from the graph by its filter)
+    for missing in ov.nonexistent_notes:
+        assert {notes[src].parent.name for src in ov.backlinks_index[missing]} == {"templates"}, missing
+    graph_conf = json.loads((demo / ".obsidian/graph.json").read_text())
+    assert "-path:templates" in graph_conf["search"]
+
+    # every property has the type .obsidian/types.json declares, so Obsidian and Dataview read it
+    types = json.loads((demo / ".obsidian/types.json").read_text())["types"]
+    checks = {"multitext": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+              "aliases": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+              "checkbox": lambda v: isinstance(v, bool),
+              "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool)}
+    for name in [*episodes, *facts, *entities]:
+        for key, value in ov.front_matter_index[name].items():
+            if key in types:
+                assert checks[types[key]](value), (name, key, value)
+
+    # the graph's colour groups: one per memory folder, and every note falls in its folder's group
+    groups = [g["query"] for g in graph_conf["colorGroups"]]
+    assert sorted(groups) == sorted(f"path:{f}" for f in FOLDERS)
+    for name, path in notes.items():
+        top = path.relative_to(demo).parts[0]
+        if kind.get(name) in ("episode", "fact", "entity", "lesson"):
+            assert f"path:{top}" in groups, name
+
+
+def test_home_tables_list_episodes_by_domain_success_and_quality(vault: Path, cli: Cli) -> None:
+    assert cli("episode", "import", "-", stdin=SAMPLE.read_text().splitlines()[0]).code == 0
+    home = (vault / "Home.md").read_text()
+    dataview = re.findall(r"```dataview\n(.*?)```", home, re.S)
+    assert any("FLATTEN domains AS domain" in q and "success" in q and "quality" in q for q in dataview)
+    base = yaml.safe_load(re.search(r"```base\n(.*?)```", home, re.S).group(1))  # type: ignore[union-attr]
+    view = base["views"][0]
+    assert {"domains", "success", "quality"} <= set(view["order"])
+    assert 'file.inFolder("episodes")' in base["filters"]["and"]
+    # the properties the tables read are in every imported episode, with the types they need
+    episode = next((vault / "episodes").rglob("20*.md")).read_text()
+    meta = yaml.safe_load(episode.split("---\n")[1])
+    assert isinstance(meta["domains"], list) and isinstance(meta["success"], bool)
+    assert isinstance(meta["quality"], float) and meta["type"] == "episode"
+
+
+def instantiate(template: str, title: str) -> str:
+    """What Obsidian's core Templates plugin does: {{title}}, {{date:FORMAT}} (moment.js)."""
+    now = dt.datetime(2026, 11, 23, 9, 30, 5, tzinfo=dt.timezone.utc)
+
+    def date(m: re.Match[str]) -> str:
+        fmt = m.group(1)
+        for moment, strf in (("YYYY", "%Y"), ("MM", "%m"), ("DD", "%d"), ("HH", "%H"), ("mm", "%M"),
+                             ("ss", "%S")):
+            fmt = fmt.replace(moment, strf)
+        return now.strftime(fmt.replace("Z", "")) + ("+00:00" if fmt.endswith("Z") else "")
+
+    return re.sub(r"\{\{date:([^}]+)\}\}", date, template.replace("{{title}}", title))
+
+
+def test_notes_made_from_the_templates_pass_check(vault: Path, cli: Cli) -> None:
+    episode = instantiate((vault / "templates/episode.md").read_text(), "2026-11-23-qc-by-hand")
+    episode = (episode.replace('author: ""', 'author: "Ada Lovelace <ada@lab.example>"')
+               .replace('task: ""', 'task: "Manual QC of a PBMC run"')
+               .replace('result: ""', 'result: "12% low-quality cells removed"'))
+    (vault / "episodes/2026/11").mkdir(parents=True)
+    (vault / "episodes/2026/11/2026-11-23-qc-by-hand.md").write_text(episode)
+    assert cli("fact", "add", "TP53", "activates", "CDKN1A", "--source", "PMID:1").code == 0
+    fact = instantiate((vault / "templates/fact.md").read_text(), "tp53-activates-mdm2-by-hand")
+    fact = (fact.replace('author: ""', 'author: "Ada Lovelace <ada@lab.example>"')
+            .replace('subject: ""', "subject: TP53").replace('predicate: ""', "predicate: activates")
+            .replace('object: ""', "object: CDKN1A").replace('source: ""', "source: PMID:8242752")
+            .replace("[[Subject]] predicate [[Object]]", "[[TP53]] activates [[CDKN1A]]"))
+    (vault / "facts/tp53").mkdir(parents=True, exist_ok=True)
+    (vault / "facts/tp53/tp53-activates-mdm2-by-hand.md").write_text(fact)
+    result = cli("check")
+    assert result.code == 0, result.out + result.err
+    shown = cli("episode", "show", "2026-11-23-qc-by-hand", "--json").json()
+    assert shown["task"] == "Manual QC of a PBMC run" and shown["success"] is True

@@ -1,0 +1,168 @@
+"""`biocortex sync`: two clones of one bare repository on disk, writing at the same time."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Cli, git, run_process
+
+DAY = "feedback/2026/11/2026-11-23.team.jsonl"
+
+
+@pytest.fixture
+def team(tmp_path: Path, cli: Cli) -> tuple[Path, Path, Path]:
+    """A bare remote, clone ``a`` (where the vault was made) and clone ``b`` (a fresh clone)."""
+    remote, a, b = tmp_path / "remote.git", tmp_path / "a", tmp_path / "b"
+    assert cli("init", a).code == 0
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    git(a, "remote", "add", "origin", str(remote))
+    first = cli("--vault", a, "sync")
+    assert first.code == 0, first.err
+    git(tmp_path, "clone", "-q", str(remote), str(b))
+    return remote, a, b
+
+
+def add_episode(cli: Cli, root: Path, who: str, task: str, *extra: str) -> str:
+    result = cli("--vault", root, "--author", f"{who} <{who.lower()}@lab.example>", "episode", "add",
+                 "--task", task, "--result", "done", "--success", "--quality", "0.7", *extra)
+    assert result.code == 0, result.err
+    return result.out.strip()
+
+
+def append_feedback(root: Path, who: str, recall_id: str) -> None:
+    """What `biocortex feedback` writes: one JSON line appended, one commit."""
+    path = root / DAY
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"recall_id": recall_id, "author": who, "useful": True}) + "\n")
+    git(root, "add", DAY)
+    git(root, "-c", f"user.name={who}", "-c", f"user.email={who}@lab.example", "commit", "-q", "-m",
+        f"feedback: record {recall_id} — useful")
+
+
+def episode_ids(root: Path) -> set[str]:
+    return {p.stem for p in (root / "episodes").rglob("*.md") if p.name != "README.md"}
+
+
+def test_two_clones_writing_at_once_both_end_with_every_record(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    _remote, a, b = team
+    append_feedback(a, "ada", "r0")  # the shared day file exists on both sides before they diverge
+    assert cli("--vault", a, "sync").code == 0
+    assert cli("--vault", b, "sync").code == 0
+    ids = {add_episode(cli, a, "Ada", "Doublet removal in PBMC scRNA-seq with scDblFinder"),
+           add_episode(cli, b, "Bob", "DESeq2 on knockdown bulk RNA-seq of MYC targets", "--entity", "MYC"),
+           add_episode(cli, b, "Bob", "MYC ChIP-seq peak calling with MACS2", "--entity", "MYC")}
+    append_feedback(a, "ada", "r1")
+    append_feedback(b, "bob", "r2")  # both append to the same file: union merge, no conflict
+    append_feedback(b, "bob", "r3")
+
+    first = cli("--vault", a, "sync", "--json")
+    assert first.code == 0, first.err
+    assert first.json()["pushed"] == 2 and first.json()["pulled"] == 0
+    second = cli("--vault", b, "sync", "--json")
+    assert second.code == 0, second.err
+    report = second.json()
+    assert report["pulled"] == 2 and report["pushed"] == 4
+    arrived = report["arrived"]
+    assert [e["text"] for e in arrived["episodes"]] == ["Doublet removal in PBMC scRNA-seq with scDblFinder"]
+    assert arrived["episodes"][0]["success"] is True and arrived["episodes"][0]["author"].startswith("Ada")
+    assert arrived["feedback"] == {"ada": 1}
+    assert arrived["authors"] == {"Ada": 1, "ada": 1}
+    assert report["index"]["episodes"] == 3
+    third = cli("--vault", a, "sync", "--json")
+    assert third.code == 0 and third.json()["arrived"]["feedback"] == {"bob": 2}
+
+    for root in (a, b):
+        assert episode_ids(root) == ids
+        lines = (root / DAY).read_text().splitlines()
+        assert sorted(json.loads(x)["recall_id"] for x in lines) == ["r0", "r1", "r2", "r3"]
+        assert git(root, "status", "--porcelain") == ""
+        assert cli("--vault", root, "check").code == 0
+    assert git(a, "rev-parse", "HEAD") == git(b, "rev-parse", "HEAD")
+
+
+def test_entity_note_created_on_both_sides_is_merged_not_a_conflict(team: tuple[Path, Path, Path],
+                                                                     cli: Cli) -> None:
+    _remote, a, b = team
+    add_episode(cli, a, "Ada", "NEWG1 knockout screen", "--entity", "NEWG1")
+    add_episode(cli, b, "Bob", "NEWG1 expression in liver", "--entity", "NEWG1")
+    assert cli("--vault", a, "sync").code == 0
+    result = cli("--vault", b, "sync", "--json")
+    assert result.code == 0, result.err
+    assert result.json()["merged_notes"] == ["entities/NEWG1.md"]
+    assert "Ada" in (b / "entities/NEWG1.md").read_text()  # the remote's copy
+    assert len(episode_ids(b)) == 2 and cli("--vault", b, "check").code == 0
+
+
+def test_concurrent_syncs_retry_when_the_remote_moved(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    _remote, a, b = team
+    for i in range(3):
+        add_episode(cli, a, "Ada", f"Ada's analysis number {i} of spatial transcriptomics")
+        add_episode(cli, b, "Bob", f"Bob's analysis number {i} of proteomics")
+    procs = [subprocess.Popen([sys.executable, "-m", "biocortex_cli", "--vault", str(root), "sync", "--json"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for root in (a, b)]
+    outs = [p.communicate(timeout=60) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [o[1] for o in outs]
+    assert sum(json.loads(o[0])["pushed"] for o in outs) == 6
+    for root in (a, b):
+        assert run_process("--vault", str(root), "sync").code == 0
+    assert episode_ids(a) == episode_ids(b) and len(episode_ids(a)) == 6
+
+
+def test_a_real_conflict_leaves_the_vault_as_it_was(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    _remote, a, b = team
+    for root, words in ((a, "Our lab's memory (Ada's version)"), (b, "Our lab's memory (Bob's version)")):
+        home = root / "Home.md"
+        home.write_text(home.read_text().replace("# Lab memory", f"# {words}"))
+        git(root, "-c", "user.name=x", "-c", "user.email=x@y", "commit", "-qam", "home: edit title")
+    add_episode(cli, b, "Bob", "An episode that must not be lost")
+    assert cli("--vault", a, "sync").code == 0
+    head, text = git(b, "rev-parse", "HEAD"), (b / "Home.md").read_text()
+    result = cli("--vault", b, "sync")
+    assert result.code == 1
+    assert "Home.md" in result.err and "the vault was left as it was" in result.err
+    assert "git pull --rebase" in result.err  # the hint: how to solve it by hand
+    assert git(b, "rev-parse", "HEAD") == head and (b / "Home.md").read_text() == text
+    assert git(b, "status", "--porcelain") == "" and not (b / ".git/rebase-merge").exists()
+    assert len(episode_ids(b)) == 1
+
+
+def test_no_remote(vault: Path, cli: Cli) -> None:
+    result = cli("sync")
+    assert result.code == 1
+    assert "no git remote" in result.err and "git remote add origin" in result.err
+
+
+def test_unreachable_remote_changes_nothing(team: tuple[Path, Path, Path], cli: Cli, tmp_path: Path) -> None:
+    _remote, a, _b = team
+    add_episode(cli, a, "Ada", "Work done while the server is down")
+    git(a, "remote", "set-url", "origin", str(tmp_path / "gone.git"))
+    head = git(a, "rev-parse", "HEAD")
+    result = cli("--vault", a, "sync", "--json")
+    assert result.code == 1
+    error = result.err_json()["error"]
+    assert "cannot reach the remote origin" in error["message"] and "not changed" in error["hint"]
+    assert git(a, "rev-parse", "HEAD") == head and git(a, "status", "--porcelain") == ""
+
+
+def test_ssh_remote_never_prompts(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    _remote, a, _b = team
+    git(a, "remote", "set-url", "origin", "ssh://nobody@127.0.0.1:9/lab.git")  # port 9: discard, closed
+    result = cli("--vault", a, "sync", "--timeout", "20")
+    assert result.code == 1 and "cannot reach the remote origin" in result.err
+
+
+def test_uncommitted_changes_stop_sync(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    _remote, a, _b = team
+    (a / "episodes" / "draft.md").write_text("---\nid: draft\n---\n")
+    head = git(a, "rev-parse", "HEAD")
+    result = cli("--vault", a, "sync")
+    assert result.code == 1
+    assert "uncommitted change" in result.err and "episodes/draft.md" in result.err
+    assert "commits nothing of yours" in result.err
+    assert git(a, "rev-parse", "HEAD") == head and (a / "episodes" / "draft.md").exists()
