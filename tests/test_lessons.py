@@ -102,7 +102,8 @@ def test_clusters_near_identical_lessons_with_support(lessons_vault: Path, cli: 
     singles = cli("lessons", "--json", "--min-support", "1").json()["clusters"]
     assert [c["support"] for c in singles] == [3, 1]
     text = cli("lessons").out
-    assert f"{cluster['id']}  3 episodes · success 67% · quality 0.63 · utility 0.50 · 3 phrasings\n  {DOUBLETS}\n" in text
+    head = f"{cluster['id']}  3 episodes · success 67% · quality 0.63 · utility 0.50 · 3 phrasings"
+    assert f"{head}\n  {DOUBLETS}\n" in text
 
 
 def test_domain_and_limit_filter(lessons_vault: Path, cli: Cli) -> None:
@@ -292,7 +293,8 @@ def test_cluster_utility_pools_the_feedback_on_its_episodes(lessons_vault: Path,
         r = cli("feedback", "r0123456789", "--outcome", "success", "--helpful", "ep-a", "--note", f"run {n}")
         assert r.code == 0, r.err
     helped = cli("lessons", "--json").json()["clusters"][0]["utility"]
-    assert cli("feedback", "r0123456789", "--outcome", "failure", "--unhelpful", "ep-b", "--unhelpful", "ep-c").code == 0
+    assert cli("feedback", "r0123456789", "--outcome", "failure",
+               "--unhelpful", "ep-b", "--unhelpful", "ep-c").code == 0
     for n in range(4):
         assert cli("feedback", "r0123456789", "--outcome", "failure", "--unhelpful", "ep-b",
                    "--note", f"run {n}").code == 0

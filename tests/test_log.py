@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from tests.conftest import Cli, git
@@ -35,15 +34,15 @@ def test_log_groups_what_changed_by_kind(vault: Path, cli: Cli) -> None:
     assert cli("fact", "retract", wrong, "--reason", "misread the abstract").code == 0
     (vault / "lessons" / "call-doublets-per-sample.md").write_text(LESSON)
     commit_all(vault, "lesson: promote call-doublets-per-sample — from 3 episodes")
-    day = vault / "feedback/2026/11/2026-11-23.agent-7.jsonl"
-    day.parent.mkdir(parents=True)
-    day.write_text("".join(json.dumps({"recall_id": f"r{i}", "useful": i != 1}) + "\n" for i in range(3)))
-    commit_all(vault, "feedback: record r0 — 3 entries", who="agent-7")
+    for i in range(3):  # an agent reports three outcomes, naming memories directly
+        fb = cli("--author", "agent-7 <agent-7@lab.example>", "feedback", "r0123456789",
+                 "--outcome", "success" if i != 1 else "failure", "--helpful", ok.out.strip(), "--note", f"run {i}")
+        assert fb.code == 0, fb.err
 
     result = cli("log", "--since", start, "--json")
     assert result.code == 0, result.err
     d = result.json()
-    assert d["from"] == start and d["commits"] == 8
+    assert d["from"] == start and d["commits"] == 10
     assert {(e["id"], e["success"]) for e in d["episodes"]} == {(ok.out.strip(), True), (failed.out.strip(), False)}
     assert {f["id"] for f in d["facts"]} == {old_fact, contra, wrong}
     assert [(f["id"], f["status"], f["why"]) for f in d["retracted"]] == [(wrong, "retracted", "misread the abstract")]
@@ -54,7 +53,7 @@ def test_log_groups_what_changed_by_kind(vault: Path, cli: Cli) -> None:
     assert d["counts"]["episodes"] == {"added": 2, "modified": 0, "removed": 0}
     assert d["counts"]["facts"] == {"added": 3, "modified": 0, "removed": 0}  # retracted within the range
     assert [c["kind"] for c in d["log"]] == ["episode", "episode", "fact", "fact", "fact", "fact", "lesson",
-                                             "feedback"]
+                                             "feedback", "feedback", "feedback"]
 
     text = cli("log", "--since", start)
     assert text.code == 0 and text.err == ""

@@ -39,7 +39,9 @@ def append_feedback(root: Path, who: str, recall_id: str) -> None:
     path = root / DAY
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as fh:
-        fh.write(json.dumps({"recall_id": recall_id, "author": who, "useful": True}) + "\n")
+        fh.write(json.dumps({"recall_id": recall_id, "outcome": "success", "helpful": [], "unhelpful": [],
+                             "injected": [], "query": "doublets", "note": "", "author": f"{who} <{who}@lab.example>",
+                             "created": "2026-11-23T10:00:00Z"}) + "\n")
     git(root, "add", DAY)
     git(root, "-c", f"user.name={who}", "-c", f"user.email={who}@lab.example", "commit", "-q", "-m",
         f"feedback: record {recall_id} — useful")

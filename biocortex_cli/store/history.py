@@ -304,7 +304,8 @@ def _contradictions(vault: Vault, changed: list[Record]) -> list[Contradiction]:
 
 
 def _feedback(root: Any, old: str, new: str, spec: str) -> dict[str, int]:
-    """Feedback entries added, by author (the entry's ``author``, else the writer in the file name)."""
+    """Feedback entries added, by author (the name in the entry's ``author``, else the writer in
+    the file name)."""
     folder = "feedback" if spec == "." else f"{spec}/feedback"
     out = git.run(root, "diff", "-U0", "--no-color", "--no-renames", "--no-ext-diff", old, new, "--", folder,
                   check=False)
@@ -322,6 +323,6 @@ def _feedback(root: Any, old: str, new: str, spec: str) -> dict[str, int]:
             except ValueError:
                 entry = None
             if isinstance(entry, dict) and isinstance(entry.get("author"), str) and entry["author"].strip():
-                who = entry["author"].strip()
+                who = entry["author"].split(" <", 1)[0].strip() or writer  # "Name <email>" -> Name
             counts[who] += 1
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
