@@ -59,7 +59,8 @@ class SyncConflict(BiocortexError):
 
 
 def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
-         timeout: float = DEFAULT_TIMEOUT) -> SyncReport:
+         timeout: float = DEFAULT_TIMEOUT, limit: int | None = None) -> SyncReport:
+    """Rebase on the remote, push, and say what arrived (``limit``: see :func:`history.digest`)."""
     root = vault.git_root
     branch = git.run(root, "symbolic-ref", "--short", "-q", "HEAD", check=False).strip()
     if not branch:
@@ -112,7 +113,7 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
                                  hint="nothing is lost (your commits are in the vault); run `biocortex sync` again")
         after = git.head(root)
         base = _merge_base(root, before, upstream) if upstream and before else None
-        arrived = digest(vault, base, upstream) if upstream else digest(vault, after, after)
+        arrived = digest(vault, base, upstream, limit=limit) if upstream else digest(vault, after, after)
     return SyncReport(remote=name, url=url, branch=branch, before=before, after=after,
                       pulled=len(arrived.commits), pushed=pushed, attempts=attempt,
                       merged_notes=sorted(set(merged)), arrived=arrived)
@@ -141,7 +142,7 @@ def _remote(root: Path, branch: str, wanted: str | None) -> str:
 
 
 def _refuse_unclean(root: Path) -> None:
-    if (root / ".git" / "rebase-merge").exists() or (root / ".git" / "rebase-apply").exists():
+    if _rebasing(root):
         raise BiocortexError("a rebase is in progress in the vault; nothing was synced", path=str(root),
                              hint="finish it (git rebase --continue) or undo it (git rebase --abort)")
     status = git.run(root, "status", "--porcelain", "-z", "--untracked-files=all")
