@@ -95,3 +95,19 @@ def test_since_forms(vault: Path, cli: Cli) -> None:
     assert future.code == 0 and "Nothing new." in future.out
     bad = cli("log", "--since", "last tuesday")
     assert bad.code == 2 and "neither a duration, a date nor a commit" in bad.err and "--since 7d" in bad.err
+
+
+def test_text_digest_reads_only_what_it_shows(vault: Path, cli: Cli) -> None:
+    from biocortex_cli.render import history as render
+    from biocortex_cli.store.history import digest
+    from biocortex_cli.store.vault import Vault
+
+    start = git(vault, "rev-parse", "HEAD").strip()
+    lines = "".join(json.dumps({"task": f"Analysis {i} of liver proteomics", "result": "r", "success": True}) + "\n"
+                    for i in range(render.SHOWN + 3))
+    assert cli("episode", "import", "-", stdin=lines).code == 0
+    short = digest(Vault(vault), start, limit=2)
+    assert len(short.episodes) == 2 and short.totals["episodes"] == render.SHOWN + 3
+    text = cli("log", "--since", start).out
+    assert f"New episodes ({render.SHOWN + 3})" in text and "- … and 3 more (--json lists them all)" in text
+    assert len(cli("log", "--since", start, "--json").json()["episodes"]) == render.SHOWN + 3

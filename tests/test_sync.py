@@ -168,3 +168,20 @@ def test_uncommitted_changes_stop_sync(team: tuple[Path, Path, Path], cli: Cli) 
     assert "uncommitted change" in result.err and "episodes/draft.md" in result.err
     assert "commits nothing of yours" in result.err
     assert git(a, "rev-parse", "HEAD") == head and (a / "episodes" / "draft.md").exists()
+
+
+def test_obsidian_settings_and_plugins(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    _remote, a, b = team
+    add_episode(cli, b, "Bob", "Something to pull")
+    assert cli("--vault", b, "sync").code == 0
+    plugin = a / ".obsidian/plugins/dataview/main.js"  # a new plugin: untracked, outside memory
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text("// dataview\n")
+    result = cli("--vault", a, "sync")
+    assert result.code == 0, result.err
+    assert len(episode_ids(a)) == 1 and plugin.exists()
+    graph = a / ".obsidian/graph.json"  # Obsidian rewrites its tracked settings as you use it
+    graph.write_text(graph.read_text().replace('"scale": 1', '"scale": 0.8'))
+    result = cli("--vault", a, "sync")
+    assert result.code == 1 and ".obsidian/graph.json" in result.err
+    assert "git checkout -- .obsidian" in result.err and '"scale": 0.8' in graph.read_text()

@@ -18,10 +18,10 @@ def log(
 ) -> int:
     """What changed in memory: new episodes, new and retracted facts, contradictions, promoted
     lessons, archived notes and feedback, by author."""
-    from biocortex_cli.render.history import digest_text
+    from biocortex_cli.render.history import SHOWN, digest_text
     from biocortex_cli.store.history import digest, resolve_since
 
     vault = state.vault()
-    result = digest(vault, resolve_since(vault, since))
+    result = digest(vault, resolve_since(vault, since), limit=None if json_ else SHOWN)
     state.emit_json(result.as_json()) if json_ else state.out(digest_text(result))
     return 0

@@ -22,11 +22,12 @@ def sync(
     uncommitted changes stop it."""
     from biocortex_cli.index.build import refresh
     from biocortex_cli.index.facts import refresh_facts
-    from biocortex_cli.render.history import sync_summary, sync_text
+    from biocortex_cli.render.history import SHOWN, sync_summary, sync_text
     from biocortex_cli.store.sync import sync as sync_vault
 
     vault = state.vault()
-    report = sync_vault(vault, author=vault.author(state.OPTIONS.author), remote=remote, timeout=timeout)
+    report = sync_vault(vault, author=vault.author(state.OPTIONS.author), remote=remote, timeout=timeout,
+                        limit=None if json_ else SHOWN)
     encoding = vault.config.tokenizer.encoding
     conn, refreshed = refresh(vault, encoding)
     try:

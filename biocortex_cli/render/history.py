@@ -40,14 +40,14 @@ def digest_text(d: Digest) -> str:
     authors = d.authors()
     if authors:
         lines += [f"by {', '.join(f'{a} ({n})' for a, n in authors.items())}", ""]
-    lines += _items("New episodes", [_episode(r) for r in d.episodes])
+    lines += _items("New episodes", [_episode(r) for r in d.episodes], total=d.totals.get("episodes"))
     lines += _items("New facts", [f"{r.text} · {r.id}" + (f" [{r.status}]" if r.status != "current" else "")
                                   for r in d.facts])
     lines += _items("Retracted or superseded facts",
                     [f"{r.text} · {r.id} [{r.status}]{': ' + r.why if r.why else ''}" for r in d.retracted])
     lines += _items("Contradictions to resolve",
                     [f"{c.text} ({c.fact} / {c.other}; retract or supersede one)" for c in d.contradictions])
-    lines += _items("Promoted lessons", [f"{r.id} — {r.text}" for r in d.lessons])
+    lines += _items("Promoted lessons", [f"{r.id} — {r.text}" for r in d.lessons], total=d.totals.get("lessons"))
     lines += _items("Archived", d.archived)
     lines += _items("Restored from the archive", d.restored)
     lines += _items("Feedback entries", [f"{who}: {n}" for who, n in d.feedback.items()],

@@ -93,6 +93,8 @@ class Digest:
     archived: list[str] = field(default_factory=list)
     restored: list[str] = field(default_factory=list)
     feedback: dict[str, int] = field(default_factory=dict)  # author -> entries added
+    #: how many new episodes and lessons there are (the lists above may hold only the first few)
+    totals: dict[str, int] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
@@ -110,7 +112,7 @@ class Digest:
                 "contradictions": [c.as_json() for c in self.contradictions],
                 "lessons": [r.as_json() for r in self.lessons],
                 "archived": self.archived, "restored": self.restored,
-                "feedback": self.feedback,
+                "feedback": self.feedback, "totals": self.totals,
                 "log": [c.as_json() for c in self.commits]}
 
 
@@ -145,8 +147,11 @@ def resolve_since(vault: Vault, since: str) -> str | None:
                      hint="use e.g. --since 7d, --since 12h, --since 2026-11-01 or --since <commit>")
 
 
-def digest(vault: Vault, old: str | None, new: str | None = None) -> Digest:
-    """What changed in the vault's folders from ``old`` (exclusive) to ``new`` (default HEAD)."""
+def digest(vault: Vault, old: str | None, new: str | None = None, *, limit: int | None = None) -> Digest:
+    """What changed in the vault's folders from ``old`` (exclusive) to ``new`` (default HEAD).
+
+    ``limit`` reads only the first new episodes and lessons (their totals are still exact): a
+    digest of 100k new episodes read them all in 70 s, for a text that shows 20."""
     root = vault.git_root
     new = new or vault.head()
     if new is None:
@@ -170,6 +175,9 @@ def digest(vault: Vault, old: str | None, new: str | None = None) -> Digest:
     archived = sorted(r for r in added if r.startswith("archive/") and not r.endswith("/README.md"))
     wanted = sorted(r for r in added if r.split("/", 1)[0] in ("episodes", "facts", "lessons")
                     and r not in restored and not r.endswith("/README.md"))
+    new_episodes = [r for r in wanted if r.startswith("episodes/")]
+    new_lessons = [r for r in wanted if r.startswith("lessons/")]
+    wanted = [r for r in wanted if r.startswith("facts/")] + new_episodes[:limit] + new_lessons[:limit]
     full = (lambda rel: rel) if prefix == "." else (lambda rel: f"{prefix}/{rel}")
     blobs = _blobs(root, [(new, full(r)) for r in [*wanted, *modified_facts]]
                    + [(old, full(r)) for r in modified_facts if old])
@@ -191,7 +199,8 @@ def digest(vault: Vault, old: str | None, new: str | None = None) -> Digest:
         lessons=[records[r] for r in wanted if r.startswith("lessons/")],
         archived=[PurePosixPath(r).stem for r in archived],
         restored=[PurePosixPath(r).stem for r in restored],
-        feedback=_feedback(root, old or EMPTY_TREE, new, spec))
+        feedback=_feedback(root, old or EMPTY_TREE, new, spec),
+        totals={"episodes": len(new_episodes), "lessons": len(new_lessons)})
 
 
 def _commits(root: Any, old: str | None, new: str, spec: str) -> list[Commit]:

@@ -24,7 +24,7 @@ from biocortex_cli.errors import BiocortexError
 from biocortex_cli.store import files, git
 from biocortex_cli.store.history import Digest, digest
 from biocortex_cli.store.notes import parse_note
-from biocortex_cli.store.vault import Vault, recover_killed_transaction
+from biocortex_cli.store.vault import CONTENT_DIRS, Vault, recover_killed_transaction
 
 #: pushes refused because another clone pushed first, before giving up
 MAX_ATTEMPTS = 5
@@ -59,7 +59,8 @@ class SyncConflict(BiocortexError):
 
 
 def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
-         timeout: float = DEFAULT_TIMEOUT) -> SyncReport:
+         timeout: float = DEFAULT_TIMEOUT, limit: int | None = None) -> SyncReport:
+    """Rebase on the remote, push, and say what arrived (``limit``: see :func:`history.digest`)."""
     root = vault.git_root
     branch = git.run(root, "symbolic-ref", "--short", "-q", "HEAD", check=False).strip()
     if not branch:
@@ -73,7 +74,7 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
     with files.write_lock(vault.state_dir / "write.lock"):
         recover_killed_transaction(vault)
         git.clear_stale_index_lock(root)
-        _refuse_unclean(root)
+        _refuse_unclean(vault, root)
         before = git.head(root)
         merged: list[str] = []
         upstream: str | None = None
@@ -112,7 +113,7 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
                                  hint="nothing is lost (your commits are in the vault); run `biocortex sync` again")
         after = git.head(root)
         base = _merge_base(root, before, upstream) if upstream and before else None
-        arrived = digest(vault, base, upstream) if upstream else digest(vault, after, after)
+        arrived = digest(vault, base, upstream, limit=limit) if upstream else digest(vault, after, after)
     return SyncReport(remote=name, url=url, branch=branch, before=before, after=after,
                       pulled=len(arrived.commits), pushed=pushed, attempts=attempt,
                       merged_notes=sorted(set(merged)), arrived=arrived)
@@ -140,19 +141,30 @@ def _remote(root: Path, branch: str, wanted: str | None) -> str:
                          path=str(root), hint="name one: biocortex sync --remote NAME")
 
 
-def _refuse_unclean(root: Path) -> None:
-    if (root / ".git" / "rebase-merge").exists() or (root / ".git" / "rebase-apply").exists():
+def _refuse_unclean(vault: Vault, root: Path) -> None:
+    """Stop when a change is not committed: any tracked file (a rebase needs a clean tree), or a
+    new file in the memory folders (a note someone has not committed yet). Other untracked files
+    (an Obsidian plugin) do not matter unless the remote brings the same path: git then refuses
+    the rebase before touching anything."""
+    if _rebasing(root):
         raise BiocortexError("a rebase is in progress in the vault; nothing was synced", path=str(root),
                              hint="finish it (git rebase --continue) or undo it (git rebase --abort)")
+    prefix = vault.root.resolve().relative_to(root.resolve()).as_posix()
+    memory = tuple(f"{d}/" if prefix == "." else f"{prefix}/{d}/" for d in (*CONTENT_DIRS, "feedback"))
     status = git.run(root, "status", "--porcelain", "-z", "--untracked-files=all")
-    dirty = [entry[3:] for entry in status.split("\0") if len(entry) > 3]
-    if dirty:
-        shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
-        raise BiocortexError(
-            f"the vault has {len(dirty)} uncommitted change(s): {shown}; nothing was synced",
-            path=str(root),
-            hint="sync commits nothing of yours: run `biocortex check`, then commit them "
-                 "(git add … && git commit -m '…') or put them aside (git stash -u), and sync again")
+    dirty = [entry[3:] for entry in status.split("\0")
+             if len(entry) > 3 and (not entry.startswith("??") or entry[3:].startswith(memory))]
+    if not dirty:
+        return
+    shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
+    if all("/.obsidian/" in f"/{p}" for p in dirty):
+        hint = ("Obsidian rewrote its settings: keep them (git commit -am 'obsidian: settings') or "
+                "drop them (git checkout -- .obsidian), and sync again")
+    else:
+        hint = ("sync commits nothing of yours: run `biocortex check`, then commit them "
+                "(git add … && git commit -m '…') or put them aside (git stash -u), and sync again")
+    raise BiocortexError(f"the vault has {len(dirty)} uncommitted change(s): {shown}; nothing was synced",
+                         path=str(root), hint=hint)
 
 
 def _fetch(root: Path, name: str, url: str, branch: str, env: dict[str, str], timeout: float) -> str | None:
