@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import BiocortexError, UsageError
+from biocortex_cli.store.files import check_unicode
 
 if TYPE_CHECKING:
     from biocortex_cli.store.git import Author
@@ -58,6 +59,7 @@ def _guarded(tool_error: type[Exception]) -> Callable[[Tool], Tool]:
         @functools.wraps(fn)
         def tool(*args: Any, **kwargs: Any) -> dict[str, Any]:
             try:
+                check_unicode([list(args), kwargs], "<mcp arguments>")  # "\ud800" from JSON: a lone surrogate
                 with contextlib.redirect_stdout(sys.stderr):
                     return fn(*args, **kwargs)
             except BiocortexError as exc:

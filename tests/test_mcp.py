@@ -108,3 +108,23 @@ def test_other_commands_do_not_import_the_sdk() -> None:
     code = ("import sys; from biocortex_cli.cli.main import main; import biocortex_cli.cli.app; "
             "assert not any(m == 'mcp' or m.startswith('mcp.') for m in sys.modules), 'mcp imported'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_a_lone_surrogate_in_tool_arguments_is_a_tool_error_not_a_crash() -> None:
+    """JSON-RPC's "\\ud800" escape decodes to a lone surrogate, which no note or commit can hold."""
+    from biocortex_cli.mcp_server import _guarded
+
+    class ToolError(Exception):
+        pass
+
+    called: list[str] = []
+    tool = _guarded(ToolError)(lambda query: called.append(query) or {"ok": True})
+    assert tool(query="doublets") == {"ok": True}
+    try:
+        tool(query="doublets \ud800")
+    except ToolError as exc:
+        error = json.loads(str(exc))["error"]
+        assert "lone surrogate" in error["message"] and error["path"] == "<mcp arguments>"
+    else:
+        raise AssertionError("the tool ran with a lone surrogate")
+    assert called == ["doublets"]
