@@ -22,7 +22,7 @@ lint: venv
 	$(BIN)/mypy
 
 demo: venv
-	@rm -rf $(DEMO) $(DEMO)-compressed.json
+	@rm -rf $(DEMO) $(DEMO)-compressed.json $(DEMO)-remote.git $(DEMO)-b
 	@echo "== biocortex init $(DEMO)" >&2
 	$(BIN)/biocortex init $(DEMO)
 	@echo "== import the shipped sample episodes" >&2
@@ -60,6 +60,33 @@ demo: venv
 	$(BIN)/biocortex --vault $(DEMO) context "KEAP1 knockout RNA-seq: what went wrong before?" \
 	  --conversation tests/data/transcripts/04_bulk_rnaseq_deseq2.json --budget 2500 --json \
 	  | $(PY) -c "import json, sys; d = json.load(sys.stdin); print({p['name']: p['tokens'] for p in d['parts']}, d['tokens'], '/', d['budget'])"
+	@echo "== memory that learns: an agent recalls, then says which past analyses helped (3 tasks)" >&2
+	$(BIN)/biocortex --vault $(DEMO) recall "doublet detection in single-cell data" --top-k 3 --explain > /dev/null
+	rid=$$($(BIN)/biocortex --vault $(DEMO) recall "doublet detection in single-cell data" --top-k 3 --json \
+	  | $(PY) -c "import json, sys; print(json.load(sys.stdin)['recall_id'])") && \
+	for n in 1 2 3; do $(BIN)/biocortex --vault $(DEMO) --author "agent:planner <agent@lab.example>" feedback $$rid \
+	  --outcome success --helpful 2025-07-08-multiome-doublets-amulet --unhelpful 2026-05-06-cite-doublets-hashing \
+	  --note "task $$n: the AMULET run's per-modality calls were what we needed" > /dev/null; done
+	@echo "== the same recall after the feedback: the helpful analysis now ranks first (signal: utility)" >&2
+	$(BIN)/biocortex --vault $(DEMO) recall "doublet detection in single-cell data" --top-k 3 --explain > /dev/null
+	@echo "== lessons several episodes state, clustered; promote one to a note that links its evidence" >&2
+	$(BIN)/biocortex --vault $(DEMO) lessons --limit 3
+	$(BIN)/biocortex --vault $(DEMO) lessons promote c-2665a427
+	@echo "== recall now prints the promoted lesson first, inside the budget" >&2
+	$(BIN)/biocortex --vault $(DEMO) recall "call doublets per sample before merging libraries" --budget 500 --top-k 1
+	@echo "== forgetting archives, never deletes (dry run); episodes related to one analysis" >&2
+	$(BIN)/biocortex --vault $(DEMO) forget --older-than 400d --quality-below 0.4 --dry-run
+	$(BIN)/biocortex --vault $(DEMO) episode related 2026-03-14-multiome-doublets --limit 3
+	@echo "== a team shares memory through a git remote: a second clone adds an episode; both sync" >&2
+	git clone -q --bare $(DEMO) $(DEMO)-remote.git && git -C $(DEMO) remote add origin ../$(DEMO)-remote.git
+	git clone -q $(DEMO)-remote.git $(DEMO)-b
+	$(BIN)/biocortex --vault $(DEMO)-b --author "Bob <bob@lab.example>" episode add --no-suggest \
+	  --task "Ambient RNA removal with CellBender on 10x PBMC before doublet calling" --tool CellBender \
+	  --domain scRNA-seq --result "FPR 0.01 removed HBB/HBA2 contamination" --success --quality 0.8 > /dev/null
+	$(BIN)/biocortex --vault $(DEMO)-b sync
+	$(BIN)/biocortex --vault $(DEMO) sync
+	@echo "== what changed in memory, for a reviewer" >&2
+	$(BIN)/biocortex --vault $(DEMO) log --since 1d | tail -12
 	@echo "== check the vault" >&2
 	$(BIN)/biocortex --vault $(DEMO) check
 	@echo "== git log of the vault" >&2
