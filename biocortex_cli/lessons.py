@@ -117,18 +117,10 @@ def _pick(clusters: list[LessonCluster], clustering: Clustering, target: str) ->
 
 def _summarize(command: str, cluster: LessonCluster, encoding: str) -> tuple[str | None, str | None]:
     """The summarizer's phrasing, or (None, warning) when it fails (the representative is used)."""
-    import shlex
-
-    from biocortex_cli.compress.summarize import CommandFailed, _run_command
+    from biocortex_cli.compress.summarize import CommandFailed, _run_command, summarizer_argv
     from biocortex_cli.tokens import get_counter
 
-    try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        raise UsageError(f"--summarizer: cannot split the command line ({exc})",
-                         hint="quote it like a shell command: --summarizer 'llm -m gpt-4o-mini'") from None
-    if not argv:
-        raise UsageError("--summarizer is empty", hint="give a command, e.g. --summarizer 'llm -m gpt-4o-mini'")
+    argv = summarizer_argv(command)
     prompt = ("Write one short, general lesson (one sentence) that all of these lessons from past "
               "analyses state:\n" + "".join(f"- {v}\n" for v in cluster.variants))
     try:

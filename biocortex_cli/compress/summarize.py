@@ -789,6 +789,18 @@ def command_blocks(messages: Sequence[Message], budget: int, counter: TokenCount
         level += 1
 
 
+def summarizer_argv(command: str) -> list[str]:
+    """``--summarizer``'s command line, split like a shell's; a usage error when it cannot be."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise UsageError(f"--summarizer: cannot split the command line ({exc})",
+                         hint="quote it like a shell command: --summarizer 'llm -m gpt-4o-mini'") from None
+    if not argv:
+        raise UsageError("--summarizer is empty", hint="give a command, e.g. --summarizer 'llm -m gpt-4o-mini'")
+    return argv
+
+
 def summarize(messages: Sequence[Message], *, budget: int, tokens: int | Callable[[], int], counter: TokenCounter,
               command: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> Summary:
     """The summary of ``messages`` (the compressed portion, ``tokens`` tokens: a number, or a
@@ -796,13 +808,7 @@ def summarize(messages: Sequence[Message], *, budget: int, tokens: int | Callabl
     if isinstance(tokens, int):
         tokens = functools.partial(int, tokens)
     if command is not None:
-        try:
-            argv = shlex.split(command)
-        except ValueError as exc:
-            raise UsageError(f"--summarizer: cannot split the command line ({exc})",
-                             hint="quote it like a shell command: --summarizer 'llm -m gpt-4o-mini'") from None
-        if not argv:
-            raise UsageError("--summarizer is empty", hint="give a command, e.g. --summarizer 'llm -m gpt-4o-mini'")
+        argv = summarizer_argv(command)
         try:
             text, level = _assemble(messages, tokens, budget, counter, "an external summarizer",
                                     lambda room: command_blocks(messages, room, counter, argv, timeout))

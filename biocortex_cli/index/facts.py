@@ -50,7 +50,8 @@ def recall_line(fact: Fact) -> str:
     return f"- {fact.sentence()} ({sources}; confidence {fact.confidence:g}) · {fact.id}\n"
 
 
-def _walk(root: Path, top: str) -> dict[str, tuple[int, int]]:
+def note_stamps(root: Path, top: str) -> dict[str, tuple[int, int]]:
+    """rel path -> (mtime_ns, size) of every note under ``top`` (its README.md excepted)."""
     out: dict[str, tuple[int, int]] = {}
     base = root / top
     if not base.is_dir():
@@ -89,7 +90,7 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
         known = dict(((r, (m, s)) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM facts")))
         known.update(((r, (m, s)) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM entity_files")))
         known.update((r, (0, -1)) for (r,) in conn.execute("SELECT rel FROM fact_problems"))
-        now = {**_walk(vault.root, "facts"), **_walk(vault.root, "entities")}
+        now = {**note_stamps(vault.root, "facts"), **note_stamps(vault.root, "entities")}
         todo = {r for r, st in now.items() if known.get(r) != st} | (set(known) - set(now))
     _update(conn, vault, sorted(todo), encoding)
     if "header_tokens" not in state:

@@ -12,7 +12,6 @@ freshness is a stat of each file in ``lessons/`` (no git call), which also sees 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
@@ -50,24 +49,11 @@ def recall_line(lesson: str, support: int, success_rate: float | None, ident: st
     return f"- {_clip(lesson, 60)} ({support} episode{'s' if support != 1 else ''}{rate} · {ident})\n"
 
 
-def _stamps(root: Any) -> dict[str, tuple[int, int]]:
-    base = root / "lessons"
-    out: dict[str, tuple[int, int]] = {}
-    if not base.is_dir():
-        return out
-    for dirpath, dirs, names in os.walk(base):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        for name in names:
-            if name.endswith(".md") and not (name == "README.md" and dirpath == str(base)):
-                path = os.path.join(dirpath, name)
-                st = os.stat(path)
-                out[os.path.relpath(path, root).replace(os.sep, "/")] = (st.st_mtime_ns, st.st_size)
-    return out
-
-
 def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list[DataError]:
     """Bring ``lesson_notes`` in line with ``lessons/``; returns the notes that could not be read."""
-    now = _stamps(vault.root)
+    from biocortex_cli.index.facts import note_stamps
+
+    now = note_stamps(vault.root, "lessons")
     try:
         state = dict(conn.execute("SELECT key, value FROM lesson_state"))
         known = {r: (m, s) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM lesson_notes")}
