@@ -228,10 +228,18 @@ def test_index_check_and_incremental_refresh(own_vault: Path, cli: Cli) -> None:
     note.write_text(text.replace("task: ", "task: Zanzibar ", 1))  # edited in place, by hand
     r = cli("index", "--check")
     assert r.code == 1 and "1 changed" in r.err
-    r = cli("index", "--json")
+    assert "index --full" in r.err
+    r = cli("index", "--full", "--json")
     report = r.json()
     assert report["updated"] == 1 and report["added"] == 0 and not report["rebuilt"]
     assert cli("index", "--check").code == 0
     assert cli("recall", "Zanzibar", "--json").json()["results"][0]["id"] == "2026-02-17-multiome-doublets-merged"
+    # the default refresh looks at changed folders and commits only: a new note is one
+    copy = note.with_name("2026-02-18-zanzibar-copy.md")
+    copy.write_text(note.read_text().replace("id: 2026-02-17-multiome-doublets-merged",
+                                             "id: 2026-02-18-zanzibar-copy"))
+    r = cli("index", "--json")
+    assert r.json()["added"] == 1 and r.json()["updated"] == 0 and not r.json()["rebuilt"]
+    assert cli("index", "--check").code == 0
     r = cli("index", "--rebuild", "--json")
     assert r.json()["rebuilt"] is True and r.json()["episodes"] >= 50
