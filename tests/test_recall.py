@@ -243,3 +243,25 @@ def test_index_check_and_incremental_refresh(own_vault: Path, cli: Cli) -> None:
     assert cli("index", "--check").code == 0
     r = cli("index", "--rebuild", "--json")
     assert r.json()["rebuilt"] is True and r.json()["episodes"] >= 50
+
+
+def test_incremental_refresh_answers_like_a_rebuild(own_vault: Path, cli: Cli) -> None:
+    import sqlite3
+
+    from biocortex_cli.index.store import doc_lengths
+
+    notes = sorted((own_vault / "episodes").rglob("*.md"))
+    notes[0].unlink()  # removed
+    edited = notes[1]
+    edited.write_text(edited.read_text().replace("task: ", "task: Zanzibar doublets ", 1))  # in place
+    assert cli("index", "--full", "--json").json()["removed"] == 1
+    conn = sqlite3.connect(own_vault / ".biocortex" / "index.sqlite")
+    dls = doc_lengths(conn)
+    rows = conn.execute("SELECT doc, dl FROM docs").fetchall()
+    assert rows and all(dls[doc] == dl for doc, dl in rows)
+    assert sum(dls) == sum(dl for _doc, dl in rows)  # a removed note's length is cleared
+    conn.close()
+    incremental = cli("recall", "Zanzibar doublets in multiome", "--json").json()
+    assert cli("index", "--rebuild").code == 0
+    rebuilt = cli("recall", "Zanzibar doublets in multiome", "--json").json()
+    assert incremental["results"] == rebuilt["results"] and incremental["context"] == rebuilt["context"]

@@ -249,6 +249,10 @@ def _counter(vault_encoding: str) -> Any:
     return get_counter(vault_encoding)
 
 
+#: Up to this many changed notes, the lengths array is patched rather than rewritten.
+_PATCH_MAX = 1000
+
+
 def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head: str | None,
            report: RefreshReport, recheck: set[str]) -> None:
     """Bring the index in line with ``scan``; runs inside a write transaction."""
@@ -257,6 +261,8 @@ def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head
     gone = [rel for rel in (*known, *known_bad) if rel not in scan.files]
     todo = sorted(rel for rel, stamp in scan.files.items()
                   if (known.get(rel) != stamp and known_bad.get(rel) != stamp) or rel in recheck)
+    few = len(gone) + len(todo) <= _PATCH_MAX
+    cleared = store.doc_numbers(conn, [*gone, *todo]) if few else []
     report.removed += store.remove(conn, gone)
     counter = _counter(encoding) if todo else None
     rows: list[DocRow] = []
@@ -284,7 +290,10 @@ def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head
                        "shortened_tokens": counter.count(SHORTENED),
                        "shortened_tokens_last": counter.count(SHORTENED + "\n"),
                        "tokenizer": counter.encoding})
-    store.write_doc_lengths(conn)
+    if few:
+        store.patch_doc_lengths(conn, cleared, [row.rel for row in rows])
+    else:
+        store.write_doc_lengths(conn)
     n, total_dl = conn.execute("SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM docs WHERE kind = 'episode'").fetchone()
     values.update({"n_docs": n, "avg_dl": (total_dl / n) if n else 0.0})
     store.set_meta(conn, values)
@@ -348,6 +357,24 @@ def _read_all(root: Path, todo: list[str], files: dict[str, tuple[int, int]],
         yield from pool.imap(_read_chunk, chunks)
 
 
+@contextlib.contextmanager
+def _no_gc() -> Iterator[None]:
+    """Python's cycle collector off while a rebuild loads: unpickling the workers' batches makes
+    millions of objects, each allocation burst triggered a collection, and the older collections
+    walk a heap that grows with the vault (at 10k notes, 0.16 -> 0.03 ms of CPU per note to unpickle;
+    the loader's objects hold no cycles). Workers forked meanwhile inherit the setting; theirs
+    hold none either, but for a bad note's exception, freed with the worker."""
+    import gc
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def rebuild(vault: Any, encoding: str, reason: str = "") -> RefreshReport:
     """Build a whole new index in a temporary file and rename it over the old one.
 
@@ -365,7 +392,7 @@ def rebuild(vault: Any, encoding: str, reason: str = "") -> RefreshReport:
         scan = full_scan(vault.root)
         head = vault.head()
         todo = sorted(scan.files)
-        with write_txn(conn):
+        with write_txn(conn), _no_gc():
             loader = store.BulkLoader(conn)
             for rows, numbers, postings, problems in _read_all(vault.root, todo, scan.files, encoding):
                 for rel, line, message in problems:

@@ -170,6 +170,39 @@ def write_doc_lengths(conn: sqlite3.Connection) -> None:
     conn.execute("INSERT OR REPLACE INTO doclens(k, dls) VALUES (0, ?)", (to_blob(dls),))
 
 
+def doc_numbers(conn: sqlite3.Connection, rels: Iterable[str]) -> list[int]:
+    """The note numbers of ``rels`` that are in the index."""
+    out = []
+    for rel in rels:
+        row = conn.execute("SELECT doc FROM docs WHERE rel = ?", (rel,)).fetchone()
+        if row is not None:
+            out.append(int(row[0]))
+    return out
+
+
+def patch_doc_lengths(conn: sqlite3.Connection, cleared: Iterable[int], rels: Iterable[str]) -> None:
+    """Update the lengths array for a few notes: zero the numbers ``cleared`` (removed or
+    re-indexed), set those of ``rels`` (just indexed). :func:`write_doc_lengths` reads every
+    note's row (0.1 s at 100k notes), the bulk of refreshing the index after one new episode."""
+    row = conn.execute("SELECT dls FROM doclens WHERE k = 0").fetchone()
+    if row is None:
+        write_doc_lengths(conn)
+        return
+    dls = to_array(row[0])
+    for doc in cleared:
+        if doc < len(dls):
+            dls[doc] = 0
+    for rel in rels:
+        found = conn.execute("SELECT doc, dl FROM docs WHERE rel = ?", (rel,)).fetchone()
+        if found is None:
+            continue
+        doc, dl = int(found[0]), int(found[1])
+        if doc >= len(dls):
+            dls.extend(array(_TYPECODE, [0]) * (doc + 1 - len(dls)))
+        dls[doc] = dl
+    conn.execute("INSERT OR REPLACE INTO doclens(k, dls) VALUES (0, ?)", (to_blob(dls),))
+
+
 def _add_postings(conn: sqlite3.Connection, doc: int, fingerprints: dict[int, int]) -> None:
     for fp, tf in fingerprints.items():
         row = conn.execute("SELECT docs, tfs FROM postings WHERE fp = ?", (fp,)).fetchone()
