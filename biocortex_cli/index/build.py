@@ -6,9 +6,10 @@ it indexed and the vault's git HEAD. A folder whose mtime is unchanged holds the
 listed and only their files stat'ed; when HEAD moved, ``git diff`` names the notes a pull or a
 commit changed. ``recall`` and ``biocortex index`` take this quick path; ``index --full`` (and
 ``index --check``) stat every note, which also catches a hand edit saved in place and not yet
-committed (100k stats cost ~0.3 s of CPU in Python, more than the rest of a refresh). Each folder's stamp also carries a digest of its
-notes' names, mtimes and sizes, so a refresh compares the stored stamps of only the folders
-whose digest changed (at 100k notes, loading every note's stamp from the index cost ~0.25 s).
+committed (100k stats cost ~0.3 s of CPU in Python, as much as the rest of a refresh). Each
+folder's stamp also carries a digest of its notes' names, mtimes and sizes, so a refresh
+compares the stored stamps of only the folders whose digest changed (at 100k notes, loading
+every note's stamp from the index cost ~0.25 s).
 
 A rebuild reads and tokenises the notes on every core (``multiprocessing``, in order, so the
 same vault gives the same index) and loads them in batches (:class:`store.BulkLoader`).

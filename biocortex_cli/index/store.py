@@ -405,11 +405,12 @@ class BulkLoader:
 
     def add(self, rows: Sequence[DocRow], numbers: Sequence[int], postings: ChunkPostings) -> None:
         """Notes ``rows`` numbered ``numbers`` (above any added before), and their postings."""
-        self.conn.executemany(_INSERT_DOC, [_doc_values(doc, row) for doc, row in zip(numbers, rows, strict=True)])
+        numbered = list(zip(numbers, rows, strict=True))
+        self.conn.executemany(_INSERT_DOC, [_doc_values(doc, row) for doc, row in numbered])
         self.conn.executemany("INSERT INTO bodies(doc, sections, tokens) VALUES (?, ?, ?)",
-                              [(doc, row.sections_blob, row.tokens_blob) for doc, row in zip(numbers, rows, strict=True)])
+                              [(doc, row.sections_blob, row.tokens_blob) for doc, row in numbered])
         self.conn.executemany("INSERT OR IGNORE INTO attrs(kind, value, doc) VALUES (?, ?, ?)",
-                              [(k, v, doc) for doc, row in zip(numbers, rows, strict=True) for k, v in row.attrs])
+                              [(k, v, doc) for doc, row in numbered for k, v in row.attrs])
         for target, source in ((self.lists, postings.docs), (self.tfs, postings.tfs)):
             get = target.get
             for fp, local in source.items():
