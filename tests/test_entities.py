@@ -3,7 +3,12 @@ must never be mistaken for a biological entity."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from biocortex_cli.bio.entities import entity_names, extract_entities, is_identifier, normalize_entity
 
@@ -142,3 +147,23 @@ def test_normalize_and_is_identifier() -> None:
 
 def test_cd4_cd8_is_two_symbols() -> None:
     assert entity_names("CD4-CD8 double positive") == ["CD4", "CD8"]
+
+
+_ID_PIECES = ["doi:", "DOI: ", "doi:\n", "PMID", "pmid:", "PMID: ", " ", "  ", "\t", "\n", "10.1038/nature",
+              "10.", "1234", "5", "٣", "x", "ab", "GO", ":", "_", "0008150", "ENSG00000141510", ".12", "rs",
+              "GSE", "E-MTAB-", "p.(", "Arg", "175", "His", ")", "c.", "1799", "T>A", "V600E", "BRAF ",
+              "H3K27ac", "NM_", "000546", "-", "https://doi.org/", "(", ",", ";", "P04637", "Q9", "\u00a0",
+              "CHEMBL", "R-HSA-", "SAMN", "phs", "000001", ".v1.p1", "é", "x1doi: ", "/"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_ID_PIECES), min_size=1, max_size=14).map("".join))
+def test_identifiers_are_searched_only_where_they_can_be(text: str) -> None:
+    """The identifier regex runs only inside runs holding a digit: same matches as everywhere."""
+    from biocortex_cli.bio.entities import _id_matches, _id_regex
+
+    def spans(matches: Iterable[re.Match[str]]) -> list[tuple[int, int, str | None]]:
+        return [(m.start(), m.end(), m.lastgroup) for m in matches]
+
+    assert spans(_id_matches(text)) == spans(_id_regex().finditer(text))
+

@@ -197,7 +197,7 @@ def test_index_refreshes_facts_after_a_committed_hand_edit(vault: Path, cli: Cli
     assert cli("fact", "query", "TP53", "--json").json()["facts"][0]["confidence"] == 0.5
     path = next((vault / "facts").rglob(f"{ident}.md"))
     path.write_text(path.read_text().replace("confidence: 0.5\n", "confidence: 0.7\n", 1))
-    r = cli("index", "--json")  # stats every note: sees the uncommitted edit
+    r = cli("index", "--full", "--json")  # stats every note: sees the uncommitted edit
     assert r.code == 0 and r.json()["facts"] == 1
     assert cli("fact", "query", "TP53", "--json").json()["facts"][0]["confidence"] == 0.7
     git(vault, "-c", "user.name=Hand", "-c", "user.email=hand@lab.example", "commit", "-qam", "hand edit")

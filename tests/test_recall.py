@@ -268,10 +268,40 @@ def test_index_check_and_incremental_refresh(own_vault: Path, cli: Cli) -> None:
     note.write_text(text.replace("task: ", "task: Zanzibar ", 1))  # edited in place, by hand
     r = cli("index", "--check")
     assert r.code == 1 and "1 changed" in r.err
-    r = cli("index", "--json")
+    assert "index --full" in r.err
+    r = cli("index", "--full", "--json")
     report = r.json()
     assert report["updated"] == 1 and report["added"] == 0 and not report["rebuilt"]
     assert cli("index", "--check").code == 0
     assert cli("recall", "Zanzibar", "--json").json()["results"][0]["id"] == "2026-02-17-multiome-doublets-merged"
+    # the default refresh looks at changed folders and commits only: a new note is one
+    copy = note.with_name("2026-02-18-zanzibar-copy.md")
+    copy.write_text(note.read_text().replace("id: 2026-02-17-multiome-doublets-merged",
+                                             "id: 2026-02-18-zanzibar-copy"))
+    r = cli("index", "--json")
+    assert r.json()["added"] == 1 and r.json()["updated"] == 0 and not r.json()["rebuilt"]
+    assert cli("index", "--check").code == 0
     r = cli("index", "--rebuild", "--json")
     assert r.json()["rebuilt"] is True and r.json()["episodes"] >= 50
+
+
+def test_incremental_refresh_answers_like_a_rebuild(own_vault: Path, cli: Cli) -> None:
+    import sqlite3
+
+    from biocortex_cli.index.store import doc_lengths
+
+    notes = sorted((own_vault / "episodes").rglob("*.md"))
+    notes[0].unlink()  # removed
+    edited = notes[1]
+    edited.write_text(edited.read_text().replace("task: ", "task: Zanzibar doublets ", 1))  # in place
+    assert cli("index", "--full", "--json").json()["removed"] == 1
+    conn = sqlite3.connect(own_vault / ".biocortex" / "index.sqlite")
+    dls = doc_lengths(conn)
+    rows = conn.execute("SELECT doc, dl FROM docs").fetchall()
+    assert rows and all(dls[doc] == dl for doc, dl in rows)
+    assert sum(dls) == sum(dl for _doc, dl in rows)  # a removed note's length is cleared
+    conn.close()
+    incremental = cli("recall", "Zanzibar doublets in multiome", "--json").json()
+    assert cli("index", "--rebuild").code == 0
+    rebuilt = cli("recall", "Zanzibar doublets in multiome", "--json").json()
+    assert incremental["results"] == rebuilt["results"] and incremental["context"] == rebuilt["context"]

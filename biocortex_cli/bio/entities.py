@@ -130,6 +130,24 @@ def _gene_regex() -> re.Pattern[str]:
     return re.compile(_GENE_TOKEN)
 
 
+# Where an identifier can be: every identifier pattern needs a digit and crosses whitespace only
+# right after "doi:" or "PMID"/"PMID:". So the text is cut into runs of non-space characters,
+# joined across whitespace after those prefixes, and only the runs holding a digit are searched,
+# with the identifier regex on the whole text between the run's bounds: the same matches as a
+# search of the whole text (a run starts and ends at whitespace or the text's ends, where the
+# regex's \b and lookarounds see the same), at a fraction of the cost (prose is mostly words
+# without digits; the alternation tried at every position was 60% of the tokeniser's time).
+_JOIN = r"(?i:(?<=doi:)|(?<=pmid)|(?<=pmid:))\s+"
+_DIGIT_RUN = re.compile(r"(?<!\S)(?:[^\s\d]|" + _JOIN + r")*\d(?:\S|" + _JOIN + r")*")
+
+
+def _id_matches(text: str) -> Iterator[re.Match[str]]:
+    """What ``_id_regex().finditer(text)`` yields, searching only the runs that hold a digit."""
+    finditer = _id_regex().finditer
+    for run in _DIGIT_RUN.finditer(text):
+        yield from finditer(text, run.start(), run.end())
+
+
 _VARIANT_GENE_BEFORE = re.compile(r"([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)?)[ \t]+$")
 
 
@@ -138,7 +156,7 @@ def extract_entities(text: str) -> list[Entity]:
     variant written after its gene (``BRAF V600E``) yields both the gene and the whole variant."""
     found: list[Entity] = []
     taken: list[tuple[int, int]] = []
-    for m in _id_regex().finditer(text):
+    for m in _id_matches(text):
         kind = m.lastgroup or "accession"
         raw, start, end = m.group(), m.start(), m.end()
         if kind == "doi":

@@ -13,6 +13,9 @@ if TYPE_CHECKING:
 def index(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build the index from scratch.")] = False,
     check: Annotated[bool, typer.Option("--check", help="Only say whether the index is stale (exit 1 if so).")] = False,
+    full: Annotated[bool, typer.Option(
+        "--full", help="Stat every note, to also catch notes edited in place and not committed "
+                       "(slower on big vaults; by default only changed folders and commits are looked at).")] = False,
     json_: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> int:
     """Build or refresh the sidecar index (.biocortex/index.sqlite) incrementally."""
@@ -29,12 +32,12 @@ def index(
         state.info(f"biocortex: {why}")
         return 1 if stale else 0
     rebuilt = rebuild_index(vault, encoding, "--rebuild") if rebuild else None
-    conn, refreshed = refresh(vault, encoding, full=True)
+    conn, refreshed = refresh(vault, encoding, full=full)
     report = rebuilt or refreshed
     try:
         from biocortex_cli.index.facts import refresh_facts
 
-        fact_problems = refresh_facts(conn, vault, encoding, full=True)
+        fact_problems = refresh_facts(conn, vault, encoding, full=full)
         n_facts = conn.execute("SELECT COUNT(*) FROM facts").fetchone()[0]
     finally:
         conn.close()

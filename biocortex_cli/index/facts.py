@@ -51,11 +51,29 @@ def recall_line(fact: Fact) -> str:
 
 
 def note_stamps(root: Path, top: str) -> dict[str, tuple[int, int]]:
-    """rel path -> (mtime_ns, size) of every note under ``top`` (its README.md excepted)."""
+    """rel path -> (mtime_ns, size) of every note under ``top`` (its README.md excepted).
+
+    scandir with rel paths built by concatenation: os.walk + relpath took 2 s for the 164k
+    entity notes of the 100k benchmark vault. Symbolic links are skipped (never read as notes)."""
     out: dict[str, tuple[int, int]] = {}
-    base = root / top
-    if not base.is_dir():
-        return out
+    stack = [top]
+    while stack:
+        rel_dir = stack.pop()
+        try:
+            entries = list(os.scandir(root / rel_dir))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            if name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                if not (name == "README.md" and rel_dir == top):
+                    st = entry.stat(follow_symlinks=False)
+                    out[f"{rel_dir}/{name}"] = (st.st_mtime_ns, st.st_size)
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append(f"{rel_dir}/{name}")
+    return out
     for dirpath, dirs, names in os.walk(base):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         for name in names:

@@ -11,7 +11,7 @@ count made with ``0`` and ``0.00`` holds for every rank below 1000 and every sco
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,3 +98,67 @@ def assemble(sections: Sequence[Section], rank: int, score: float, shortened: bo
     if shortened:
         body += SHORTENED
     return body + "\n"
+
+
+def count_sections(sections: Sequence[Section], encoding: str,
+                   count: Callable[[str], int]) -> list[tuple[str, str, int, int]]:
+    """(name, text, tokens, tokens as the block's last section) for each section, exact.
+
+    Each line of a section is counted once, with its newline: a line ends with a newline and the
+    next begins with a non-space character, a pre-token boundary (the module docstring), so a
+    section's tokens are the sum of its lines'. As the block's last section, its final newline
+    merges with the blank line that follows; only the pre-tokens after the last line's last
+    letter or digit can change, so the difference is that trailing run's (``_blank_line_delta``).
+    A section whose lines break the rule (an empty line, a line starting with a space, or with
+    ``/``, which o200k's pattern joins to a punctuation run before the newline) is counted whole,
+    and so is every section with the estimate (it is not a BPE).
+    """
+    out = []
+    for s in sections:
+        text = template_text(s.text)
+        lines = text[:-1].split("\n") if text.endswith("\n") and encoding != "estimate" else None
+        if lines is None or not all(lines) or "\r" in text or any(
+                line[0].isspace() or line[0] == "/" for line in lines[1:]):
+            tokens = count(text)
+            head, _, last = text.rstrip("\n").rpartition("\n")
+            last_tokens = tokens if not head and text == last + "\n" else count(last + "\n")
+            out.append((s.name, s.text, tokens, tokens - last_tokens + count(last + "\n\n")))
+            continue
+        tokens = sum(count(line + "\n") for line in lines)
+        out.append((s.name, s.text, tokens, tokens + _blank_line_delta(lines[-1], encoding, count)))
+    return out
+
+
+_DELTAS: dict[tuple[str, str], int] = {}
+
+
+def _blank_line_delta(line: str, encoding: str, count: Callable[[str], int]) -> int:
+    """count(line + "\\n\\n") - count(line + "\\n"). A pre-token that ends with a letter or digit
+    followed by punctuation, a symbol or a space never reaches past it (cl100k and o200k
+    patterns), so both strings split the same way up to the line's trailing run of such
+    characters: only that run, with its newlines, is counted (and cached: a handful of distinct
+    runs). When a character at the cut is of another kind (a combining mark, an unassigned code
+    point), the line is counted whole."""
+    cut = len(line)
+    while cut and not line[cut - 1].isalnum():
+        cut -= 1
+    tail = line[cut:]
+    if not line.isascii() and not _clean_cut(line, cut):
+        return count(line + "\n\n") - count(line + "\n")
+    key = (encoding, tail)
+    delta = _DELTAS.get(key)
+    if delta is None:
+        delta = count(tail + "\n\n") - count(tail + "\n")
+        if len(_DELTAS) < 10_000:
+            _DELTAS[key] = delta
+    return delta
+
+
+def _clean_cut(line: str, cut: int) -> bool:
+    """Whether ``line[cut - 1]`` is a letter or digit and ``line[cut:]`` holds only punctuation,
+    symbols and spaces, by Unicode category (what the tokeniser patterns' classes test)."""
+    from unicodedata import category
+
+    if cut and category(line[cut - 1])[0] not in "LN":
+        return False
+    return all(category(c)[0] in "PS" or category(c) == "Zs" for c in line[cut:])
