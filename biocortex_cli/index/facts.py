@@ -74,14 +74,6 @@ def note_stamps(root: Path, top: str) -> dict[str, tuple[int, int]]:
             elif entry.is_dir(follow_symlinks=False):
                 stack.append(f"{rel_dir}/{name}")
     return out
-    for dirpath, dirs, names in os.walk(base):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        for name in names:
-            if name.endswith(".md") and not (name == "README.md" and dirpath == str(base)):
-                st = os.stat(os.path.join(dirpath, name))
-                rel = os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/")
-                out[rel] = (st.st_mtime_ns, st.st_size)
-    return out
 
 
 def _state(conn: sqlite3.Connection) -> dict[str, str]:
