@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -60,6 +61,7 @@ class Trial:
     outcome: str = ""  # "killed" or "finished"
     reported: list[str] = field(default_factory=list)
     next_write_s: float = 0.0
+    cleared_locks: list[str] = field(default_factory=list)  # stale git locks the next write removed
     failures: list[str] = field(default_factory=list)
 
 
@@ -197,6 +199,7 @@ def run_trial(trial: Trial, vault: Path, work: Path, env: dict[str, str], rng: r
                               "--task", f"Sentinel write after crash trial {trial.n} zebrafish {sentinel}"],
                              env=env, capture_output=True, text=True, timeout=NEXT_WRITE_LIMIT, check=False)
         trial.next_write_s = round(time.perf_counter() - started, 3)
+        trial.cleared_locks = [Path(m).name for m in re.findall(r"removed a stale git lock (\S+)", nxt.stderr)]
         if nxt.returncode != 0:
             trial.failures.append(f"next write failed ({nxt.returncode}): {nxt.stderr.strip()[-300:]}")
     except subprocess.TimeoutExpired:
@@ -273,6 +276,15 @@ def summarize(results: list[Trial]) -> dict[str, Any]:
     return rows
 
 
+def cleared_locks(results: list[Trial]) -> dict[str, int]:
+    """Stale git locks the next write found and removed, by file name."""
+    counts: dict[str, int] = {}
+    for t in results:
+        for name in t.cleared_locks:
+            counts[name] = counts.get(name, 0) + 1
+    return dict(sorted(counts.items()))
+
+
 def table(rows: dict[str, Any]) -> str:
     head = f"{'command':<16}{'trials':>7}{'killed':>8}{'(group)':>8}{'finished':>9}{'records':>9}" \
            f"{'next write max':>16}{'failures':>10}"
@@ -306,6 +318,8 @@ def main() -> int:
     kill_points = Counter(t.delay_ms // 50 * 50 for t in results if t.outcome == "killed")
     print("kill delays (ms, killed trials): " +
           ", ".join(f"{k}-{k + 49}: {v}" for k, v in sorted(kill_points.items())))
+    locks = cleared_locks(results)
+    print("stale git locks the next write removed: " + (", ".join(f"{k}: {v}" for k, v in locks.items()) or "none"))
     failed = [t for t in results if t.failures]
     for t in failed[:20]:
         print(f"FAIL trial {t.n} {t.command} ({t.mode}, {t.delay_ms} ms): {'; '.join(t.failures)}", file=sys.stderr)
@@ -314,6 +328,7 @@ def main() -> int:
     dest.write_text(json.dumps({
         "machine": machine(), "trials": args.trials, "seed": args.seed, "max_delay_ms": args.max_delay_ms,
         "seconds": round(seconds, 1), "summary": rows, "kill_delays_ms": dict(sorted(kill_points.items())),
+        "cleared_locks": locks,
         "results": [asdict(t) for t in results],
     }, indent=1) + "\n")
     print(f"{len(failed)} failing trial(s) of {len(results)} in {seconds:.0f} s; details in {dest}")

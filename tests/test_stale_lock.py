@@ -99,3 +99,23 @@ def test_a_git_process_working_in_the_repository_counts_as_a_user(vault: Path) -
         proc.kill()
         proc.wait()
     assert store_git.lock_in_use(lock) is False
+
+
+@pytest.mark.skipif(not LINUX_PROC, reason="needs /proc")
+@pytest.mark.parametrize("name", ["HEAD.lock", "refs/heads/{branch}.lock", "packed-refs.lock"])
+def test_a_ref_lock_left_by_a_killed_update_ref_is_cleared(vault: Path, cli: Cli, name: str) -> None:
+    """A kill inside `git update-ref` (the plumbing commit) leaves the branch's ref lock: found by
+    the crash harness (benchmarks/crash.py), every later write failed until it was removed."""
+    branch = store_git.run(vault, "symbolic-ref", "--short", "HEAD").strip()
+    lock = vault / ".git" / name.format(branch=branch)
+    proc = _holder(lock, cwd=vault)
+    assert lock in store_git.git_locks(vault) and store_git.lock_in_use(lock) is True
+    doctor = cli("doctor", "--json").json()
+    assert any("git is writing" in f["message"] for f in doctor["findings"])
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert any("stale git lock" in f["message"] for f in cli("doctor", "--json").json()["findings"])
+    r = run_process("episode", "add", "--task", "after a killed update-ref", "--id", "after-ref-kill")
+    assert r.code == 0, r.err
+    assert "removed a stale git lock" in r.err and not lock.exists()
+    assert "after-ref-kill" in store_git.run(vault, "log", "-1", "--format=%s")

@@ -61,10 +61,12 @@ def check_git(vault: Vault) -> list[Finding]:
                            f"{len(changed)} uncommitted change(s) in the memory folders: {_some(changed)}",
                            "commit them (`git add -A && git commit`) or discard them "
                            "(`git checkout -- FILE`, `git clean -i`); other agents do not see them"))
-    lock = top / ".git" / "index.lock"
-    if lock.exists():
-        age = time.time() - lock.stat().st_mtime
-        if age >= git.STALE_LOCK_SECONDS or git.lock_in_use(lock) is False:
+    for lock in git.git_locks(top):
+        try:
+            age = time.time() - lock.stat().st_mtime
+        except FileNotFoundError:
+            continue
+        if age >= git.STALE_LOCK_SECONDS or git.lock_in_use(lock, top) is False:
             out.append(Finding("git", "error", f"stale git lock {lock} ({age:.0f} s old) blocks git",
                                f"if no git process is running, remove it: rm {lock} "
                                "(the next biocortex write also removes it)"))

@@ -126,7 +126,7 @@ def configured_author(root: Path) -> Author | None:
     return None
 
 
-def lock_in_use(lock: Path) -> bool | None:
+def lock_in_use(lock: Path, repo: Path | None = None) -> bool | None:
     """Whether a live process may still be using the git lock file ``lock``.
 
     On Linux, False (stale at once) when no process of the lock's owner holds it open
@@ -143,7 +143,9 @@ def lock_in_use(lock: Path) -> bool | None:
     if not (proc / "self" / "fd").is_dir() or st.st_uid != os.getuid():
         return None
     target = (st.st_dev, st.st_ino)
-    repo = str(lock.parent.parent.resolve())
+    if repo is None:  # the folder that holds .git/
+        repo = next((p.parent for p in lock.parents if p.name == ".git"), lock.parent.parent)
+    top = str(repo.resolve())
     me = str(os.getpid())
     try:
         pids = [p for p in os.listdir(proc) if p.isdigit() and p != me]
@@ -158,7 +160,7 @@ def lock_in_use(lock: Path) -> bool | None:
                 comm = fh.read().strip()
             if comm.startswith("git"):
                 cwd = os.readlink(f"{base}/cwd")
-                if cwd == repo or cwd.startswith(repo + os.sep):
+                if cwd == top or cwd.startswith(top + os.sep):
                     return True
             with os.scandir(f"{base}/fd") as fds:
                 for fd in fds:
@@ -173,37 +175,50 @@ def lock_in_use(lock: Path) -> bool | None:
     return False
 
 
-def clear_stale_index_lock(root: Path) -> bool:
-    """Remove ``.git/index.lock`` if a killed process left it; True when one was removed.
+def git_locks(root: Path) -> list[Path]:
+    """The lock files git may hold in ``root``'s repository while it writes: the index, HEAD,
+    packed-refs, config and every ref (``refs/**/*.lock``, left by a killed ``update-ref``)."""
+    gitdir = root / ".git"
+    found = [gitdir / name for name in ("index.lock", "HEAD.lock", "packed-refs.lock", "config.lock")]
+    found = [p for p in found if p.exists()]
+    for dirpath, _dirs, names in os.walk(gitdir / "refs"):
+        found.extend(Path(dirpath) / n for n in names if n.endswith(".lock"))
+    return sorted(found)
+
+
+def clear_stale_locks(root: Path) -> list[Path]:
+    """Remove the git lock files a killed process left (:func:`git_locks`); returns those removed.
 
     Called under the vault's write lock. A lock no live process uses (:func:`lock_in_use`) goes
     at once; otherwise (a git command of a person, or no ``/proc``) it goes once it is
     ``STALE_LOCK_SECONDS`` old, the portable rule.
     """
-    lock = root / ".git" / "index.lock"
+    removed: list[Path] = []
     deadline = time.monotonic() + STALE_LOCK_SECONDS
-    while lock.exists():
-        try:
-            age = time.time() - lock.stat().st_mtime
-        except FileNotFoundError:
-            return False
-        if lock_in_use(lock) is False or age >= STALE_LOCK_SECONDS or time.monotonic() >= deadline:
+    for lock in git_locks(root):
+        while lock.exists():
             try:
-                lock.unlink()
+                age = time.time() - lock.stat().st_mtime
             except FileNotFoundError:
-                return False
-            import sys
+                break
+            if lock_in_use(lock, root) is False or age >= STALE_LOCK_SECONDS or time.monotonic() >= deadline:
+                try:
+                    lock.unlink()
+                except FileNotFoundError:
+                    break
+                import sys
 
-            print(f"biocortex: warning: removed a stale git lock {lock} left by a killed process",
-                  file=sys.stderr)
-            return True
-        time.sleep(0.05)
-    return False
+                print(f"biocortex: warning: removed a stale git lock {lock} left by a killed process",
+                      file=sys.stderr)
+                removed.append(lock)
+                break
+            time.sleep(0.05)
+    return removed
 
 
 def commit(root: Path, paths: Sequence[str], message: str, author: Author) -> None:
     """Stage ``paths`` (added, changed or removed) and commit exactly them. Call under the lock."""
-    clear_stale_index_lock(root)
+    clear_stale_locks(root)
     ident = {"GIT_AUTHOR_NAME": author.name, "GIT_AUTHOR_EMAIL": author.email,
              "GIT_COMMITTER_NAME": author.name, "GIT_COMMITTER_EMAIL": author.email}
     # Pathspecs come from a file so thousands of paths never hit the argv limit.

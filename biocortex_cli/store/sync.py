@@ -73,7 +73,7 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
            or "ssh -o BatchMode=yes -o ConnectTimeout=15", "GIT_ASKPASS": "", "SSH_ASKPASS": ""}
     with files.write_lock(vault.state_dir / "write.lock"):
         recover_killed_transaction(vault)
-        git.clear_stale_index_lock(root)
+        git.clear_stale_locks(root)
         _refuse_unclean(vault, root)
         before = git.head(root)
         merged: list[str] = []

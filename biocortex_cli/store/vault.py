@@ -201,7 +201,7 @@ def recover_killed_transaction(vault: Vault) -> list[str]:
         listed = sorted({line for line in journal.read_text(encoding="utf-8").splitlines() if line})
     except FileNotFoundError:
         return []
-    git.clear_stale_index_lock(vault.git_root)
+    git.clear_stale_locks(vault.git_root)
     prefix = vault.root.resolve().relative_to(vault.git_root.resolve())
     full = {rel: (prefix / rel).as_posix() for rel in listed if ".." not in Path(rel).parts}
     tracked = set(git.run(vault.git_root, "ls-tree", "-r", "-z", "--name-only", "--full-tree", "HEAD",
