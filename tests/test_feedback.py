@@ -47,7 +47,7 @@ def ranked(vault: Path, cli: Cli) -> Path:
 
 
 def log_lines(vault: Path) -> list[dict]:  # type: ignore[type-arg]
-    path = vault / ".biocortex/logs/recalls.jsonl"
+    (path,) = (vault / ".biocortex/logs").glob("recalls-*.jsonl")  # one file a month
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 

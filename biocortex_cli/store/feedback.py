@@ -1,8 +1,9 @@
 """The recall log and feedback files (docs/learning.md).
 
-* The recall log, ``.biocortex/logs/recalls.jsonl``: local and git-ignored, one JSON line per
-  recall (``recall_id``, ``query``, ``vault_commit``, ``injected``, ``created``), appended with
-  one ``O_APPEND`` write. It lets ``feedback`` copy what a recall injected into the record.
+* The recall log, ``.biocortex/logs/recalls-YYYY-MM.jsonl`` (one file a month, so a lookup
+  never reads an agent's whole history): local and git-ignored, one JSON line per recall
+  (``recall_id``, ``query``, ``vault_commit``, ``injected``, ``created``), appended with one
+  ``O_APPEND`` write. It lets ``feedback`` copy what a recall injected into the record.
 * Feedback files, ``feedback/YYYY/MM/YYYY-MM-DD.<writer>.jsonl``: committed, one file per writer
   and day, one JSON object per line. Each writer only appends to its own files and git merges
   concurrent appends with the ``merge=union`` rule of ``.gitattributes``, so feedback recorded
@@ -29,7 +30,8 @@ if TYPE_CHECKING:
     from biocortex_cli.store.vault import Vault
 
 FEEDBACK_DIR = "feedback"
-RECALL_LOG = "logs/recalls.jsonl"  # under .biocortex/ (git-ignored)
+RECALL_LOG = "logs/recalls-{month}.jsonl"  # under .biocortex/ (git-ignored), month = YYYY-MM
+FIND_MONTHS = 3  # feedback looks for a recall in this many newest monthly logs
 OUTCOMES = ("success", "failure")
 RECALL_ID_RE = re.compile(r"r[0-9a-f]{10}")
 _SLUG = re.compile(r"[^a-z0-9._-]+")
@@ -82,7 +84,7 @@ def log_recall(state_dir: Path, recall_id: str, query: str, vault_commit: str | 
                        "injected": list(injected),
                        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
                       ensure_ascii=False) + "\n"
-    path = state_dir / RECALL_LOG
+    path = state_dir / RECALL_LOG.format(month=time.strftime("%Y-%m", time.gmtime()))
     try:
         try:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -98,23 +100,29 @@ def log_recall(state_dir: Path, recall_id: str, query: str, vault_commit: str | 
 
 
 def find_recall(state_dir: Path, recall_id: str) -> dict[str, Any] | None:
-    """The last logged recall with ``recall_id`` (identical recalls share an id), or None."""
+    """The last logged recall with ``recall_id`` (identical recalls share an id), or None; looks
+    in the ``FIND_MONTHS`` newest monthly logs, newest first."""
     try:
-        data = (state_dir / RECALL_LOG).read_bytes()
+        logs = sorted((state_dir / "logs").glob("recalls-*.jsonl"), reverse=True)[:FIND_MONTHS]
     except OSError:
         return None
     needle = f'"recall_id": "{recall_id}"'.encode()
-    at = data.rfind(needle)
-    while at >= 0:
-        start = data.rfind(b"\n", 0, at) + 1
-        end = data.find(b"\n", at)
+    for log in logs:
         try:
-            entry = json.loads(data[start : end if end >= 0 else len(data)])
-        except ValueError:
-            entry = None
-        if isinstance(entry, dict) and entry.get("recall_id") == recall_id:
-            return entry
-        at = data.rfind(needle, 0, start)
+            data = log.read_bytes()
+        except OSError:
+            continue
+        at = data.rfind(needle)
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            try:
+                entry = json.loads(data[start : end if end >= 0 else len(data)])
+            except ValueError:
+                entry = None
+            if isinstance(entry, dict) and entry.get("recall_id") == recall_id:
+                return entry
+            at = data.rfind(needle, 0, start)
     return None
 
 
@@ -217,7 +225,7 @@ def record_feedback(vault: Vault, *, recall_id: str, outcome: str, helpful: Iter
     logged = find_recall(vault.state_dir, recall_id)
     if logged is None and not (helpful_ids or unhelpful_ids):
         raise NotFoundError(f"no recall {recall_id} in this clone's recall log",
-                            path=f".biocortex/{RECALL_LOG}",
+                            path=".biocortex/logs/",
                             hint="give the feedback in the clone that ran the recall, or name the memories "
                                  "with --helpful/--unhelpful")
     injected = [str(i) for i in (logged or {}).get("injected") or [] if isinstance(i, str)]
