@@ -223,3 +223,38 @@ def test_long_letter_runs_are_counted_once_and_cached(ranked: Path, cli: Cli) ->
         assert cached == {" rabcdefabcd": counter.count(" rabcdefabcd"), "abcde": counter.count("abcde")}
     finally:
         conn.close()
+
+
+def test_a_line_that_is_not_utf8_is_one_problem_and_the_others_count(ranked: Path, cli: Cli) -> None:
+    rid = recall(cli, QUERY)["recall_id"]
+    rec = cli("feedback", rid, "--outcome", "success", "--helpful", "m-c", "--json").json()
+    path = ranked / rec["path"]
+    good = path.read_bytes()
+    bad = good.replace(b'"m-c"', b'"m-b"').replace(b"success", b"failure").replace(b'"note": ""', b'"note": "caf\xe9"')
+    path.write_bytes(bad + good)  # the bad line first: line 2 still counts
+    git(ranked, "-c", "user.name=T", "-c", "user.email=t@lab.org", "commit", "-qam", "hand edit")
+    index = cli("index", "--json")
+    assert index.code == 0, index.err
+    assert [(p["path"], p["line"]) for p in index.json()["problems"]] == [(rec["path"], 1)]
+    assert "not UTF-8" in index.json()["problems"][0]["message"]
+    utility = {h["id"]: h["signals"]["utility"] for h in recall(cli, QUERY, "--explain")["results"]}
+    assert utility["m-c"] > utility["m-b"] == utility["m-a"]  # the good line counts, the bad one (m-b helpful) not
+    check = cli("check")
+    assert check.code == 1 and f"{rec['path']}:1: not UTF-8" in check.out + check.err
+
+
+def test_index_check_sees_feedback_edited_by_hand(ranked: Path, cli: Cli) -> None:
+    rid = recall(cli, QUERY)["recall_id"]
+    rec = cli("feedback", rid, "--outcome", "success", "--helpful", "m-c", "--json").json()
+    assert cli("index").code == 0
+    assert cli("index", "--check").code == 0
+    line = json.dumps({"recall_id": rid, "outcome": "failure", "unhelpful": ["m-c"], "note": "by hand"})
+    with (ranked / rec["path"]).open("a", encoding="utf-8") as f:  # appended with >>, not committed
+        f.write(line + "\n")
+    stale = cli("index", "--check")
+    assert stale.code == 1 and "feedback" in stale.err and "--full" in stale.err
+    before = {h["id"]: h["signals"]["utility"] for h in recall(cli, QUERY, "--explain")["results"]}
+    assert cli("index", "--full").code == 0
+    assert cli("index", "--check").code == 0
+    after = {h["id"]: h["signals"]["utility"] for h in recall(cli, QUERY, "--explain")["results"]}
+    assert after["m-c"] < before["m-c"]  # the hand-written vote counts after --full

@@ -491,7 +491,7 @@ def problems_of(conn: sqlite3.Connection) -> list[tuple[str, int, str]]:
 
 
 def is_stale(vault: Any, encoding: str) -> tuple[bool, str]:
-    """Exact freshness check (stats every note); for ``index --check``."""
+    """Exact freshness check (stats every note and feedback file); for ``index --check``."""
     path = store.index_path(vault.state_dir)
     try:
         conn = store.connect(path)
@@ -511,6 +511,11 @@ def is_stale(vault: Any, encoding: str) -> tuple[bool, str]:
             return True, f"{added} new, {changed} changed, {removed} removed note(s) since the last index{hint}"
         if meta.get("head") != vault.head():
             return True, "the vault's git HEAD moved since the last index"
+        from biocortex_cli.index.feedback import feedback_digest
+
+        if meta.get("feedback_digest") != feedback_digest(vault.root):
+            return True, ("feedback files changed since the last index (edited by hand: "
+                          "`biocortex index --full` reads them again)")
         return False, "index is up to date"
     finally:
         conn.close()

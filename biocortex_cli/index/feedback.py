@@ -48,6 +48,11 @@ def _stamps(root: Path) -> tuple[list[str], str]:
     return rels, hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
 
 
+def feedback_digest(root: Path) -> str:
+    """The hash of the feedback files' names, mtimes and sizes (``index --check`` compares it)."""
+    return _stamps(root)[1]
+
+
 def refresh_feedback(conn: sqlite3.Connection, root: Path, meta: dict[str, Any]) -> dict[str, Any]:
     """Re-aggregate the feedback files if they changed (inside the refresh's write transaction);
     returns the meta values to store."""
@@ -61,11 +66,11 @@ def refresh_feedback(conn: sqlite3.Connection, root: Path, meta: dict[str, Any])
     problems: list[tuple[str, int, str]] = []
     for rel in rels:
         try:
-            text = (root / rel).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            data = (root / rel).read_bytes()
+        except OSError as exc:
             problems.append((rel, 1, f"cannot read the file ({exc})"))
             continue
-        records, bad = parse_feedback(text, rel)
+        records, bad = parse_feedback(data, rel)
         problems += [(p.path or rel, p.line or 1, p.message) for p in bad]
         for record in records:
             if record.key() in seen:

@@ -156,7 +156,7 @@ def _check_feedback(vault: Vault) -> list[VaultProblem]:
 
     out = []
     for rel in feedback_files(vault.root):
-        _records, bad = parse_feedback((vault.root / rel).read_text(encoding="utf-8", errors="replace"), rel)
+        _records, bad = parse_feedback((vault.root / rel).read_bytes(), rel)
         out += [_problem(exc, rel) for exc in bad]
     return out
 

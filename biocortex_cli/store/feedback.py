@@ -172,15 +172,23 @@ def parse_record(text: str, rel: str, line: int) -> FeedbackRecord:
                           path=rel, line=line, **texts)
 
 
-def parse_feedback(text: str, rel: str) -> tuple[list[FeedbackRecord], list[DataError]]:
-    """Every record of a feedback file, and the lines that could not be read (the others count)."""
+def parse_feedback(data: bytes, rel: str) -> tuple[list[FeedbackRecord], list[DataError]]:
+    """Every record of a feedback file, and the lines that could not be read (the others count).
+
+    Lines are decoded one by one: a line that is not UTF-8 (a hand edit) is a problem of its own."""
     records: list[FeedbackRecord] = []
     problems: list[DataError] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(data.splitlines(), start=1):
         if not raw.strip():
             continue
         try:
-            records.append(parse_record(raw, rel, number))
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(DataError(f"not UTF-8 (byte {exc.start + 1} of the line)", path=rel, line=number,
+                                      hint="re-save the line as UTF-8, or delete it"))
+            continue
+        try:
+            records.append(parse_record(text, rel, number))
         except DataError as exc:
             problems.append(exc)
     return records, problems
@@ -238,7 +246,7 @@ def record_feedback(vault: Vault, *, recall_id: str, outcome: str, helpful: Iter
                f"{len(unhelpful_ids)} unhelpful")
     with vault.transaction(message, author) as txn:
         for mine in feedback_files(vault.root, f"*.{writer_slug(author)}.jsonl"):
-            records, _problems = parse_feedback(_read(vault.root / mine), mine)
+            records, _problems = parse_feedback((vault.root / mine).read_bytes(), mine)
             same = next((r for r in records if r.key() == record.key()), None)
             if same is not None:
                 return FeedbackWrite(same, mine, recorded=False, recall_known=logged is not None)
