@@ -96,6 +96,9 @@ def test_since_forms(vault: Path, cli: Cli) -> None:
     assert future.code == 0 and "Nothing new." in future.out
     bad = cli("log", "--since", "last tuesday")
     assert bad.code == 2 and "neither a duration, a date nor a commit" in bad.err and "--since 7d" in bad.err
+    for ages in ("1000000d", "99999999w", "9999999999999999999999h"):  # before any date: from the start
+        assert cli("log", "--since", ages, "--json").json()["commits"] == week["commits"]
+    assert cli("log", "--since", "HEAD..HEAD~1").code == 2  # a range is not one commit
 
 
 def test_text_digest_reads_only_what_it_shows(vault: Path, cli: Cli) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import Cli, run_process
 
+from biocortex_cli.errors import BiocortexError
 from biocortex_cli.store import git as store_git
 
 LINUX_PROC = Path("/proc/self/fd").is_dir()
@@ -67,13 +68,18 @@ def test_the_lock_of_a_real_git_killed_mid_write_is_cleared_at_once(vault: Path)
 
 
 @pytest.mark.skipif(not LINUX_PROC, reason="needs /proc")
-def test_a_lock_a_live_process_holds_is_not_stale(vault: Path, cli: Cli) -> None:
+def test_a_lock_a_live_process_holds_is_not_stale(vault: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     lock = vault / ".git" / "index.lock"
     proc = _holder(lock)
     try:
         assert store_git.lock_in_use(lock) is True
         r = cli("doctor", "--json")
         assert r.code == 0 and "git is writing right now" in r.err + r.out
+        # a writer waits for it, then gives up with a clear error: it never pulls a live lock away
+        monkeypatch.setattr(store_git, "STALE_LOCK_SECONDS", 0.3)
+        with pytest.raises(BiocortexError, match="git is busy"):
+            store_git.clear_stale_locks(vault)
+        assert lock.exists()
     finally:
         proc.kill()
         proc.wait()

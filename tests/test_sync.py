@@ -185,3 +185,64 @@ def test_obsidian_settings_and_plugins(team: tuple[Path, Path, Path], cli: Cli) 
     result = cli("--vault", a, "sync")
     assert result.code == 1 and ".obsidian/graph.json" in result.err
     assert "git checkout -- .obsidian" in result.err and '"scale": 0.8' in graph.read_text()
+
+
+def test_the_same_fact_added_in_both_clones_merges_its_evidence(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    _remote, a, b = team
+    for root, who, pmid, conf in ((a, "Ada", "PMID:5", "0.6"), (b, "Bob", "PMID:6", "0.5")):
+        r = cli("--vault", root, "--author", f"{who} <{who.lower()}@lab.example>", "fact", "add",
+                "NEWGENE1", "activates", "NEWGENE2", "--source", pmid, "--confidence", conf)
+        assert r.code == 0, r.err
+    assert cli("--vault", b, "sync").code == 0
+    merged = cli("--vault", a, "sync", "--json")
+    assert merged.code == 0, merged.err
+    rel = next(p for p in merged.json()["merged_notes"] if "/facts/" in f"/{p}")
+    assert cli("--vault", b, "sync").code == 0
+    for root in (a, b):
+        fact = cli("--vault", root, "fact", "query", "NEWGENE1", "--json").json()
+        (only,) = [f for f in fact["facts"] if f["predicate"] == "activates"]
+        assert sorted(only["source"]) == ["PMID:5", "PMID:6"]
+        assert only["confidence"] == pytest.approx(1 - 0.4 * 0.5)
+        assert (root / rel).read_text() == (a / rel).read_text()
+        assert cli("--vault", root, "check").code == 0
+    # a real disagreement still stops: one side retracts, the other adds evidence
+    fid = only["id"]
+    assert cli("--vault", a, "fact", "retract", fid, "--reason", "misread").code == 0
+    assert cli("--vault", b, "fact", "add", "NEWGENE1", "activates", "NEWGENE2", "--source", "PMID:7").code == 0
+    assert cli("--vault", a, "sync").code == 0
+    head = git(b, "rev-parse", "HEAD")
+    stuck = cli("--vault", b, "sync")
+    assert stuck.code == 1 and "change the same lines" in stuck.err and rel in stuck.err
+    assert git(b, "rev-parse", "HEAD") == head and not (b / ".git" / "rebase-merge").exists()
+
+
+def test_no_write_lands_in_a_paused_rebase_or_on_a_detached_head(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    """A commit made there is lost when the person runs `git rebase --abort`."""
+    _remote, a, b = team
+    for root, text in ((a, "from a"), (b, "from b")):
+        (root / "Home.md").write_text(text + "\n")
+        git(root, "-c", "user.name=T", "-c", "user.email=t@lab.example", "commit", "-qam", f"home: {text}")
+    assert cli("--vault", b, "sync").code == 0
+    paused = subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@lab.example", "pull", "-q",
+                             "--rebase", "origin", "main"], cwd=a, capture_output=True, text=True, check=False)
+    assert paused.returncode != 0 and (a / ".git" / "rebase-merge").exists()
+    head = git(a, "rev-parse", "HEAD")
+    r = cli("--vault", a, "episode", "add", "--task", "written mid-rebase", "--success")
+    assert r.code == 1 and "a rebase is in progress" in r.err and "git rebase --continue" in r.err
+    assert git(a, "rev-parse", "HEAD") == head and not list((a / "episodes").rglob("*written*"))
+    s = cli("--vault", a, "sync")
+    assert s.code == 1 and "a rebase is in progress" in s.err
+    git(a, "rebase", "--abort")
+    git(a, "checkout", "-q", "--detach", "HEAD")
+    r = cli("--vault", a, "episode", "add", "--task", "written detached", "--success")
+    assert r.code == 1 and "HEAD is detached" in r.err
+
+
+def test_a_push_the_server_refuses_is_not_retried_and_says_why(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    remote, a, _b = team
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'protected branch: ask the PI' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    add_episode(cli, a, "Ada", "Doublet removal in PBMC scRNA-seq with scDblFinder")
+    r = cli("--vault", a, "sync")
+    assert r.code == 1 and "protected branch: ask the PI" in r.err and "kept moving" not in r.err

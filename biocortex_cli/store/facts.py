@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from biocortex_cli.errors import DataError, NotFoundError, UsageError
+from biocortex_cli.errors import BiocortexError, DataError, NotFoundError, UsageError
 from biocortex_cli.store import entity_notes
 from biocortex_cli.store.git import Author
 from biocortex_cli.store.notes import Note, edit_frontmatter, iso_utc, read_note, render_note
@@ -347,6 +347,38 @@ def _rewrite(txn: Transaction, rel: str, record: dict[str, Any], updates: dict[s
     text = (txn.vault.root / rel).read_text(encoding="utf-8")
     head = edit_frontmatter(text, updates, rel).split("\n---", 1)[0] + "\n---\n"
     txn.write(rel, head + render_fact(txn.vault, record).split("\n---\n", 1)[1])
+
+
+def merged_fact_text(vault: Vault, rel: str, ours: str, theirs: str) -> str | None:
+    """One fact note from two versions of it (a sync whose two clones both added or confirmed the
+    triple): the evidence of both, by source (the later entry wins for a source both name), the
+    confidence their noisy-OR. None when they disagree on more than evidence (the triple, or a
+    status such as retracted): a person decides."""
+    from biocortex_cli.store.notes import parse_note
+
+    try:
+        a, b = fact_from_note(parse_note(ours, rel)), fact_from_note(parse_note(theirs, rel))
+    except BiocortexError:
+        return None
+    same = (_key(a.subject), a.predicate, _key(a.object), a.status) == \
+        (_key(b.subject), b.predicate, _key(b.object), b.status)
+    if not same:
+        return None
+    by_source: dict[str, dict[str, Any]] = {}
+    for item in [*(a.record.get("evidence") or []), *(b.record.get("evidence") or [])]:
+        if isinstance(item, dict):
+            src = str(item.get("source"))
+            if src not in by_source or str(item.get("added", "")) > str(by_source[src].get("added", "")):
+                by_source[src] = dict(item)
+    evidence = list(by_source.values())
+    updates: dict[str, Any] = {"confidence": noisy_or(float(e.get("confidence", 0)) for e in evidence),
+                               "source": [str(e.get("source")) for e in evidence], "evidence": evidence}
+    stamps = [str(r["updated"]) for r in (a.record, b.record) if r.get("updated")]
+    if stamps:
+        updates["updated"] = max(stamps)
+    record = {**a.record, **updates}
+    head = edit_frontmatter(ours, updates, rel).split("\n---", 1)[0] + "\n---\n"
+    return head + render_fact(vault, record).split("\n---\n", 1)[1]
 
 
 def _set_status(vault: Vault, ident: str, updates: dict[str, Any], message: str, author: Author) -> Fact:

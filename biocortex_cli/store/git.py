@@ -190,8 +190,9 @@ def clear_stale_locks(root: Path) -> list[Path]:
     """Remove the git lock files a killed process left (:func:`git_locks`); returns those removed.
 
     Called under the vault's write lock. A lock no live process uses (:func:`lock_in_use`) goes
-    at once; otherwise (a git command of a person, or no ``/proc``) it goes once it is
-    ``STALE_LOCK_SECONDS`` old, the portable rule.
+    at once; where that cannot be known (no ``/proc``, another user's lock) it goes once it is
+    ``STALE_LOCK_SECONDS`` old, the portable rule. A lock a live process holds is never removed:
+    after ``STALE_LOCK_SECONDS`` of waiting for it, a clear error.
     """
     removed: list[Path] = []
     deadline = time.monotonic() + STALE_LOCK_SECONDS
@@ -201,7 +202,12 @@ def clear_stale_locks(root: Path) -> list[Path]:
                 age = time.time() - lock.stat().st_mtime
             except FileNotFoundError:
                 break
-            if lock_in_use(lock, root) is False or age >= STALE_LOCK_SECONDS or time.monotonic() >= deadline:
+            in_use = lock_in_use(lock, root)
+            if in_use is True and time.monotonic() >= deadline:  # a live git: never pull its lock away
+                raise BiocortexError(f"git is busy: {lock} is held by a running process", path=str(root),
+                                     hint="wait for that git command to finish (a person's, or an "
+                                          "Obsidian plugin's), then try again")
+            if in_use is False or (in_use is None and age >= STALE_LOCK_SECONDS):
                 try:
                     lock.unlink()
                 except FileNotFoundError:
@@ -214,6 +220,28 @@ def clear_stale_locks(root: Path) -> list[Path]:
                 break
             time.sleep(0.05)
     return removed
+
+
+def refuse_unfinished(root: Path) -> None:
+    """Refuse to write while a rebase, merge or cherry-pick waits for a person, or HEAD is
+    detached: a commit made there is lost when the person aborts (``git rebase --abort``)."""
+    git_dir = root / ".git"
+    if not git_dir.is_dir():
+        return  # a worktree or submodule (.git is a file): git itself guards those
+    for name, what, how in (("rebase-merge", "a rebase", "git rebase --continue or --abort"),
+                            ("rebase-apply", "a rebase", "git rebase --continue or --abort"),
+                            ("MERGE_HEAD", "a merge", "git commit or git merge --abort"),
+                            ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue or --abort")):
+        if (git_dir / name).exists():
+            raise BiocortexError(f"{what} is in progress in the vault's repository; nothing was written",
+                                 path=str(root), hint=f"finish it first ({how}), then write again")
+    try:
+        detached = not (git_dir / "HEAD").read_text().startswith("ref: ")
+    except OSError:
+        return
+    if detached:
+        raise BiocortexError("the vault's HEAD is detached (no branch); nothing was written", path=str(root),
+                             hint="check out the vault's branch first (git switch main)")
 
 
 def commit(root: Path, paths: Sequence[str], message: str, author: Author) -> None:

@@ -125,7 +125,10 @@ def resolve_since(vault: Vault, since: str) -> str | None:
     m = _DURATION.match(text)
     if m:
         unit = {"h": "hours", "d": "days", "w": "weeks"}[m.group(2)]
-        cutoff = dt.datetime.now(dt.timezone.utc) - dt.timedelta(**{unit: int(m.group(1))})
+        try:
+            cutoff = dt.datetime.now(dt.timezone.utc) - dt.timedelta(**{unit: int(m.group(1))})
+        except OverflowError:  # further back than any date: from the first commit
+            return None
     else:
         try:
             cutoff = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -139,7 +142,7 @@ def resolve_since(vault: Vault, since: str) -> str | None:
         out = git.run(root, "rev-list", "-1", "--first-parent", f"--before={cutoff.isoformat()}", "HEAD",
                       check=False).strip()
         return out or None
-    if text and not text.startswith("-"):
+    if text and not text.startswith("-") and ".." not in text:  # one commit, not a range
         out = git.run(root, "rev-parse", "--verify", "-q", f"{text}^{{commit}}", check=False).strip()
         if out:
             return out

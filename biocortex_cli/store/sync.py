@@ -29,7 +29,9 @@ from biocortex_cli.store.vault import CONTENT_DIRS, Vault, recover_killed_transa
 #: pushes refused because another clone pushed first, before giving up
 MAX_ATTEMPTS = 5
 DEFAULT_TIMEOUT = 60.0
-_REJECTED = ("rejected", "fetch first", "non-fast-forward", "cannot lock ref", "failed to update ref",
+#: what git says when another clone pushed first (retry); any other refusal — a server hook, a
+#: protected branch ("[remote rejected] … declined") — is final
+_REJECTED = ("[rejected]", "fetch first", "non-fast-forward", "cannot lock ref", "failed to update ref",
              "incorrect old value")
 #: frontmatter keys in which two generated copies of one entity note may differ
 _GENERATED_KEYS = ("created", "author")
@@ -62,6 +64,9 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
          timeout: float = DEFAULT_TIMEOUT, limit: int | None = None) -> SyncReport:
     """Rebase on the remote, push, and say what arrived (``limit``: see :func:`history.digest`)."""
     root = vault.git_root
+    if _rebasing(root):  # before the detached check: a paused rebase detaches HEAD
+        raise BiocortexError("a rebase is in progress in the vault; nothing was synced", path=str(root),
+                             hint="finish it (git rebase --continue) or undo it (git rebase --abort)")
     branch = git.run(root, "symbolic-ref", "--short", "-q", "HEAD", check=False).strip()
     if not branch:
         raise BiocortexError("the vault's HEAD is detached: there is no branch to sync", path=str(root),
@@ -89,7 +94,7 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
                 raise
             if upstream is not None:
                 if not _is_ancestor(root, upstream, "HEAD"):
-                    merged += _rebase(root, upstream, before, ident)
+                    merged += _rebase(vault, root, upstream, before, ident)
                 ahead = int(git.run(root, "rev-list", "--count", f"{upstream}..HEAD").strip())
             else:  # an empty remote: everything we have goes up
                 ahead = int(git.run(root, "rev-list", "--count", "HEAD").strip())
@@ -146,9 +151,6 @@ def _refuse_unclean(vault: Vault, root: Path) -> None:
     new file in the memory folders (a note someone has not committed yet). Other untracked files
     (an Obsidian plugin) do not matter unless the remote brings the same path: git then refuses
     the rebase before touching anything."""
-    if _rebasing(root):
-        raise BiocortexError("a rebase is in progress in the vault; nothing was synced", path=str(root),
-                             hint="finish it (git rebase --continue) or undo it (git rebase --abort)")
     prefix = vault.root.resolve().relative_to(root.resolve()).as_posix()
     memory = tuple(f"{d}/" if prefix == "." else f"{prefix}/{d}/" for d in (*CONTENT_DIRS, "feedback"))
     status = git.run(root, "status", "--porcelain", "-z", "--untracked-files=all")
@@ -191,8 +193,8 @@ def _merge_base(root: Path, a: str, b: str) -> str | None:
     return git.run(root, "merge-base", a, b, check=False).strip() or None
 
 
-def _rebase(root: Path, upstream: str, before: str | None, ident: dict[str, str]) -> list[str]:
-    """Put our commits on top of ``upstream``; the entity notes merged. On a real conflict, abort:
+def _rebase(vault: Vault, root: Path, upstream: str, before: str | None, ident: dict[str, str]) -> list[str]:
+    """Put our commits on top of ``upstream``; entity notes and facts merged. On a real conflict, abort:
     HEAD and the files are back at ``before``, and SyncConflict names the files."""
     if before and _merge_base(root, before, upstream) is None:
         raise BiocortexError("the vault and its remote share no history; nothing was synced", path=str(root),
@@ -204,9 +206,13 @@ def _rebase(root: Path, upstream: str, before: str | None, ident: dict[str, str]
     while proc.returncode != 0:
         conflicted = [p for p in git.run(root, "diff", "--name-only", "--diff-filter=U", "-z").split("\0") if p]
         said = proc.stdout + proc.stderr
-        if conflicted and all(_same_generated_note(root, p) for p in conflicted):
-            for path in conflicted:  # rebasing: "ours" is the remote's side
-                git.run(root, "checkout", "--ours", "--", path)
+        resolutions = {p: _resolve(vault, root, p) for p in conflicted}
+        if conflicted and all(r is not None for r in resolutions.values()):
+            for path, text in resolutions.items():
+                if text == "":  # generated entity notes: rebasing, "ours" is the remote's copy
+                    git.run(root, "checkout", "--ours", "--", path)
+                else:  # a fact both sides added or confirmed: the evidence of both
+                    files.atomic_write(root / path, text or "")
                 git.run(root, "add", "--", path)
             merged += conflicted
             proc = git.call(root, "rebase", "--continue", env=env)
@@ -235,6 +241,22 @@ def _rebasing(root: Path) -> bool:
     return (root / ".git" / "rebase-merge").exists() or (root / ".git" / "rebase-apply").exists()
 
 
+def _resolve(vault: Vault, root: Path, path: str) -> str | None:
+    """How to settle a conflicted ``path`` without a person: "" to keep the remote's copy of a
+    generated entity note, the merged text of a fact note both sides wrote, None to stop."""
+    if _same_generated_note(root, path):
+        return ""
+    if "facts/" not in path or not path.endswith(".md"):
+        return None
+    ours, theirs = git.call(root, "show", f":2:{path}"), git.call(root, "show", f":3:{path}")
+    if ours.returncode != 0 or theirs.returncode != 0:
+        return None  # one side deleted it
+    from biocortex_cli.store.facts import merged_fact_text
+
+    rel = vault.rel(root / path)
+    return merged_fact_text(vault, rel, ours.stdout, theirs.stdout)
+
+
 def _same_generated_note(root: Path, path: str) -> bool:
     """Whether both sides added entity note ``path`` and the copies differ only in when and by whom."""
     if "entities/" not in path or not path.endswith(".md"):
@@ -254,5 +276,14 @@ def _same_generated_note(root: Path, path: str) -> bool:
 
 
 def _last_line(text: str) -> str:
+    """git's reason: its ``fatal:``/``error:`` lines, what the remote said and why it rejected the
+    push, and the files it names — else its last line."""
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    return lines[-1] if lines else "no message from git"
+    if not lines:
+        return "no message from git"
+    keep = [ln for ln in lines if ln.startswith(("fatal:", "error:", "remote:")) or "[remote rejected]" in ln]
+    for i, ln in enumerate(lines):  # "error: … would be overwritten by checkout:" lists the files after it
+        if ln.endswith(":") and ln.startswith("error:"):
+            keep += [f for f in lines[i + 1 : i + 6] if not f.startswith(("error:", "fatal:", "Please", "Aborting"))]
+    keep = list(dict.fromkeys(keep))
+    return "; ".join(keep[:8]) if keep else lines[-1]

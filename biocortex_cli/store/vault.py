@@ -85,6 +85,7 @@ class Vault:
         """
         try:
             with files.write_lock(self.state_dir / "write.lock"):
+                git.refuse_unfinished(self.git_root)
                 recover_killed_transaction(self)
                 txn = Transaction(self)
                 try:
