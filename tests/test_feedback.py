@@ -258,3 +258,13 @@ def test_index_check_sees_feedback_edited_by_hand(ranked: Path, cli: Cli) -> Non
     assert cli("index", "--check").code == 0
     after = {h["id"]: h["signals"]["utility"] for h in recall(cli, QUERY, "--explain")["results"]}
     assert after["m-c"] < before["m-c"]  # the hand-written vote counts after --full
+
+
+def test_feedback_finds_a_recall_in_the_old_single_log(ranked: Path, cli: Cli) -> None:
+    data = recall(cli, QUERY)
+    logs = ranked / ".biocortex/logs"
+    (monthly,) = logs.glob("recalls-*.jsonl")
+    monthly.rename(logs / "recalls.jsonl")  # as versions before the monthly files wrote it
+    r = cli("feedback", data["recall_id"], "--outcome", "success", "--json")
+    assert r.code == 0, r.err
+    assert r.json()["injected"] == [h["id"] for h in data["results"]] and r.json()["query"] == QUERY

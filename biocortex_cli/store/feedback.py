@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 FEEDBACK_DIR = "feedback"
 RECALL_LOG = "logs/recalls-{month}.jsonl"  # under .biocortex/ (git-ignored), month = YYYY-MM
+OLD_RECALL_LOG = "logs/recalls.jsonl"  # one file for every month, before monthly files
 FIND_MONTHS = 3  # feedback looks for a recall in this many newest monthly logs
 OUTCOMES = ("success", "failure")
 RECALL_ID_RE = re.compile(r"r[0-9a-f]{10}")
@@ -101,11 +102,13 @@ def log_recall(state_dir: Path, recall_id: str, query: str, vault_commit: str | 
 
 def find_recall(state_dir: Path, recall_id: str) -> dict[str, Any] | None:
     """The last logged recall with ``recall_id`` (identical recalls share an id), or None; looks
-    in the ``FIND_MONTHS`` newest monthly logs, newest first."""
+    in the ``FIND_MONTHS`` newest monthly logs, newest first, then in the single ``recalls.jsonl``
+    that older versions wrote, if there is one."""
     try:
         logs = sorted((state_dir / "logs").glob("recalls-*.jsonl"), reverse=True)[:FIND_MONTHS]
     except OSError:
         return None
+    logs.append(state_dir / OLD_RECALL_LOG)
     needle = f'"recall_id": "{recall_id}"'.encode()
     for log in logs:
         try:
