@@ -109,3 +109,12 @@ def test_restore_refuses_what_is_not_archived(memory: Path, cli: Cli) -> None:
     assert live.code == 1 and "not archived" in live.err
     missing = cli("restore", "no-such-id")
     assert missing.code == 1 and "no-such-id" in missing.err
+
+
+@pytest.mark.parametrize("age", ["99999y", "999999999d", "9" * 5000 + "w"])
+def test_an_age_beyond_the_calendar_is_a_usage_error(memory: Path, cli: Cli, age: str) -> None:
+    head = git(memory, "rev-parse", "HEAD")
+    r = cli("forget", "--older-than", age, "--dry-run")
+    assert r.code == 2 and "before the year 1" in r.err and "Traceback" not in r.err
+    assert git(memory, "rev-parse", "HEAD") == head
+    assert cli("forget", "--older-than", "100y", "--dry-run").code == 0  # long but on the calendar

@@ -73,7 +73,11 @@ def cutoff(older_than: str, now: dt.datetime) -> str:
     text = older_than.strip()
     match = _AGE.fullmatch(text)
     if match:
-        when = now - dt.timedelta(days=int(match.group(1)) * _DAYS[match.group(2)])
+        try:
+            when = now - dt.timedelta(days=int(match.group(1)) * _DAYS[match.group(2)])
+        except (OverflowError, ValueError):  # before year 1, or more digits than int() takes
+            raise UsageError(f"--older-than {text} reaches back before the year 1",
+                             hint="give a shorter age (e.g. 100y) or a date (2000-01-31)") from None
     else:
         try:
             when = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
