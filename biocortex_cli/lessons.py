@@ -16,8 +16,10 @@ from typing import Any
 
 from biocortex_cli.errors import DataError, NotFoundError, UsageError
 from biocortex_cli.recall.lessons import Clustering, LessonCluster, cluster_lessons, read_episode_lessons
+from biocortex_cli.store.episodes import ID_RE
 from biocortex_cli.store.git import Author
 from biocortex_cli.store.lessons import (
+    ID_HINT,
     Evidence,
     LessonNote,
     Promotion,
@@ -174,6 +176,8 @@ def promote(vault: Vault, target: str, *, author: Author, text: str | None = Non
 
     if text is not None and not text.strip():
         raise UsageError("--text is empty", hint='e.g. --text "Call doublets per modality"')
+    if ident is not None and not ID_RE.fullmatch(ident):
+        raise UsageError(f"--id {ident!r} is not a valid id", hint=ID_HINT)
     conn = _open(vault)
     try:
         clustering, clusters = _clustering(vault, conn, None)

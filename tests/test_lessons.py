@@ -185,7 +185,11 @@ def test_promote_writes_a_linked_lesson_note_and_repromote_updates(lessons_vault
 def test_promote_unknown_text_and_bad_id(lessons_vault: Path, cli: Cli) -> None:
     r = cli("lessons", "promote", "Always calibrate the mass spectrometer", "--json")
     assert r.code == 1 and r.err_json()["error"]["message"].startswith("no lesson cluster")
-    assert cli("lessons", "promote", DOUBLETS, "--id", "bad id").code == 1
+    head = git(lessons_vault, "rev-parse", "HEAD")
+    for bad in ("bad id", "bad id!"):  # an invalid option value is a usage error
+        r = cli("lessons", "promote", DOUBLETS, "--id", bad)
+        assert r.code == 2 and f"--id {bad!r} is not a valid id" in r.err and "letters, digits" in r.err
+    assert git(lessons_vault, "rev-parse", "HEAD") == head
     assert cli("lessons", "promote", DOUBLETS, "--text", " ").code == 2
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from biocortex_cli.errors import DataError
+from biocortex_cli.errors import DataError, UsageError
 from biocortex_cli.store.episodes import ID_RE
 from biocortex_cli.store.git import Author
 from biocortex_cli.store.notes import Note, edit_frontmatter, iso_utc, read_note, render_note
@@ -24,6 +24,7 @@ from biocortex_cli.store.vault import Vault
 
 LESSONS_DIR = "lessons"
 MAX_PHRASINGS = 20
+ID_HINT = "ids are letters, digits, '.', '_' or '-' (1-128)"
 _LIST_KEYS = ("supporting", "domains", "tools", "entities", "phrasings")
 _EVIDENCE = re.compile(r"^## Evidence[ \t]*\n.*?(?=^## |\Z)", re.MULTILINE | re.DOTALL)
 
@@ -208,7 +209,7 @@ def write_lesson(vault: Vault, txn: Any, existing: LessonNote | None, record: di
 def new_lesson_id(vault: Vault, text: str, given: str | None, taken: set[str]) -> str:
     if given is not None:
         if not ID_RE.fullmatch(given):
-            raise DataError(f"invalid lesson id {given!r}", hint="ids are letters, digits, '.', '_' or '-' (1-128)")
+            raise UsageError(f"invalid lesson id {given!r}", hint=ID_HINT)
         if given in taken or (vault.root / LESSONS_DIR / f"{given}.md").exists():
             raise DataError(f"a lesson with id {given!r} already exists", hint="choose another --id")
         return given
