@@ -23,6 +23,7 @@ from biocortex_cli.store.lessons import (
     Evidence,
     LessonNote,
     Promotion,
+    lesson_file_text,
     lesson_update,
     new_lesson_id,
     read_lessons,
@@ -206,6 +207,10 @@ def promote(vault: Vault, target: str, *, author: Author, text: str | None = Non
     added = tuple(e for e in cluster.support if existing is None or e not in existing.strings("supporting"))
     from biocortex_cli.store.episodes import _summary
 
+    if existing is not None:
+        _rel, new_text, old_text = lesson_file_text(vault, existing, record, evidence)
+        if new_text == old_text:  # promoted again with nothing new: no commit
+            return PromoteResult(Promotion(existing, False, (), changed=False), cluster, tuple(warnings))
     with vault.transaction(f"lesson: promote {new_id} — {_summary(str(record['lesson']))}", author) as txn:
         note = write_lesson(vault, txn, existing, record, evidence)
     return PromoteResult(Promotion(note, existing is None, added), cluster, tuple(warnings))

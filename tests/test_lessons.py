@@ -304,3 +304,17 @@ def test_cluster_utility_pools_the_feedback_on_its_episodes(lessons_vault: Path,
                    "--note", f"run {n}").code == 0
     hurt = cli("lessons", "--json").json()["clusters"][0]["utility"]
     assert helped > 0.6 and hurt < helped
+
+
+def test_promote_again_with_nothing_new_is_up_to_date(lessons_vault: Path, cli: Cli) -> None:
+    (cluster,) = cli("lessons", "--json").json()["clusters"]
+    first = cli("lessons", "promote", cluster["id"])
+    assert first.code == 0, first.err
+    head = git(lessons_vault, "rev-parse", "HEAD")
+    again = cli("lessons", "promote", cluster["id"])
+    assert again.code == 0, again.err
+    assert again.out == first.out  # the id, as usual
+    assert f"lessons/{first.out.strip()}.md is up to date" in again.err
+    assert git(lessons_vault, "rev-parse", "HEAD") == head and not git(lessons_vault, "status", "--porcelain")
+    data = cli("lessons", "promote", cluster["id"], "--json")
+    assert data.code == 0 and data.json()["created"] is False and data.json()["added"] == []

@@ -56,6 +56,9 @@ def promote(
         state.emit_json(result.as_json())
     else:
         state.out(note.id)
+    if not result.promotion.changed:
+        state.info(f"biocortex: {note.path} is up to date ({len(note.strings('supporting'))} supporting episodes)")
+        return 0
     verb = "promoted" if result.promotion.created else "updated"
     state.info(f"biocortex: {verb} {note.path}: {len(note.strings('supporting'))} supporting episodes"
                f" ({len(result.promotion.added)} new)")

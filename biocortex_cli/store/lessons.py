@@ -160,6 +160,7 @@ class Promotion:
     lesson: LessonNote
     created: bool  # a new note (else an existing one was updated)
     added: tuple[str, ...]  # supporting episodes new to the note
+    changed: bool = True  # False: the note already said all this, nothing was written
 
 
 def lesson_update(existing: LessonNote | None, *, text: str | None, supporting: Sequence[str],
@@ -189,20 +190,27 @@ def lesson_update(existing: LessonNote | None, *, text: str | None, supporting: 
     return {k: v for k, v in record.items() if v is not None or k in old}
 
 
+def lesson_file_text(vault: Vault, existing: LessonNote | None, record: dict[str, Any],
+                evidence: Sequence[Evidence]) -> tuple[str, str, str | None]:
+    """(path, the note's new text, its current text or None): a new file, or the existing one
+    with its frontmatter and Evidence section updated."""
+    rel = existing.path if existing is not None else f"{LESSONS_DIR}/{record['id']}.md"
+    if existing is None:
+        return rel, render_note(record, render_body(record, evidence)), None
+    text = (vault.root / rel).read_text(encoding="utf-8")
+    updated = edit_frontmatter(text, {k: v for k, v in record.items() if existing.record.get(k) != v}, rel)
+    head, sep, body = updated.partition("\n---\n")
+    section = _evidence_section(evidence)
+    body = _EVIDENCE.sub(lambda _m: section, body, count=1) if _EVIDENCE.search(body) else (
+        body.rstrip("\n") + "\n\n" + section if body.strip() else section)
+    return rel, head + sep + body, text
+
+
 def write_lesson(vault: Vault, txn: Any, existing: LessonNote | None, record: dict[str, Any],
                  evidence: Sequence[Evidence]) -> LessonNote:
     """Write the note (a new file, or the existing one's frontmatter and Evidence section)."""
-    rel = existing.path if existing is not None else f"{LESSONS_DIR}/{record['id']}.md"
-    if existing is None:
-        txn.write(rel, render_note(record, render_body(record, evidence)))
-    else:
-        text = (vault.root / rel).read_text(encoding="utf-8")
-        updated = edit_frontmatter(text, {k: v for k, v in record.items() if existing.record.get(k) != v}, rel)
-        head, sep, body = updated.partition("\n---\n")
-        section = _evidence_section(evidence)
-        body = _EVIDENCE.sub(lambda _m: section, body, count=1) if _EVIDENCE.search(body) else (
-            body.rstrip("\n") + "\n\n" + section if body.strip() else section)
-        txn.write(rel, head + sep + body)
+    rel, text, _old = lesson_file_text(vault, existing, record, evidence)
+    txn.write(rel, text)
     return LessonNote(record=record, path=rel)
 
 
