@@ -40,6 +40,7 @@ class LessonsReport:
     total: int  # clusters with at least the minimum support, before --limit
     lessons: int  # lessons read from episodes
     seconds: float
+    warnings: tuple[str, ...] = ()  # lesson notes that could not be read
 
     def as_json(self) -> dict[str, Any]:
         return {"clusters": [c.as_json() for c in self.clusters], "total": self.total,
@@ -72,11 +73,29 @@ def _mark_promoted(clustering: Clustering, notes: Sequence[LessonNote]) -> dict[
     return out
 
 
-def _clustering(vault: Vault, conn: sqlite3.Connection, domain: str | None) -> tuple[Clustering, list[LessonCluster]]:
+def _broken_lessons(problems: Sequence[DataError]) -> list[str]:
+    """One warning per lesson note that could not be read (it cannot mark its cluster promoted)."""
+    return [f"biocortex: warning: {p.location()}{p.message} (lesson note not read; run `biocortex check`)"
+            for p in problems]
+
+
+def _refuse_broken(problems: Sequence[DataError]) -> None:
+    """Promote refuses while a lesson note cannot be read: it may hold this very lesson, and
+    promoting would then write a duplicate of it."""
+    if problems:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise DataError(f"lesson note cannot be read: {first.message}{more}", path=first.path, line=first.line,
+                        hint="fix it (`biocortex check` lists every problem) and promote again: "
+                             "it may hold this lesson, and promoting now could write a duplicate")
+
+
+def _clustering(vault: Vault, conn: sqlite3.Connection,
+                domain: str | None) -> tuple[Clustering, list[LessonCluster], list[DataError]]:
     from biocortex_cli.index.feedback import evidence, pooled_utility
 
     clustering = cluster_lessons(read_episode_lessons(conn, domain))
-    notes, _problems = read_lessons(vault)
+    notes, problems = read_lessons(vault)
     owners = _mark_promoted(clustering, notes)
     judged = evidence(conn)
     clusters = []
@@ -88,7 +107,7 @@ def _clustering(vault: Vault, conn: sqlite3.Connection, domain: str | None) -> t
                               new_support=tuple(e for e in cluster.support if e not in listed))
         ids = [*cluster.support, *([note.id] if note is not None else [])]
         clusters.append(replace(cluster, utility=round(pooled_utility(judged, ids), 4)))
-    return clustering, clusters
+    return clustering, clusters, problems
 
 
 def list_lessons(vault: Vault, *, min_support: int = 2, domain: str | None = None,
@@ -97,13 +116,13 @@ def list_lessons(vault: Vault, *, min_support: int = 2, domain: str | None = Non
         raise UsageError(f"--min-support must be at least 1, not {min_support}", hint="e.g. --min-support 2")
     conn = _open(vault)
     try:
-        clustering, clusters = _clustering(vault, conn, domain)
+        clustering, clusters, problems = _clustering(vault, conn, domain)
     finally:
         conn.close()
     shown = [c for c in clusters if len(c.support) >= min_support]
     total = len(shown)
     return LessonsReport(shown[:limit] if limit is not None else shown, total, clustering.lessons,
-                         clustering.seconds)
+                         clustering.seconds, tuple(_broken_lessons(problems)))
 
 
 def _pick(clusters: list[LessonCluster], clustering: Clustering, target: str) -> LessonCluster:
@@ -181,7 +200,8 @@ def promote(vault: Vault, target: str, *, author: Author, text: str | None = Non
         raise UsageError(f"--id {ident!r} is not a valid id", hint=ID_HINT)
     conn = _open(vault)
     try:
-        clustering, clusters = _clustering(vault, conn, None)
+        clustering, clusters, problems = _clustering(vault, conn, None)
+        _refuse_broken(problems)
         cluster = _pick(clusters, clustering, target)
         if not cluster.support:
             raise DataError(f"every episode that states this lesson is archived ({len(cluster.archived_support)})",
@@ -220,7 +240,7 @@ def refresh_promoted(vault: Vault, *, author: Author) -> list[Promotion]:
     """Add to every lesson note the episodes that state it since it was promoted (one commit)."""
     conn = _open(vault)
     try:
-        _unused, clusters = _clustering(vault, conn, None)
+        _unused, clusters, _problems = _clustering(vault, conn, None)
         notes, _problems = read_lessons(vault)
         by_id = {n.id: n for n in notes}
         gains: dict[str, set[str]] = {}

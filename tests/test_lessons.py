@@ -318,3 +318,37 @@ def test_promote_again_with_nothing_new_is_up_to_date(lessons_vault: Path, cli: 
     assert git(lessons_vault, "rev-parse", "HEAD") == head and not git(lessons_vault, "status", "--porcelain")
     data = cli("lessons", "promote", cluster["id"], "--json")
     assert data.code == 0 and data.json()["created"] is False and data.json()["added"] == []
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    ("lesson: 12", "lesson is required text"),
+    ("supporting: 5", "supporting must be a list of strings"),
+])
+def test_a_lesson_note_broken_by_hand_leaves_recall_and_blocks_promote(
+        lessons_vault: Path, cli: Cli, edit: str, message: str) -> None:
+    assert cli("lessons", "promote", DOUBLETS, "--id", "doublets").code == 0
+    assert len(cli("recall", "doublets multiome", "--json").json()["lessons"]) == 1
+    note = lessons_vault / "lessons" / "doublets.md"
+    good = note.read_text()
+    lines = good.split("\n")
+    key = edit.split(":")[0]
+    start = next(i for i, x in enumerate(lines) if x.startswith(f"{key}:"))
+    end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith("- "))
+    note.write_text("\n".join([*lines[:start], edit, *lines[end:]]))
+    line = start + 1  # the line the problem names
+    first = cli("recall", "doublets multiome", "--json")
+    assert first.code == 0 and first.json()["lessons"] == []  # the old text is gone from recall
+    assert f"lessons/doublets.md:{line}: {message}" in first.err
+    second = cli("recall", "doublets multiome", "--json")
+    assert second.json()["lessons"] == [] and "lessons/doublets.md" not in second.err  # said once
+    listed = cli("lessons")
+    assert listed.code == 0 and f"lessons/doublets.md:{line}: {message}" in listed.err
+    head = git(lessons_vault, "rev-parse", "HEAD")
+    r = cli("lessons", "promote", DOUBLETS)
+    assert r.code == 1 and f"lessons/doublets.md:{line}: lesson note cannot be read: {message}" in r.err
+    assert "duplicate" in r.err and git(lessons_vault, "rev-parse", "HEAD") == head
+    assert sorted(p.name for p in (lessons_vault / "lessons").glob("*.md") if p.name != "README.md") == ["doublets.md"]
+    check = cli("check")
+    assert check.code == 1 and f"lessons/doublets.md:{line}: {message}" in check.out + check.err
+    note.write_text(good)  # fixed: back in recall
+    assert len(cli("recall", "doublets multiome", "--json").json()["lessons"]) == 1

@@ -24,6 +24,8 @@ def lessons(
     from biocortex_cli.render.lessons import lessons_text
 
     report = list_lessons(state.vault(), min_support=min_support, domain=domain, limit=limit)
+    for warning in report.warnings:
+        state.info(warning)
     if json_:
         state.emit_json(report.as_json())
     elif report.clusters:

@@ -5,7 +5,8 @@ and the next recall fills them again): ``lesson_notes`` holds each note's id, te
 the line recall prints with its token counts (counted here, so ``recall`` never loads a
 tokenizer); ``lesson_fps`` maps each fingerprint of a note (its text, phrasings, tools, domains,
 entities) to the note, so recall reads only the rows of the query's fingerprints;
-``lesson_state`` keeps the header's token count and the encoding. Lesson notes are few:
+``lesson_state`` keeps the header's token count and the encoding; ``lesson_problems`` the notes
+that could not be read, with their stamps (so a broken note is read again only once it changes). Lesson notes are few:
 freshness is a stat of each file in ``lessons/`` (no git call), which also sees hand edits.
 """
 
@@ -26,6 +27,8 @@ CREATE TABLE IF NOT EXISTS lesson_notes(
   line_tokens INTEGER NOT NULL, last_tokens INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS lesson_fps(fp INTEGER NOT NULL, rel TEXT NOT NULL, PRIMARY KEY(fp, rel)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS lesson_state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS lesson_problems(
+  rel TEXT PRIMARY KEY, line INTEGER NOT NULL, message TEXT NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
 """
 
 
@@ -50,18 +53,19 @@ def recall_line(lesson: str, support: int, success_rate: float | None, ident: st
 
 
 def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list[DataError]:
-    """Bring ``lesson_notes`` in line with ``lessons/``; returns the notes that could not be read."""
+    """Bring ``lesson_notes`` in line with ``lessons/``; returns the notes found unreadable now
+    (each is reported once: it is recorded with its stamp in ``lesson_problems``, its old row
+    removed, and it is not read again until it changes)."""
     from biocortex_cli.index.facts import note_stamps
 
     now = note_stamps(vault.root, "lessons")
     try:
-        state = dict(conn.execute("SELECT key, value FROM lesson_state"))
-        known = {r: (m, s) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM lesson_notes")}
-    except sqlite3.OperationalError:  # first use
+        state, known = _known(conn)
+    except sqlite3.OperationalError:  # first use (or an index made before lesson_problems)
         if not now:
             return []
         conn.executescript(SCHEMA)
-        state, known = {}, {}
+        state, known = _known(conn)
     fresh = state.get("encoding") == encoding
     if fresh and known == now:
         return []
@@ -70,6 +74,7 @@ def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list
 
     counter = get_counter(encoding)
     problems: list[DataError] = []
+    bad: list[tuple[str, int, str, int, int]] = []
     rows = []
     for rel, stamp in sorted(now.items()):
         if fresh and known.get(rel) == stamp:
@@ -78,12 +83,14 @@ def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list
             rows.append(_row(vault.root, rel, stamp, counter))
         except DataError as exc:
             problems.append(exc)
+            bad.append((rel, exc.line or 1, exc.message, stamp[0], stamp[1]))
     with write_txn(conn):
-        for rel in sorted(set(known) - set(now) if fresh else set(known)):
+        gone = set(known) - set(now) if fresh else set(known)
+        for rel in sorted(gone | {b[0] for b in bad} | {row[0] for row, _fps in rows}):
             conn.execute("DELETE FROM lesson_notes WHERE rel = ?", (rel,))
             conn.execute("DELETE FROM lesson_fps WHERE rel = ?", (rel,))
-        for row, _fps in rows:
-            conn.execute("DELETE FROM lesson_fps WHERE rel = ?", (row[0],))
+            conn.execute("DELETE FROM lesson_problems WHERE rel = ?", (rel,))
+        conn.executemany("INSERT INTO lesson_problems VALUES(?,?,?,?,?)", bad)
         conn.executemany("INSERT OR REPLACE INTO lesson_notes VALUES(?,?,?,?,?,?,?,?,?,?,?)", [r for r, _ in rows])
         conn.executemany("INSERT OR IGNORE INTO lesson_fps VALUES(?, ?)",
                          [(fp, row[0]) for row, fps in rows for fp in fps])
@@ -91,6 +98,14 @@ def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list
         conn.execute("INSERT OR REPLACE INTO lesson_state VALUES('header_tokens', ?)",
                      (str(counter.count(HEADER)),))
     return problems
+
+
+def _known(conn: sqlite3.Connection) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
+    """The lesson state, and the stamp of every note indexed or recorded as unreadable."""
+    state = dict(conn.execute("SELECT key, value FROM lesson_state"))
+    known = {r: (m, s) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM lesson_notes")}
+    known.update((r, (m, s)) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM lesson_problems"))
+    return state, known
 
 
 def _row(root: Any, rel: str, stamp: tuple[int, int], counter: Any) -> tuple[tuple[Any, ...], list[int]]:

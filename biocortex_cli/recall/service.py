@@ -150,7 +150,9 @@ def _lessons_part(conn: sqlite3.Connection, vault: Vault, encoding: str, meta: d
     from biocortex_cli.index.lessons import refresh_lessons
     from biocortex_cli.recall.lessons import lessons_part
 
-    refresh_lessons(conn, vault, encoding)
+    problems = refresh_lessons(conn, vault, encoding)
+    if problems:  # said once: the note is not read again until it changes
+        warn_problems(RefreshReport(problems=[(p.path or "lessons/", p.line or 1, p.message) for p in problems]))
     return lessons_part(conn, meta, opts.query, int(opts.budget * opts.lessons_share),
                         min_relevance=opts.min_relevance, ngram_weights=opts.ngram_weights,
                         max_df=opts.max_df, domain=opts.domain)

@@ -62,7 +62,8 @@ def lesson_problems(meta: Mapping[str, Any], note: Note) -> list[DataError]:
         if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
             out.append(DataError(f"{key} must be a list of strings", path=note.rel, line=note.line_of(key),
                                  hint=f"write {key}: [a, b]"))
-    for ident in meta.get("supporting") or []:
+    supporting = meta.get("supporting")
+    for ident in supporting if isinstance(supporting, list) else []:
         if isinstance(ident, str) and not ID_RE.fullmatch(ident):
             out.append(DataError(f"supporting id {ident!r} is not a valid episode id", path=note.rel,
                                  line=note.line_of("supporting"), hint="list episode ids"))
