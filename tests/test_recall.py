@@ -305,3 +305,17 @@ def test_incremental_refresh_answers_like_a_rebuild(own_vault: Path, cli: Cli) -
     assert cli("index", "--rebuild").code == 0
     rebuilt = cli("recall", "Zanzibar doublets in multiome", "--json").json()
     assert incremental["results"] == rebuilt["results"] and incremental["context"] == rebuilt["context"]
+
+
+@pytest.mark.parametrize("budget", [40, 130])
+def test_a_budget_too_small_says_what_the_best_hit_needs(samples: Path, cli: Cli, budget: int) -> None:
+    import re
+
+    r = cli("recall", "doublets multiome", "--budget", str(budget))
+    assert r.code == 0 and r.out == ""
+    need = int(re.search(r"needs about (\d+) in its shortest form", r.err).group(1))  # type: ignore[union-attr]
+    assert need > budget
+    # "about": the header holds the recall id, which changes with --budget, and its digits and
+    # letters tokenise to a few tokens more or less
+    assert cli("recall", "doublets multiome", "--budget", str(need - 8), "--json").json()["results"] == []
+    assert len(cli("recall", "doublets multiome", "--budget", str(need + 8), "--json").json()["results"]) == 1

@@ -402,9 +402,10 @@ def _recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions)
             over_budget += len(top) - rank
             break
     if not hits:
-        need = header_base + min(s[2] for s in unpack_sections(sections_blobs[top[0][1]])[:2])
+        first = unpack_sections(sections_blobs[top[0][1]])  # the best hit, shortened as far as it goes
+        need = reserve + sum(s[2] for s in first if s[0] not in DROP_ORDER) + int(meta["shortened_tokens_last"])
         return empty(f"the budget of {opts.budget} tokens is too small for any past analysis "
-                     f"(the smallest form needs about {need + reserve - header_base})",
+                     f"(the best one needs about {need} in its shortest form)",
                      dropped=below, over_top_k=over_top_k, over_budget=over_budget,
                      unknown_terms=unknown, ignored_terms=common)
     total = used + header_tokens(len(hits), used)
