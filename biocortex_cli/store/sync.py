@@ -47,7 +47,7 @@ class SyncReport:
     pulled: int  # commits that arrived from the remote
     pushed: int  # our commits the remote now has
     attempts: int
-    merged_notes: list[str]  # settled without a person: generated entity notes (the remote's copy), facts (evidence merged)
+    merged_notes: list[str]  # settled without a person: entity notes (remote copy), facts (merged)
     arrived: Digest
 
     def as_json(self) -> dict[str, object]:
