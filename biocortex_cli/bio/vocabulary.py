@@ -1,0 +1,222 @@
+"""The shipped biology vocabulary: what else a question's words may be called, in recall's tokens.
+
+``expand(tokenize(question))`` looks every uni-, bi- and trigram of the question up in
+``biocortex_cli/data/vocabulary.sqlite`` and returns the synonyms recall may also look for, each
+with a weight below 1 (the question's own terms weigh 1):
+
+* ``hERG`` (token ``herg``) → ``kcnh2``, ``kv11 1``, ``lqt2`` (HGNC: approved symbol, aliases and
+  previous symbols of one gene);
+* ``multiplets`` (``multiplet``) → ``doublet`` and ``single-cell`` (``singl cell``) →
+  ``scrna seq`` (the lab list);
+* ``read mapping`` (``read map``) → ``read alignment``, ``short read map`` (EDAM exact synonyms).
+
+Terms and synonyms are phrases of one to three tokens joined by a space, exactly as
+``bio.text.tokenize`` writes them, so a synonym is looked up like any other query n-gram. The
+vocabulary is used on the query side only: the index does not change when the vocabulary does.
+
+Weights by source (``SOURCE_WEIGHTS``): the lab list 0.8 (curated for this use), HGNC 0.7 (exact
+gene synonyms, but an alias in a question may still mean something else), EDAM 0.5 (exact
+synonyms of broad concepts); a one-way lab entry (``potassium channel -> hERG``: related, not
+equivalent) weighs ``ONE_WAY`` times its source's weight (0.6). A term covered by a longer matched
+phrase is not expanded on its own (``potassium channel`` expands, ``channel`` does not).
+
+Caps: at most ``MAX_PER_TERM`` synonyms for one term (lab first, then HGNC, then EDAM; within a
+gene the approved symbol first) and ``MAX_TOTAL`` for the whole question (highest weight first);
+what the caps cut is counted in ``Expanded.dropped``. Keys that HGNC lists for several genes,
+English words, lab jargon and very short symbols are never expanded: ``Expanded.withheld`` says
+which of the question's terms were withheld and why (``scripts/build_vocabulary.py`` has the
+rules, ``docs/vocabulary.md`` the sources and measurements).
+
+Nothing is read at import; the data file is opened read-only on first use (~0.5 ms) and each
+``expand`` costs two or three indexed queries (~0.1 ms for a ten-word question). The result
+types are named tuples, as ``bio.entities.Entity``: a frozen dataclass costs ~1 ms to create at
+import, and this module is on recall's start-up path.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+__all__ = [
+    "MAX_PER_TERM",
+    "MAX_TOTAL",
+    "ONE_WAY",
+    "PATH",
+    "SOURCE_WEIGHTS",
+    "Expanded",
+    "Expansion",
+    "Withheld",
+    "expand",
+    "metadata",
+]
+
+PATH = Path(__file__).parent.parent / "data" / "vocabulary.sqlite"
+SCHEMA_VERSION = "1"
+
+#: The weight of a synonym by the source that made it one (the question's own terms weigh 1).
+SOURCE_WEIGHTS: dict[str, float] = {"lab": 0.8, "hgnc": 0.7, "edam": 0.5}
+#: Factor for the targets of a one-way lab entry (related, not equivalent).
+ONE_WAY = 0.75
+MAX_PER_TERM = 6
+MAX_TOTAL = 24
+MAX_NGRAM = 3
+_SOURCE_ORDER = {"lab": 0, "hgnc": 1, "edam": 2}
+_CHUNK = 500  # bound parameters per query, well under SQLite's limit
+
+
+class Expansion(NamedTuple):
+    """``synonym`` may stand for the question's ``term`` (both: tokens joined by one space)."""
+
+    term: str
+    synonym: str
+    weight: float
+    source: str  # lab, hgnc, edam
+    group: str  # lab.txt:LINE, HGNC:ID or the EDAM class (operation_3198)
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return tuple(self.synonym.split(" "))
+
+
+class Withheld(NamedTuple):
+    """A term of the question the vocabulary knows but will not expand, and why."""
+
+    term: str
+    reason: str  # "ambiguous: an alias or previous symbol of …", "word: an English word", …
+
+
+class Expanded(NamedTuple):
+    expansions: tuple[Expansion, ...]
+    withheld: tuple[Withheld, ...] = ()
+    dropped: int = 0  # synonyms cut by MAX_PER_TERM or MAX_TOTAL
+
+    @property
+    def synonyms(self) -> list[str]:
+        return [e.synonym for e in self.expansions]
+
+
+def expand(tokens: Sequence[str], *, max_per_term: int = MAX_PER_TERM,
+           max_total: int = MAX_TOTAL) -> Expanded:
+    """Synonyms of the uni-, bi- and trigrams of ``tokens`` (the output of ``tokenize``)."""
+    spans = _ngrams(tokens)
+    if not spans:
+        return Expanded(())
+    db = _connect()
+    terms: dict[str, tuple[str, str]] = {}
+    keys = list(dict.fromkeys(gram for gram, _start, _end in spans))
+    for chunk in _chunks(keys):
+        marks = ",".join("?" * len(chunk))
+        for key, grps, note in db.execute(
+                f"SELECT key, grps, withheld FROM term WHERE key IN ({marks})", chunk):
+            terms[key] = (grps, note)
+    if not terms:
+        return Expanded(())
+
+    # Longest match first: a term inside a longer phrase that expands is not expanded alone.
+    covered: list[tuple[int, int]] = []
+    matched: list[tuple[int, str, list[int]]] = []  # (position, term, groups)
+    withheld: list[Withheld] = []
+    seen_terms: set[str] = set()
+    for gram, start, end in spans:  # longest first, then left to right
+        if gram not in terms or gram in seen_terms:
+            continue
+        if any(s <= start and end <= e and (e - s) > (end - start) for s, e in covered):
+            continue
+        seen_terms.add(gram)
+        grps, why = terms[gram]
+        if grps:
+            covered.append((start, end))
+            matched.append((start, gram, [int(g) for g in grps.split()]))
+        elif why:
+            withheld.append(Withheld(gram, why))
+    matched.sort(key=lambda m: (m[0], -len(m[1])))
+    groups = _groups({g for _pos, _term, grps in matched for g in grps})
+
+    in_question = set(keys)
+    candidates: list[tuple[float, int, int, Expansion]] = []  # (-weight, position, order, …)
+    dropped = 0
+    for position, term, grps in matched:
+        found: dict[str, Expansion] = {}
+        ordered = sorted(grps, key=lambda g: (_SOURCE_ORDER.get(groups[g][0], 9), g))
+        for grp in ordered:
+            source, label, members = groups[grp]
+            one_way = any(mark == "<" and term in keys_ for mark, _t, keys_ in members)
+            weight = SOURCE_WEIGHTS.get(source, 0.5) * (ONE_WAY if one_way else 1.0)
+            for mark, target, _keys in members:
+                if mark == "<" or target == term or target in in_question or target in found:
+                    continue
+                found[target] = Expansion(term, target, round(weight, 4), source, label)
+        kept = list(found.values())
+        dropped += max(0, len(kept) - max_per_term)
+        for order, expansion in enumerate(kept[:max_per_term]):
+            candidates.append((-expansion.weight, position, order, expansion))
+
+    # The same synonym for two terms: the heavier (then earlier) one is kept; nothing is lost.
+    best: dict[str, tuple[float, int, int, Expansion]] = {}
+    for candidate in sorted(candidates, key=lambda c: c[:3]):
+        best.setdefault(candidate[3].synonym, candidate)
+    chosen = list(best.values())
+    dropped += max(0, len(chosen) - max_total)
+    kept_all = sorted(chosen[:max_total], key=lambda c: (c[1], c[2]))
+    return Expanded(tuple(c[3] for c in kept_all), tuple(withheld), dropped)
+
+
+def metadata() -> dict[str, str]:
+    """The data file's ``meta`` table: sources with their SHA-256, counts, schema version."""
+    return dict(_connect().execute("SELECT key, value FROM meta").fetchall())
+
+
+# --- internals -----------------------------------------------------------------------------------
+
+
+Member = tuple[str, str, tuple[str, ...]]  # (mark "" / "<" / ">", target, keys)
+
+
+def _ngrams(tokens: Sequence[str]) -> list[tuple[str, int, int]]:
+    """(phrase, start, end) of every 1- to 3-gram, longest first, then left to right."""
+    out = []
+    for n in range(min(MAX_NGRAM, len(tokens)), 0, -1):
+        for i in range(len(tokens) - n + 1):
+            out.append((" ".join(tokens[i:i + n]), i, i + n))
+    return out
+
+
+def _chunks(items: list[str]) -> list[list[str]]:
+    return [items[i:i + _CHUNK] for i in range(0, len(items), _CHUNK)]
+
+
+def _groups(grps: set[int]) -> dict[int, tuple[str, str, list[Member]]]:
+    db = _connect()
+    out: dict[int, tuple[str, str, list[Member]]] = {}
+    ids = sorted(grps)
+    for i in range(0, len(ids), _CHUNK):
+        chunk = ids[i:i + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for grp, source, label, members in db.execute(
+                f"SELECT grp, source, label, members FROM synonym_group WHERE grp IN ({marks})", chunk):
+            out[grp] = (source, label, [_member(line) for line in members.split("\n")])
+    return out
+
+
+def _member(line: str) -> Member:
+    """``[<|>]raw<TAB>target[<TAB>other key]`` → (mark, target, keys)."""
+    raw, *keys = line.split("\t")
+    mark = raw[0] if raw[:1] in ("<", ">") else ""
+    return mark, keys[0], tuple(keys)
+
+
+@functools.cache
+def _connect() -> sqlite3.Connection:
+    if not PATH.exists():
+        raise FileNotFoundError(f"{PATH}: the vocabulary data file is missing; reinstall biocortex "
+                                "or run scripts/build_vocabulary.py")
+    db = sqlite3.connect(f"file:{PATH}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if row is None or row[0] != SCHEMA_VERSION:
+        raise RuntimeError(f"{PATH}: schema version {row and row[0]!r}, expected {SCHEMA_VERSION!r}; "
+                           "rebuild it with scripts/build_vocabulary.py")
+    return db

