@@ -116,8 +116,8 @@ def build_context(vault: Vault, query: str, *, budget: int | None = None, conver
 
 def _assemble(vault: Vault, query: str, budget: int, share: float, conv: Conversation | None,
               counter: TokenCounter, conv_path: str) -> ContextResult:
-    from biocortex_cli.recall.facts import HEADER as FACTS_HEADER
-    from biocortex_cli.recall.lessons import HEADER as LESSONS_HEADER
+    from biocortex_cli.facts.render import RECALL_HEADER as FACTS_HEADER
+    from biocortex_cli.lessons.render import RECALL_HEADER as LESSONS_HEADER
 
     if budget < 1:
         raise UsageError("the budget is too small for any section", hint="raise --budget")

@@ -192,7 +192,7 @@ def related(
     json_: Annotated[bool, typer.Option("--json", help="Print the related episodes as JSON.")] = False,
 ) -> int:
     """Episodes related to one: shared entities, tools, a similar task or a shared failure, with reasons."""
-    from biocortex_cli.render.lessons import related_text
+    from biocortex_cli.render.text import related_text
     from biocortex_cli.store.episodes import find_episode
 
     vault = state.vault()

@@ -36,7 +36,7 @@ def index(
     report = rebuilt or refreshed
     try:
         report.problems = problems_of(conn)  # all of them, also when nothing changed since the last refresh
-        from biocortex_cli.index.facts import refresh_facts
+        from biocortex_cli.facts.index import refresh_facts
 
         fact_problems = refresh_facts(conn, vault, encoding, full=full)
         n_facts = conn.execute("SELECT COUNT(*) FROM facts").fetchone()[0]

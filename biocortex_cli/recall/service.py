@@ -147,8 +147,8 @@ def _lessons_part(conn: sqlite3.Connection, vault: Vault, encoding: str, meta: d
         has_lessons = False
     if not has_lessons:
         return None
-    from biocortex_cli.index.lessons import refresh_lessons
-    from biocortex_cli.recall.lessons import lessons_part
+    from biocortex_cli.lessons.index import refresh_lessons
+    from biocortex_cli.lessons.recall import lessons_part
 
     problems = refresh_lessons(conn, vault, encoding)
     if problems:  # said once: the note is not read again until it changes
@@ -170,8 +170,8 @@ def _facts_part(conn: sqlite3.Connection, vault: Vault, encoding: str, opts: Rec
         has_facts = False
     if not has_facts:
         return None
-    from biocortex_cli.index.facts import refresh_facts
-    from biocortex_cli.recall.facts import facts_part
+    from biocortex_cli.facts.index import refresh_facts
+    from biocortex_cli.facts.recall import facts_part
 
     refresh_facts(conn, vault, encoding)
     return facts_part(conn, opts.query, int(opts.budget * FACTS_SHARE))

@@ -32,7 +32,8 @@ class Section:
     text: str
 
 
-def _clip(text: str, words: int) -> str:
+def clip(text: str, words: int) -> str:
+    """``text`` on one line, cut after ``words`` words (then " …")."""
     parts = " ".join(text.split()).split(" ")
     return " ".join(parts) if len(parts) <= words else " ".join(parts[:words]) + " …"
 
@@ -57,7 +58,7 @@ def episode_sections(record: Mapping[str, Any], path: str) -> list[Section]:
         meta.append(created)
     meta += [str(record.get("id", "")), path]
     sections = [
-        Section("title", f"### {RANK}. {_clip(text('task'), _LIMITS['task'])}\n"),
+        Section("title", f"### {RANK}. {clip(text('task'), _LIMITS['task'])}\n"),
         Section("meta", " · ".join(meta) + "\n"),
     ]
     tools, domains = strings("tools"), strings("domains")
@@ -66,12 +67,12 @@ def episode_sections(record: Mapping[str, Any], path: str) -> list[Section]:
             [f"domains: {', '.join(domains)}"] if domains else [])
         sections.append(Section("tools", " · ".join(parts) + "\n"))
     if text("plan").strip():
-        sections.append(Section("plan", f"plan: {_clip(text('plan'), _LIMITS['plan'])}\n"))
+        sections.append(Section("plan", f"plan: {clip(text('plan'), _LIMITS['plan'])}\n"))
     if text("result").strip():
-        sections.append(Section("result", f"result: {_clip(text('result'), _LIMITS['result'])}\n"))
+        sections.append(Section("result", f"result: {clip(text('result'), _LIMITS['result'])}\n"))
     lessons = strings("lessons")[:MAX_LESSONS]
     if lessons:
-        items = "".join(f"- {_clip(lesson, _LIMITS['lesson'])}\n" for lesson in lessons)
+        items = "".join(f"- {clip(lesson, _LIMITS['lesson'])}\n" for lesson in lessons)
         sections.append(Section("lessons", "lessons:\n" + items))
     entities = strings("entities")
     if entities:

@@ -91,7 +91,7 @@ def _check_entity(note: Note) -> list[VaultProblem]:
 
 
 def _check_lesson(note: Note) -> list[VaultProblem]:
-    from biocortex_cli.store.lessons import lesson_problems
+    from biocortex_cli.lessons.notes import lesson_problems
 
     return [_problem(e, note.rel) for e in lesson_problems(note.meta, note)]
 
@@ -163,7 +163,7 @@ def _check_feedback(vault: Vault) -> list[VaultProblem]:
 
 def _check_contradictions(vault: Vault, notes: list[Note]) -> list[VaultProblem]:
     """Every open contradiction between current facts, reported on both notes."""
-    from biocortex_cli.store.facts import FactRules, fact_from_note
+    from biocortex_cli.facts.model import FactRules, fact_from_note
 
     rules = FactRules.from_config(vault)
     facts = []

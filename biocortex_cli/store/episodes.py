@@ -333,7 +333,7 @@ def _scrubbed(vault: Vault, data: Any) -> Any:
 
 def add_episode(vault: Vault, data: Mapping[str, Any], author: Author) -> Episode:
     ep = build_episode(_scrubbed(vault, data), author=author, now=dt.datetime.now(dt.timezone.utc))
-    message = f"episode: add {ep.id} — {_summary(ep.task)}"
+    message = f"episode: add {ep.id} — {one_line(ep.task)}"
     with vault.transaction(message, author) as txn:
         taken = episode_path(vault, ep.id)
         if taken is not None:
@@ -391,7 +391,7 @@ def import_episodes(vault: Vault, text: str, source: str, author: Author) -> lis
     message = f"episode: import {len(episodes)} {noun} — {episodes[0].id}"
     if len(episodes) > 1:
         message += f" … {episodes[-1].id}"
-    message += "\n\n" + "\n".join(f"- {ep.id}: {_summary(ep.task)}" for ep in episodes[:200])
+    message += "\n\n" + "\n".join(f"- {ep.id}: {one_line(ep.task)}" for ep in episodes[:200])
     if len(episodes) > 200:
         message += f"\n- … and {len(episodes) - 200} more"
     with vault.transaction(message, author) as txn:
@@ -471,6 +471,6 @@ def _matches(ep: Episode, filt: EpisodeFilter, since: dt.datetime | None) -> boo
     return True
 
 
-def _summary(text: str, width: int = 72) -> str:
+def one_line(text: str, width: int = 72) -> str:
     one = " ".join(text.split())
     return one if len(one) <= width else one[: width - 1].rstrip() + "…"

@@ -290,7 +290,7 @@ def _contradictions(vault: Vault, changed: list[Record]) -> list[Contradiction]:
     same subject (facts of one subject share a folder: ``facts/<subject>/``)."""
     if not changed:
         return []
-    from biocortex_cli.store.facts import FactRules, fact_from_note
+    from biocortex_cli.facts.model import FactRules, fact_from_note
     from biocortex_cli.store.notes import read_note
 
     rules = FactRules.from_config(vault)

@@ -251,7 +251,7 @@ def _resolve(vault: Vault, root: Path, path: str) -> str | None:
     ours, theirs = git.call(root, "show", f":2:{path}"), git.call(root, "show", f":3:{path}")
     if ours.returncode != 0 or theirs.returncode != 0:
         return None  # one side deleted it
-    from biocortex_cli.store.facts import merged_fact_text
+    from biocortex_cli.facts.notes import merged_fact_text
 
     rel = vault.rel(root / path)
     return merged_fact_text(vault, rel, ours.stdout, theirs.stdout)

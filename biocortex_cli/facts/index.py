@@ -24,9 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from biocortex_cli.errors import DataError
+from biocortex_cli.facts.model import Fact
 from biocortex_cli.index.build import git_changed, write_txn
-from biocortex_cli.store.facts import Fact, fact_from_note
-from biocortex_cli.store.notes import read_note
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts(
@@ -42,12 +41,6 @@ CREATE TABLE IF NOT EXISTS entity_files(rel TEXT PRIMARY KEY, mtime_ns INTEGER N
 CREATE TABLE IF NOT EXISTS fact_problems(rel TEXT PRIMARY KEY, line INTEGER NOT NULL, message TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS fact_state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-
-
-def recall_line(fact: Fact) -> str:
-    """The line recall prints for a fact (and whose tokens the index stores)."""
-    sources = ", ".join(fact.sources) or "unsourced"
-    return f"- {fact.sentence()} ({sources}; confidence {fact.confidence:g}) · {fact.id}\n"
 
 
 def note_stamps(root: Path, top: str) -> dict[str, tuple[int, int]]:
@@ -104,12 +97,12 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
         todo = {r for r, st in now.items() if known.get(r) != st} | (set(known) - set(now))
     _update(conn, vault, sorted(todo), encoding)
     if "header_tokens" not in state:
-        from biocortex_cli.recall.facts import HEADER
+        from biocortex_cli.facts.render import RECALL_HEADER
         from biocortex_cli.tokens import get_counter
 
         with write_txn(conn):
             conn.execute("INSERT OR REPLACE INTO fact_state VALUES('header_tokens', ?)",
-                         (str(get_counter(encoding).count(HEADER)),))
+                         (str(get_counter(encoding).count(RECALL_HEADER)),))
     with write_txn(conn):
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('head', ?)", (head,))
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('encoding', ?)", (encoding,))
@@ -117,6 +110,9 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
 
 
 def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding: str) -> None:
+    from biocortex_cli.facts.model import fact_from_note
+    from biocortex_cli.facts.render import recall_line
+    from biocortex_cli.store.notes import read_note
     from biocortex_cli.tokens import get_counter
 
     counter = None
@@ -246,9 +242,8 @@ class IndexedFacts:
 def open_facts(vault: Any, *, full: bool = False) -> tuple[sqlite3.Connection, IndexedFacts, list[DataError]]:
     """The vault's index, refreshed (episodes and facts), as a fact source."""
     from biocortex_cli.index.build import refresh
-    from biocortex_cli.recall.service import recall_settings
 
-    encoding = str(recall_settings(vault)["encoding"])  # cached in the index: no YAML import
+    encoding = vault.config.tokenizer.encoding
     conn, _report = refresh(vault, encoding)
     problems = refresh_facts(conn, vault, encoding, full=full)
     return conn, IndexedFacts(conn), problems

@@ -45,18 +45,11 @@ class IndexedLesson:
     tokens_last: int  # the line, then the blank line that ends the section
 
 
-def recall_line(lesson: str, support: int, success_rate: float | None, ident: str) -> str:
-    from biocortex_cli.render.blocks import _clip
-
-    rate = f", {success_rate:.0%} succeeded" if success_rate is not None else ""
-    return f"- {_clip(lesson, 60)} ({support} episode{'s' if support != 1 else ''}{rate} · {ident})\n"
-
-
 def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list[DataError]:
     """Bring ``lesson_notes`` in line with ``lessons/``; returns the notes found unreadable now
     (each is reported once: it is recorded with its stamp in ``lesson_problems``, its old row
     removed, and it is not read again until it changes)."""
-    from biocortex_cli.index.facts import note_stamps
+    from biocortex_cli.facts.index import note_stamps
 
     now = note_stamps(vault.root, "lessons")
     try:
@@ -69,7 +62,7 @@ def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list
     fresh = state.get("encoding") == encoding
     if fresh and known == now:
         return []
-    from biocortex_cli.recall.lessons import HEADER
+    from biocortex_cli.lessons.render import RECALL_HEADER
     from biocortex_cli.tokens import get_counter
 
     counter = get_counter(encoding)
@@ -96,7 +89,7 @@ def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list
                          [(fp, row[0]) for row, fps in rows for fp in fps])
         conn.execute("INSERT OR REPLACE INTO lesson_state VALUES('encoding', ?)", (encoding,))
         conn.execute("INSERT OR REPLACE INTO lesson_state VALUES('header_tokens', ?)",
-                     (str(counter.count(HEADER)),))
+                     (str(counter.count(RECALL_HEADER)),))
     return problems
 
 
@@ -112,7 +105,8 @@ def _row(root: Any, rel: str, stamp: tuple[int, int], counter: Any) -> tuple[tup
     from biocortex_cli.bio.text import tokenize
     from biocortex_cli.index.build import attr_norm
     from biocortex_cli.index.fingerprints import field_fingerprints
-    from biocortex_cli.store.lessons import lesson_from_note
+    from biocortex_cli.lessons.notes import lesson_from_note
+    from biocortex_cli.lessons.render import recall_line
     from biocortex_cli.store.notes import read_note
 
     lesson = lesson_from_note(read_note(root / rel, rel))

@@ -3,7 +3,7 @@
 Entities are found in the question by the extractor (identifiers, gene symbols) and by looking
 up its words and phrases (up to three words) among entity names and aliases in the index, so
 "p53" finds TP53's facts once p53 is an alias. Each fact's line and its token count were stored
-at index time (index/facts.py), so the section is fitted to its budget by arithmetic.
+at index time (facts/index.py), so the section is fitted to its budget by arithmetic.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-HEADER = "## Known facts about the entities in the question\n\n"
 MAX_FACTS = 50
 _WORD = re.compile(r"[^\s,;:!?()\[\]{}\"']+")
 
@@ -78,4 +77,6 @@ def facts_part(conn: sqlite3.Connection, query: str, budget: int) -> FactsPart:
     if not lines:
         return FactsPart()
     # each line ends with a newline and the next begins with "-": tokens add up exactly
-    return FactsPart(text=HEADER + "".join(lines), tokens=used, facts=facts)
+    from biocortex_cli.facts.render import RECALL_HEADER
+
+    return FactsPart(text=RECALL_HEADER + "".join(lines), tokens=used, facts=facts)
