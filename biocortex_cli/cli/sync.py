@@ -22,8 +22,8 @@ def sync(
     uncommitted changes stop it."""
     from biocortex_cli.facts.index import refresh_facts
     from biocortex_cli.index.build import refresh
+    from biocortex_cli.ops.sync import sync as sync_vault
     from biocortex_cli.render.history import SHOWN, sync_summary, sync_text
-    from biocortex_cli.store.sync import sync as sync_vault
 
     vault = state.vault()
     report = sync_vault(vault, author=vault.author(state.OPTIONS.author), remote=remote, timeout=timeout,

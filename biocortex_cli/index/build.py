@@ -483,6 +483,15 @@ def refresh(vault: Any, encoding: str, *, full: bool = False) -> tuple[sqlite3.C
     return conn, report
 
 
+def warn_problems(report: RefreshReport) -> None:
+    """One line on stderr naming the first note the index could not read, and how many more."""
+    if report.problems:
+        first = report.problems[0]
+        more = f" and {len(report.problems) - 1} more" if len(report.problems) > 1 else ""
+        print(f"biocortex: warning: {len(report.problems)} note(s) not indexed: "
+              f"{first[0]}:{first[1]}: {first[2]}{more} (run `biocortex check`)", file=sys.stderr)
+
+
 def problems_of(conn: sqlite3.Connection) -> list[tuple[str, int, str]]:
     """(rel, line, message) of every note and feedback line the index could not read."""
     from biocortex_cli.index.feedback import feedback_problems

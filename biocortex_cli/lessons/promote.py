@@ -48,8 +48,7 @@ class LessonsReport:
 
 
 def _open(vault: Vault) -> sqlite3.Connection:
-    from biocortex_cli.index.build import refresh
-    from biocortex_cli.recall.service import warn_problems
+    from biocortex_cli.index.build import refresh, warn_problems
 
     conn, report = refresh(vault, vault.config.tokenizer.encoding)
     warn_problems(report)

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import sys
 import zlib
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from biocortex_cli.index.build import RefreshReport, refresh
+from biocortex_cli.index.build import RefreshReport, refresh, warn_problems
 from biocortex_cli.index.store import get_meta
 from biocortex_cli.recall.engine import RecallOptions, RecallResult, recall, validate
 from biocortex_cli.store.vault import Vault
@@ -92,14 +91,6 @@ def options_from_config(vault: Vault, query: str, **given: Any) -> RecallOptions
                          weights=dict(s["weights"]), ngram_weights=dict(s["ngram_weights"]),
                          max_df=s["max_df"], half_life_days=s.get("half_life_days", 0.0))
     return replace(opts, **{k: v for k, v in given.items() if v is not None})
-
-
-def warn_problems(report: RefreshReport) -> None:
-    if report.problems:
-        first = report.problems[0]
-        more = f" and {len(report.problems) - 1} more" if len(report.problems) > 1 else ""
-        print(f"biocortex: warning: {len(report.problems)} note(s) not indexed: "
-              f"{first[0]}:{first[1]}: {first[2]}{more} (run `biocortex check`)", file=sys.stderr)
 
 
 def recall_vault(vault: Vault, opts: RecallOptions, *, log: bool = True) -> RecallResult:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from biocortex_cli.recall.engine import RecallResult
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from biocortex_cli.recall.engine import RecallResult
 
 
 def explain_text(result: RecallResult) -> str:

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from biocortex_cli.ops.check import VaultProblem
     from biocortex_cli.recall.related import Related
-    from biocortex_cli.store.check import VaultProblem
     from biocortex_cli.store.episodes import Episode
 
 

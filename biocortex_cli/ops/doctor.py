@@ -162,7 +162,7 @@ def check_index(vault: Vault) -> list[Finding]:
 
 
 def check_notes(vault: Vault) -> list[Finding]:
-    from biocortex_cli.store.check import check_vault
+    from biocortex_cli.ops.check import check_vault
 
     report = check_vault(vault)
     if report.ok:

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from biocortex_cli.errors import BiocortexError
+from biocortex_cli.ops.history import Digest, digest
 from biocortex_cli.store import files, git
-from biocortex_cli.store.history import Digest, digest
 from biocortex_cli.store.notes import parse_note
 from biocortex_cli.store.vault import CONTENT_DIRS, Vault, recover_killed_transaction
 
