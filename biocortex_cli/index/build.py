@@ -292,12 +292,9 @@ def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head
     values: dict[str, Any] = {"dirs": scan.dirs, "head": head, "encoding": encoding}
     short = (head or "none")[:7]
     if meta.get("header_head") != short or meta.get("encoding") != encoding or "header_tokens" not in meta:
-        from biocortex_cli.recall.engine import REFERENCE_ID
-        from biocortex_cli.render.blocks import HEADER, SHORTENED
+        from biocortex_cli.render.blocks import HEADER, REFERENCE_ID, SHORTENED
 
         counter = counter or _counter(encoding)
-        if meta.get("encoding") != encoding or "header_tokens" not in meta:
-            store.fill_id_pieces(conn, counter)
         header = HEADER.format(shown=0, matched=0, tokens=0, budget=0, head=short, recall_id=REFERENCE_ID)
         values.update({"header_head": short, "header_tokens": counter.count(header),
                        "shortened_tokens": counter.count(SHORTENED),

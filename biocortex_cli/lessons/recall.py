@@ -29,36 +29,16 @@ def lessons_part(conn: sqlite3.Connection, meta: dict[str, Any], query: str, bud
                  domain: str | None = None) -> LessonsPart:
     """The promoted lessons that apply to ``query``, in at most ``budget`` tokens."""
     from biocortex_cli.bio.text import tokenize
-    from biocortex_cli.index.fingerprints import query_fingerprints
-    from biocortex_cli.index.store import document_frequencies
+    from biocortex_cli.index.weights import MAX_QUERY_TERMS, query_weights
     from biocortex_cli.lessons.index import lessons_header_tokens, matching_lessons
     from biocortex_cli.lessons.render import RECALL_HEADER
-    from biocortex_cli.recall.engine import MAX_QUERY_TERMS, _idf
 
     tokens = tokenize(query)[:MAX_QUERY_TERMS]
     if not tokens or budget <= 0:
         return LessonsPart()
-    n_docs = max(int(meta.get("n_docs", 0)), 1)
-    qfps = query_fingerprints(tokens)
-    dfs = document_frequencies(conn, list(qfps))
-    cap = max(1, int(max_df * n_docs))
-    weights: dict[int, float] = {}
-    denominator = 0.0
-    max_idf = _idf(n_docs, 0)
-    for fp, (_gram, n) in qfps.items():
-        wn = float(ngram_weights.get(str(n), 0.0))
-        if wn <= 0:
-            continue
-        df = dfs.get(fp, 0)
-        if df == 0:  # unknown to the episodes: counts against coverage at half weight, as in recall
-            if n == 1:
-                weights[fp] = 0.5 * wn * max_idf
-                denominator += weights[fp]
-            continue
-        if df > cap and n_docs >= 20:
-            continue
-        weights[fp] = wn * _idf(n_docs, df)
-        denominator += weights[fp]
+    found = query_weights(conn, tokens, max(int(meta.get("n_docs", 0)), 1), ngram_weights, max_df)
+    # a word no episode has may be in a lesson note: it counts here, with its half weight
+    weights, denominator = {**found.weights, **found.unknown_weights}, found.denominator
     if denominator <= 0:
         return LessonsPart()
     domain_norm = None

@@ -26,8 +26,8 @@ never the gate itself:
   episode (not from the clock: the same commit gives the same ranking); the score is multiplied
   by it. Off (and not shown) when ``half_life_days`` is 0.
 
-Every recall has an id, ``r`` + 10 hex digits of a SHA-1 over the vault commit, the normalised
-query and every option that shapes the output: the same recall gets the same id.
+Every recall has an id, ``r`` + 12 decimal digits from a SHA-1 over the vault commit, the
+normalised query and every option that shapes the output: the same recall gets the same id.
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ from typing import Any
 
 from biocortex_cli.errors import UsageError
 
-MAX_QUERY_TERMS = 512
 K1 = 1.2
 B = 0.5
 SIGNALS = ("text", "entities", "tools", "domains", "outcome")
@@ -134,9 +133,13 @@ class RecallResult:
 
 
 def recall_id(head: str | None, opts: RecallOptions, encoding: str) -> str:
-    """``r`` + 10 hex digits of a SHA-1 over what decides the output: the vault commit, the
-    query (whitespace collapsed, case-folded), every option and the token encoding."""
+    """``r`` + 12 decimal digits of a SHA-1 over what decides the output: the vault commit, the
+    query (whitespace collapsed, case-folded), every option and the token encoding. Always 5
+    tokens after its space (render/blocks.py: REFERENCE_ID), so the header is counted at index
+    time."""
     import json
+
+    from biocortex_cli.render.blocks import RECALL_ID_DIGITS
 
     try:
         from _sha1 import sha1  # the C module alone: hashlib's import costs ~2.5 ms
@@ -145,37 +148,8 @@ def recall_id(head: str | None, opts: RecallOptions, encoding: str) -> str:
     options = {k: v for k, v in vars(opts).items() if k != "query"}
     key = json.dumps([head, " ".join(opts.query.split()).casefold(), options, encoding],
                      sort_keys=True, ensure_ascii=False)
-    return "r" + str(sha1(key.encode("utf-8")).hexdigest())[:10]
-
-
-#: the id the header's token count is taken with at index time (" r" and four digit groups)
-REFERENCE_ID = "r0000000000"
-_ID_PIECES = re.compile(r"[a-f]+|[0-9]+")
-
-
-def id_pieces(rid: str) -> list[str]:
-    """The pre-tokens of `` rXXXXXXXXXX`` that hold letters (cl100k and o200k split letters
-    from digits; " r" joins a leading run of letters): their counts come from the index."""
-    pieces: list[str] = []
-    for i, m in enumerate(_ID_PIECES.finditer(rid[1:])):
-        if m.group()[0].isalpha():
-            pieces.append((" r" if i == 0 else "") + m.group())
-        elif i == 0:
-            pieces.append(" r")
-    if not rid[1:]:
-        pieces.append(" r")
-    return pieces
-
-
-def id_tokens(rid: str, letters: dict[str, int]) -> int:
-    """Tokens of the recall id as printed after a space: digit runs cost one token per three
-    digits; the letter pieces cost what ``letters`` says (counted at index time)."""
-    digits = sum(-(-len(m.group()) // 3) for m in _ID_PIECES.finditer(rid[1:]) if m.group()[0].isdigit())
-    return digits + sum(letters[p] for p in id_pieces(rid))
-
-
-def _idf(n_docs: int, df: int) -> float:
-    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+    number = int.from_bytes(sha1(key.encode("utf-8")).digest()[:8], "big") % 10**RECALL_ID_DIGITS
+    return f"r{number:0{RECALL_ID_DIGITS}d}"
 
 
 def _digits_tokens(value: int) -> int:
@@ -211,8 +185,8 @@ def recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) 
 
 def _recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) -> RecallResult:
     from biocortex_cli.bio.text import tokenize
-    from biocortex_cli.index.fingerprints import query_fingerprints
-    from biocortex_cli.index.store import doc_lengths, document_frequencies, posting_lists
+    from biocortex_cli.index.store import doc_lengths, posting_lists
+    from biocortex_cli.index.weights import MAX_QUERY_TERMS, query_weights
 
     validate(opts)
     tokens = tokenize(opts.query)[:MAX_QUERY_TERMS]
@@ -236,30 +210,9 @@ def _recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions)
         return empty("the vault has no episodes yet")
 
     # --- text signal -------------------------------------------------------------------------
-    qfps = query_fingerprints(tokens)
-    cap = max(1, int(opts.max_df * n_docs))
-    weights: dict[int, float] = {}
-    denominator = 0.0
-    unknown: list[str] = []
-    common: list[str] = []
-    max_idf = _idf(n_docs, 0)
-    dfs = document_frequencies(conn, list(qfps))
-    for fp, (gram, n) in qfps.items():
-        df = dfs.get(fp, 0)
-        wn = float(opts.ngram_weights.get(str(n), 0.0))
-        if wn <= 0:
-            continue
-        if df == 0:
-            if n == 1:
-                unknown.append(gram)
-                denominator += 0.5 * wn * max_idf
-            continue
-        if df > cap and n_docs >= 20:  # too common to tell episodes apart
-            if n == 1:
-                common.append(gram)
-            continue
-        weights[fp] = wn * _idf(n_docs, df)
-        denominator += weights[fp]
+    found = query_weights(conn, tokens, n_docs, opts.ngram_weights, opts.max_df)
+    qfps, weights, denominator = found.fingerprints, found.weights, found.denominator
+    unknown, common = found.unknown, found.common
 
     # --- attribute signals: the query's words the index knows as tools, domains, entities --------
     grams_q = sorted({g for g, _n in qfps.values()})
@@ -359,11 +312,10 @@ def _recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions)
     over_top_k = matched - len(top)
 
     # --- budget --------------------------------------------------------------------------------
-    from biocortex_cli.index.store import id_piece_tokens, unpack_sections
+    from biocortex_cli.index.store import unpack_sections
     from biocortex_cli.render.blocks import DROP_ORDER, HEADER, Section, assemble
 
-    header_base = (int(meta["header_tokens"]) - id_tokens(REFERENCE_ID, id_piece_tokens(conn, REFERENCE_ID))
-                   + id_tokens(rid, id_piece_tokens(conn, rid, meta.get("encoding"))))
+    header_base = int(meta["header_tokens"])  # counted with REFERENCE_ID: every id costs the same
 
     def header_tokens(shown: int, tokens_: int) -> int:
         return header_base + sum(_digits_tokens(v) for v in (shown, matched, tokens_, opts.budget))

@@ -20,6 +20,13 @@ SCORE = "{score}"
 SHORTENED = "[shortened to fit the budget; the full note is at the path above]\n"
 HEADER = ("## Relevant past analyses — {shown} of {matched} matched · {tokens}/{budget} tokens · vault {head}"
           " · recall {recall_id}\n\n")
+#: A recall id is "r" and this many decimal digits (recall/engine.py: recall_id). After its space,
+#: " r" is one pre-token and each run of three digits another, and all 1,000 three-digit strings
+#: are single tokens in cl100k_base and o200k_base: every id costs 5 tokens (20,000 random ids
+#: measured in both encodings; tests/test_feedback.py checks it), so the header is counted once,
+#: at index time, with REFERENCE_ID in it, and holds for every id.
+RECALL_ID_DIGITS = 12
+REFERENCE_ID = "r" + "0" * RECALL_ID_DIGITS
 #: Sections dropped first when the last block must shrink to fit (least useful first).
 DROP_ORDER = ("plan", "entities", "tools", "lessons", "result")
 _LIMITS = {"task": 60, "plan": 70, "result": 90, "lesson": 45}
