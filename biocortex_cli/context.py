@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import BiocortexError, DataError, UsageError
+from biocortex_cli.store.config import CONFIG_REL
 
 if TYPE_CHECKING:
     from biocortex_cli.compress.formats import Conversation
@@ -35,7 +36,6 @@ LESSONS = "lessons"
 EPISODES = "episodes"
 FACTS = "facts"
 SEPARATOR = "\n"  # between sections (each section ends with its own newline): one blank line
-_CONFIG_REL = ".biocortex/config.yaml"
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def shares(config: ContextConfig) -> float:
     conv, rec = config.conversation_share, config.recall_share
     if conv < 0 or rec < 0 or conv + rec <= 0:
         raise DataError(f"context.conversation_share ({conv:g}) and context.recall_share ({rec:g}) must be "
-                        "0 or more, and not both 0", path=_CONFIG_REL, hint="e.g. 0.5 and 0.5")
+                        "0 or more, and not both 0", path=CONFIG_REL, hint="e.g. 0.5 and 0.5")
     return conv / (conv + rec)
 
 

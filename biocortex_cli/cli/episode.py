@@ -166,7 +166,6 @@ def _related(vault: Any, record: dict[str, Any], ident: str | None, limit: int, 
     from biocortex_cli.index import store
     from biocortex_cli.index.build import refresh as refresh_index
     from biocortex_cli.recall.related import probe_from_record, related_episodes
-    from biocortex_cli.recall.service import recall_settings
 
     record = dict(record)
     if "entities" not in record or ident is None:
@@ -174,7 +173,7 @@ def _related(vault: Any, record: dict[str, Any], ident: str | None, limit: int, 
 
         record["entities"] = merge_entities(record)
     if refresh:
-        conn, _report = refresh_index(vault, str(recall_settings(vault)["encoding"]))
+        conn, _report = refresh_index(vault, vault.config.tokenizer.encoding)
     else:
         try:
             conn = store.connect(store.index_path(vault.state_dir))

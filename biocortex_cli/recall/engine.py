@@ -56,21 +56,22 @@ _ATTR_COLUMN = {"entities": 0, "tools": 1, "domains": 2}
 
 @dataclass(frozen=True)
 class RecallOptions:
+    """What a recall is asked: the query, and the settings whose defaults are the vault's config
+    (``recall.service.options_from_config`` fills them in: store/config.py declares them once)."""
+
     query: str
-    top_k: int = 5
-    budget: int = 2000
-    min_relevance: float = 0.2
+    top_k: int
+    budget: int
+    min_relevance: float
+    success_only: bool
+    weights: dict[str, float]
+    ngram_weights: dict[str, float]
+    max_df: float
+    half_life_days: float
+    lessons_share: float  # at most this share of the budget goes to promoted lessons
     domain: str | None = None
-    success_only: bool = False
     explain: bool = False
     include_archived: bool = False
-    weights: dict[str, float] = field(default_factory=lambda: {"text": 0.5, "entities": 0.2,
-                                                               "tools": 0.15, "domains": 0.15,
-                                                               "outcome": 0.15, "utility": 0.2})
-    ngram_weights: dict[str, float] = field(default_factory=lambda: {"1": 1.0, "2": 0.5, "3": 0.5})
-    max_df: float = 0.5
-    half_life_days: float = 0.0
-    lessons_share: float = 0.25  # at most this share of the budget goes to promoted lessons
 
 
 @dataclass(frozen=True)

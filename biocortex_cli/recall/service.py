@@ -1,18 +1,10 @@
-"""Recall against a vault: defaults from the config, a fresh index, then the engine.
-
-The recall settings of ``.biocortex/config.yaml`` are cached in the index's ``meta`` table,
-keyed by a CRC-32 and the length of the file's bytes: reading 3 KB and hashing them costs
-microseconds, where importing PyYAML and parsing the file cost ~15 ms of a ~60 ms recall. Any
-edit changes the key, so the file is parsed (and validated, with the same errors) again.
-"""
+"""Recall against a vault: options from the config, a fresh index, then the engine."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
-import zlib
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from biocortex_cli.index.build import RefreshReport, refresh, warn_problems
@@ -20,77 +12,19 @@ from biocortex_cli.index.store import get_meta
 from biocortex_cli.recall.engine import RecallOptions, RecallResult, recall, validate
 from biocortex_cli.store.vault import Vault
 
-CONFIG_CACHE_KEY = "recall_settings"
-_CONFIG_REL = ".biocortex/config.yaml"
-_settings_memo: dict[tuple[Path, str | None], dict[str, Any]] = {}
-
-
-def _config_key(vault: Vault) -> str | None:
-    try:
-        raw = (vault.root / _CONFIG_REL).read_bytes()
-    except OSError:
-        return None
-    return f"{zlib.crc32(raw):08x}-{len(raw)}"
-
-
-def recall_settings(vault: Vault) -> dict[str, Any]:
-    """The config values recall needs (encoding, episodic defaults), from the index's cache when
-    the config file is unchanged, else parsed from the file and cached for the next process."""
-    key = _config_key(vault)
-    memo = _settings_memo.get((vault.root, key)) if key is not None else None
-    if memo is not None:
-        return memo
-    from biocortex_cli.index import store
-
-    conn = None
-    try:
-        conn = store.connect(store.index_path(vault.state_dir))
-        row = conn.execute("SELECT value FROM meta WHERE key = ?", (CONFIG_CACHE_KEY,)).fetchone()
-        import json
-
-        cached = json.loads(row[0]) if row else None
-        if key is not None and isinstance(cached, dict) and cached.get("key") == key:
-            _settings_memo[vault.root, key] = cached["settings"]
-            return cached["settings"]  # type: ignore[no-any-return]
-    except (store.IndexUnusable, sqlite3.DatabaseError, ValueError):
-        if conn is not None:
-            conn.close()
-        conn = None
-    settings = _parse_settings(vault)
-    _settings_memo[vault.root, key] = settings
-    if conn is not None and key is not None:
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            store.set_meta(conn, {CONFIG_CACHE_KEY: {"key": key, "settings": settings}})
-            conn.execute("COMMIT")
-        except sqlite3.DatabaseError:
-            pass  # a cache: the next recall parses the file again
-    if conn is not None:
-        conn.close()
-    return settings
-
-
-def _parse_settings(vault: Vault) -> dict[str, Any]:
-    from biocortex_cli.store.config import EpisodicConfig
-
-    config = vault.config
-    ep = config.episodic
-    # a signal missing from the config's weights keeps its default weight (set 0 to turn it off)
-    weights = {**EpisodicConfig().weights, **ep.weights}
-    return {"encoding": config.tokenizer.encoding, "top_k": ep.top_k, "budget": ep.token_budget,
-            "min_relevance": ep.min_relevance, "success_only": ep.success_only, "weights": weights,
-            "ngram_weights": dict(ep.ngram_weights), "max_df": ep.max_df,
-            "half_life_days": ep.half_life_days}
-
 
 def options_from_config(vault: Vault, query: str, **given: Any) -> RecallOptions:
-    """Options given on the command line (not None) override the vault's config."""
-    s = recall_settings(vault)
-    opts = RecallOptions(query=query, top_k=s["top_k"], budget=s["budget"],
-                         min_relevance=s["min_relevance"], success_only=s["success_only"],
-                         weights=dict(s["weights"]), ngram_weights=dict(s["ngram_weights"]),
-                         max_df=s["max_df"], half_life_days=s.get("half_life_days", 0.0))
-    return replace(opts, **{k: v for k, v in given.items() if v is not None})
+    """Recall's options: the vault's config (``episodic``), overridden by those given (not None)."""
+    from biocortex_cli.store.config import ContextConfig, EpisodicConfig
+
+    ep = vault.config.episodic
+    defaults = {"top_k": ep.top_k, "budget": ep.token_budget, "min_relevance": ep.min_relevance,
+                "success_only": ep.success_only, "max_df": ep.max_df, "half_life_days": ep.half_life_days,
+                # a signal missing from the config's weights keeps its default weight (0 turns it off)
+                "weights": {**EpisodicConfig().weights, **ep.weights}, "ngram_weights": dict(ep.ngram_weights),
+                # plain recall gives lessons context's default share (context passes its configured one)
+                "lessons_share": ContextConfig().lessons_share}
+    return RecallOptions(query=query, **{**defaults, **{k: v for k, v in given.items() if v is not None}})
 
 
 def recall_vault(vault: Vault, opts: RecallOptions, *, log: bool = True) -> RecallResult:
@@ -109,7 +43,7 @@ def log_recall(vault: Vault, result: RecallResult) -> None:
 
 def _recall_vault(vault: Vault, opts: RecallOptions) -> RecallResult:
     validate(opts)  # usage errors before any work
-    encoding = str(recall_settings(vault)["encoding"])
+    encoding = vault.config.tokenizer.encoding
     conn, report = refresh(vault, encoding)
     try:
         warn_problems(report)
