@@ -11,18 +11,11 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from dataclasses import dataclass, field
-from typing import Any
+
+from biocortex_cli.render.recall import FACTS, RecallPart
 
 MAX_FACTS = 50
 _WORD = re.compile(r"[^\s,;:!?()\[\]{}\"']+")
-
-
-@dataclass(frozen=True)
-class FactsPart:
-    text: str = ""
-    tokens: int = 0
-    facts: list[dict[str, Any]] = field(default_factory=list)
 
 
 def query_keys(conn: sqlite3.Connection, query: str) -> set[str]:
@@ -48,14 +41,14 @@ def query_keys(conn: sqlite3.Connection, query: str) -> set[str]:
     return keys
 
 
-def facts_part(conn: sqlite3.Connection, query: str, budget: int) -> FactsPart:
-    """The facts section for ``query``, at most ``budget`` tokens (empty when nothing fits)."""
+def facts_part(conn: sqlite3.Connection, query: str, budget: int) -> list[RecallPart]:
+    """The facts section for ``query``, at most ``budget`` tokens (none when nothing fits)."""
     try:
         keys = query_keys(conn, query)
     except sqlite3.OperationalError:  # fact tables not built (an old index): no facts section
-        return FactsPart()
+        return []
     if not keys or budget <= 0:
-        return FactsPart()
+        return []
     wanted = sorted(keys)
     marks = ",".join("?" for _ in wanted)
     rows = conn.execute(
@@ -63,10 +56,10 @@ def facts_part(conn: sqlite3.Connection, query: str, budget: int) -> FactsPart:
         f"(s_key IN ({marks}) OR o_key IN ({marks})) ORDER BY confidence DESC, rel LIMIT {MAX_FACTS}",
         [*wanted, *wanted]).fetchall()
     if not rows:
-        return FactsPart()
+        return []
     row = conn.execute("SELECT value FROM fact_state WHERE key = 'header_tokens'").fetchone()
     if row is None:
-        return FactsPart()
+        return []
     used, lines, facts = int(row[0]), [], []
     for _conf, _rel, record, line, tokens in rows:
         if used + tokens > budget:
@@ -75,8 +68,8 @@ def facts_part(conn: sqlite3.Connection, query: str, budget: int) -> FactsPart:
         lines.append(line)
         facts.append(json.loads(record))
     if not lines:
-        return FactsPart()
+        return []
     # each line ends with a newline and the next begins with "-": tokens add up exactly
     from biocortex_cli.facts.render import RECALL_HEADER
 
-    return FactsPart(text=RECALL_HEADER + "".join(lines), tokens=used, facts=facts)
+    return [RecallPart(FACTS, RECALL_HEADER + "".join(lines), used, {"facts": facts})]

@@ -11,23 +11,17 @@ best first, within a share of the budget.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
 from typing import Any
+
+from biocortex_cli.render.recall import LESSONS, RecallPart
 
 MAX_LESSONS = 5  # lines in recall's lessons section
 
 
-@dataclass(frozen=True)
-class LessonsPart:
-    text: str = ""
-    tokens: int = 0
-    lessons: list[dict[str, Any]] = field(default_factory=list)
-
-
 def lessons_part(conn: sqlite3.Connection, meta: dict[str, Any], query: str, budget: int, *,
                  min_relevance: float, ngram_weights: dict[str, float], max_df: float,
-                 domain: str | None = None) -> LessonsPart:
-    """The promoted lessons that apply to ``query``, in at most ``budget`` tokens."""
+                 domain: str | None = None) -> list[RecallPart]:
+    """The promoted lessons that apply to ``query``, in at most ``budget`` tokens (none if none fits)."""
     from biocortex_cli.bio.text import tokenize
     from biocortex_cli.index.weights import MAX_QUERY_TERMS, query_weights
     from biocortex_cli.lessons.index import lessons_header_tokens, matching_lessons
@@ -35,12 +29,12 @@ def lessons_part(conn: sqlite3.Connection, meta: dict[str, Any], query: str, bud
 
     tokens = tokenize(query)[:MAX_QUERY_TERMS]
     if not tokens or budget <= 0:
-        return LessonsPart()
+        return []
     found = query_weights(conn, tokens, max(int(meta.get("n_docs", 0)), 1), ngram_weights, max_df)
     # a word no episode has may be in a lesson note: it counts here, with its half weight
     weights, denominator = {**found.weights, **found.unknown_weights}, found.denominator
     if denominator <= 0:
-        return LessonsPart()
+        return []
     domain_norm = None
     if domain:
         from biocortex_cli.index.build import attr_norm
@@ -69,5 +63,5 @@ def lessons_part(conn: sqlite3.Connection, meta: dict[str, Any], query: str, bud
         shown.append({"id": note.id, "path": note.rel, "score": score, "lesson": note.lesson,
                       "support": note.support, "success_rate": note.success_rate})
     if not lines:
-        return LessonsPart()
-    return LessonsPart(text=RECALL_HEADER + "".join(lines) + "\n", tokens=inner + last_extra, lessons=shown)
+        return []
+    return [RecallPart(LESSONS, RECALL_HEADER + "".join(lines) + "\n", inner + last_extra, {"lessons": shown})]

@@ -9,7 +9,8 @@ from typing import Any
 
 from biocortex_cli.index.build import RefreshReport, refresh, warn_problems
 from biocortex_cli.index.store import get_meta
-from biocortex_cli.recall.engine import RecallOptions, RecallResult, recall, validate
+from biocortex_cli.recall.engine import RecallOptions, RecallResult, recall, search, validate
+from biocortex_cli.render.recall import RecallPart
 from biocortex_cli.store.vault import Vault
 
 
@@ -42,36 +43,35 @@ def log_recall(vault: Vault, result: RecallResult) -> None:
 
 
 def _recall_vault(vault: Vault, opts: RecallOptions) -> RecallResult:
+    """Lessons, past analyses, then facts: lessons and facts take their shares of the budget first
+    (2 tokens of slack each cover the header's numbers growing), past analyses the rest."""
     validate(opts)  # usage errors before any work
     encoding = vault.config.tokenizer.encoding
     conn, report = refresh(vault, encoding)
     try:
         warn_problems(report)
         meta = get_meta(conn)
-        lessons = _lessons_part(conn, vault, encoding, meta, opts)
-        facts = _facts_part(conn, vault, encoding, opts)
-        parts = [p for p in (lessons, facts) if p is not None and p.text]
-        if not parts:
+        before = _lessons_part(conn, vault, encoding, meta, opts)
+        after = _facts_part(conn, vault, encoding, opts)
+        if not before and not after:
             return recall(conn, meta, opts)
-        # lessons and facts take their shares first; 2 tokens of slack each cover the header's
-        # numbers growing
-        reserved = sum(p.tokens + 2 for p in parts)
-        episodes = recall(conn, meta, replace(opts, budget=max(1, opts.budget - reserved)))
-        return _combine(episodes, lessons, facts, opts.budget)
+        reserved = sum(p.tokens + 2 for p in (*before, *after))
+        found = search(conn, meta, replace(opts, budget=max(1, opts.budget - reserved)))
+        return found.finish(opts.budget, before, after)
     finally:
         conn.close()
 
 
 def _lessons_part(conn: sqlite3.Connection, vault: Vault, encoding: str, meta: dict[str, Any],
-                  opts: RecallOptions) -> Any:
-    """The promoted lessons that apply, or None when the vault has none."""
+                  opts: RecallOptions) -> list[RecallPart]:
+    """The promoted lessons that apply (none when the vault has no lesson notes)."""
     try:
         has_lessons = any((e.name.endswith(".md") and e.name != "README.md") or e.is_dir()
                           for e in os.scandir(vault.root / "lessons"))
     except OSError:
         has_lessons = False
     if not has_lessons:
-        return None
+        return []
     from biocortex_cli.lessons.index import refresh_lessons
     from biocortex_cli.lessons.recall import lessons_part
 
@@ -86,43 +86,17 @@ def _lessons_part(conn: sqlite3.Connection, vault: Vault, encoding: str, meta: d
 FACTS_SHARE = 0.25  # at most this share of recall's budget goes to facts
 
 
-def _facts_part(conn: sqlite3.Connection, vault: Vault, encoding: str, opts: RecallOptions) -> Any:
-    """The facts about the question's entities, or None when the vault holds no facts."""
+def _facts_part(conn: sqlite3.Connection, vault: Vault, encoding: str, opts: RecallOptions) -> list[RecallPart]:
+    """The facts about the question's entities (none when the vault holds no facts)."""
     facts_dir = vault.root / "facts"
     try:
         has_facts = any(entry.is_dir() for entry in os.scandir(facts_dir))
     except OSError:
         has_facts = False
     if not has_facts:
-        return None
+        return []
     from biocortex_cli.facts.index import refresh_facts
     from biocortex_cli.facts.recall import facts_part
 
     refresh_facts(conn, vault, encoding)
     return facts_part(conn, opts.query, int(opts.budget * FACTS_SHARE))
-
-
-def _combine(episodes: RecallResult, lessons: Any, facts: Any, budget: int) -> RecallResult:
-    """Lessons, episodes, then facts: one context; the header reports the whole context and budget."""
-    from biocortex_cli.recall.engine import _digits_tokens
-
-    before = lessons.text if lessons is not None else ""
-    after = facts.text if facts is not None else ""
-    extra = (lessons.tokens if before else 0) + (facts.tokens if after else 0)
-    found_lessons: list[dict[str, Any]] = lessons.lessons if before else []
-    found_facts: list[dict[str, Any]] = facts.facts if after else []
-    if not episodes.results:
-        return replace(episodes, budget=budget, tokens=extra, context=before + after,
-                       lessons=found_lessons, facts=found_facts)
-    total = episodes.tokens + extra
-    for _ in range(4):  # the header holds the total: settle its digits
-        new = (episodes.tokens + extra + _digits_tokens(total) - _digits_tokens(episodes.tokens)
-               + _digits_tokens(budget) - _digits_tokens(episodes.budget))
-        if new == total:
-            break
-        total = new
-    head, rest = episodes.context.split("\n", 1)
-    old = f"· {episodes.tokens}/{episodes.budget} tokens"
-    head = head.replace(old, f"· {total}/{budget} tokens", 1)
-    return replace(episodes, budget=budget, tokens=total, context=f"{before}{head}\n{rest}{after}",
-                   lessons=found_lessons, facts=found_facts)
