@@ -7,7 +7,9 @@ command or recall rebuilds them):
   (indexed), confidence, status, the whole record as JSON, the one-line form recall prints and
   its token count (counted here, so ``recall`` never loads a tokenizer);
 * ``entity_aliases``: (alias, entity name) for every entity note's name and ``aliases:``;
-* ``fact_state``: the vault HEAD the tables reflect, and the tokenizer the lines were counted with.
+* ``fact_state``: the vault HEAD the tables reflect, the tokenizer the lines were counted with,
+  and the format key of the renderer that wrote them (facts/render.py ``FORMAT``): when either
+  changed, every fact is read and rendered again.
 
 Freshness: biocortex commits every write, so the tables follow the vault's git HEAD — when it
 moved, ``git diff`` names the fact and entity notes to read again. ``biocortex index`` also
@@ -75,10 +77,12 @@ def _state(conn: sqlite3.Connection) -> dict[str, str]:
 
 def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: bool = False) -> list[DataError]:
     """Bring the fact tables up to date; returns the notes that could not be read."""
+    from biocortex_cli.facts import render
+
     conn.executescript(SCHEMA)
     state = _state(conn)
     head = vault.head() or ""
-    if state.get("encoding") != encoding:
+    if state.get("encoding") != encoding or state.get("format") != render.FORMAT:
         with write_txn(conn):
             for table in ("facts", "entity_aliases", "entity_files", "fact_problems", "fact_state"):
                 conn.execute(f"DELETE FROM {table}")
@@ -106,6 +110,7 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
     with write_txn(conn):
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('head', ?)", (head,))
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('encoding', ?)", (encoding,))
+        conn.execute("INSERT OR REPLACE INTO fact_state VALUES('format', ?)", (render.FORMAT,))
     return _problems(conn)
 
 

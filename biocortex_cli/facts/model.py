@@ -7,9 +7,7 @@ triple, so the same triple always lands in the same file.
 
 from __future__ import annotations
 
-import hashlib
 import re
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -107,7 +105,9 @@ class FactRules:
 def clean_text(value: Any, what: str) -> str:
     if not isinstance(value, str):
         raise UsageError(f"the {what} must be text, not {value!r}")
-    text = " ".join(unicodedata.normalize("NFC", value).split())
+    from unicodedata import normalize
+
+    text = " ".join(normalize("NFC", value).split())
     if not text:
         raise UsageError(f"the {what} is empty", hint=f"give a non-empty {what}")
     if len(text) > MAX_NAME:
@@ -130,14 +130,18 @@ def name_key(name: str) -> str:
 
 
 def _slug(text: str, limit: int) -> str:
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    from unicodedata import normalize
+
+    ascii_text = normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
     slug = _SLUG_PART.sub("-", ascii_text).strip("-")[:limit].strip("-")
     return slug or "x"
 
 
 def triple_hash(subject: str, predicate: str, obj: str) -> str:
     key = "\x1f".join((name_key(subject), predicate, name_key(obj)))
-    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:10]
+    from hashlib import sha1
+
+    return sha1(key.encode("utf-8")).hexdigest()[:10]
 
 
 def fact_id(subject: str, predicate: str, obj: str) -> str:

@@ -8,12 +8,17 @@ it differs, so a change here never prints old and new lines side by side.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from biocortex_cli.render.blocks import format_key
 
 if TYPE_CHECKING:
     from biocortex_cli.facts.model import Fact
     from biocortex_cli.facts.query import QueryResult, Verdict
 
+#: the key of what facts/index.py caches: the recall line and header here, the record (model.py)
+FORMAT = format_key(__file__, str(Path(__file__).with_name("model.py")))
 RECALL_HEADER = "## Known facts about the entities in the question\n\n"
 
 

@@ -288,17 +288,18 @@ def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head
         else:
             report.added += 1
     store.insert(conn, rows)
+    from biocortex_cli.render import blocks
+
     meta = store.get_meta(conn)
-    values: dict[str, Any] = {"dirs": scan.dirs, "head": head, "encoding": encoding}
+    values: dict[str, Any] = {"dirs": scan.dirs, "head": head, "encoding": encoding, "format": blocks.FORMAT}
     short = (head or "none")[:7]
     if meta.get("header_head") != short or meta.get("encoding") != encoding or "header_tokens" not in meta:
-        from biocortex_cli.render.blocks import HEADER, REFERENCE_ID, SHORTENED
-
         counter = counter or _counter(encoding)
-        header = HEADER.format(shown=0, matched=0, tokens=0, budget=0, head=short, recall_id=REFERENCE_ID)
+        header = blocks.HEADER.format(shown=0, matched=0, tokens=0, budget=0, head=short,
+                                      recall_id=blocks.REFERENCE_ID)
         values.update({"header_head": short, "header_tokens": counter.count(header),
-                       "shortened_tokens": counter.count(SHORTENED),
-                       "shortened_tokens_last": counter.count(SHORTENED + "\n"),
+                       "shortened_tokens": counter.count(blocks.SHORTENED),
+                       "shortened_tokens_last": counter.count(blocks.SHORTENED + "\n"),
                        "tokenizer": counter.encoding})
     if few:
         store.patch_doc_lengths(conn, cleared, [row.rel for row in rows])
@@ -444,9 +445,10 @@ def refresh(vault: Any, encoding: str, *, full: bool = False) -> tuple[sqlite3.C
             print(f"biocortex: warning: rebuilding the index: {reason}", file=sys.stderr)
         report = rebuild(vault, encoding, reason)
         return store.connect(path), report
-    if meta.get("encoding") != encoding:
+    outdated = _outdated(meta, encoding)
+    if outdated:
         conn.close()
-        report = rebuild(vault, encoding, f"encoding changed to {encoding}")
+        report = rebuild(vault, encoding, outdated)
         return store.connect(path), report
     report = RefreshReport()
     head = vault.head()
@@ -489,6 +491,18 @@ def warn_problems(report: RefreshReport) -> None:
               f"{first[0]}:{first[1]}: {first[2]}{more} (run `biocortex check`)", file=sys.stderr)
 
 
+def _outdated(meta: dict[str, Any], encoding: str) -> str:
+    """Why the whole index must be built again ("" if it need not): its token counts are for
+    another encoding, or its blocks were rendered by another version of render/blocks.py."""
+    from biocortex_cli.render import blocks
+
+    if meta.get("encoding") != encoding:
+        return f"index counts with {meta.get('encoding')}, config says {encoding}"
+    if meta.get("format") != blocks.FORMAT:
+        return "the recall text format changed since the index was built"
+    return ""
+
+
 def problems_of(conn: sqlite3.Connection) -> list[tuple[str, int, str]]:
     """(rel, line, message) of every note and feedback line the index could not read."""
     from biocortex_cli.index.feedback import feedback_problems
@@ -505,8 +519,9 @@ def is_stale(vault: Any, encoding: str) -> tuple[bool, str]:
     except (IndexUnusable, sqlite3.DatabaseError, ValueError) as exc:
         return True, str(exc)
     try:
-        if meta.get("encoding") != encoding:
-            return True, f"index counts with {meta.get('encoding')}, config says {encoding}"
+        outdated = _outdated(meta, encoding)
+        if outdated:
+            return True, outdated
         scan = full_scan(vault.root)
         known = store.known_files(conn) | store.known_problems(conn)
         if scan.files != known:

@@ -5,9 +5,11 @@ and the next recall fills them again): ``lesson_notes`` holds each note's id, te
 the line recall prints with its token counts (counted here, so ``recall`` never loads a
 tokenizer); ``lesson_fps`` maps each fingerprint of a note (its text, phrasings, tools, domains,
 entities) to the note, so recall reads only the rows of the query's fingerprints;
-``lesson_state`` keeps the header's token count and the encoding; ``lesson_problems`` the notes
-that could not be read, with their stamps (so a broken note is read again only once it changes). Lesson notes are few:
-freshness is a stat of each file in ``lessons/`` (no git call), which also sees hand edits.
+``lesson_state`` keeps the header's token count, the encoding and the format key of the
+renderer (lessons/render.py ``FORMAT``: when it or the encoding changed, every note is read
+again); ``lesson_problems`` the notes that could not be read, with their stamps (so a broken note
+is read again only once it changes). Lesson notes are few: freshness is a stat of each file in
+``lessons/`` (no git call), which also sees hand edits.
 """
 
 from __future__ import annotations
@@ -59,7 +61,9 @@ def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list
             return []
         conn.executescript(SCHEMA)
         state, known = _known(conn)
-    fresh = state.get("encoding") == encoding
+    from biocortex_cli.lessons import render
+
+    fresh = state.get("encoding") == encoding and state.get("format") == render.FORMAT
     if fresh and known == now:
         return []
     from biocortex_cli.lessons.render import RECALL_HEADER
@@ -88,6 +92,7 @@ def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list
         conn.executemany("INSERT OR IGNORE INTO lesson_fps VALUES(?, ?)",
                          [(fp, row[0]) for row, fps in rows for fp in fps])
         conn.execute("INSERT OR REPLACE INTO lesson_state VALUES('encoding', ?)", (encoding,))
+        conn.execute("INSERT OR REPLACE INTO lesson_state VALUES('format', ?)", (render.FORMAT,))
         conn.execute("INSERT OR REPLACE INTO lesson_state VALUES('header_tokens', ?)",
                      (str(counter.count(RECALL_HEADER)),))
     return problems

@@ -7,13 +7,18 @@ when it differs.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from biocortex_cli.render.blocks import clip
+from biocortex_cli.render import blocks
+from biocortex_cli.render.blocks import clip, format_key
 
 if TYPE_CHECKING:
     from biocortex_cli.lessons.promote import LessonsReport
 
+#: the key of what lessons/index.py caches: the recall line and header here (clipped as in
+#: render/blocks.py), and what it reads of a note (notes.py)
+FORMAT = format_key(__file__, blocks.__file__, str(Path(__file__).with_name("notes.py")))
 RECALL_HEADER = "## Lessons that apply\n\n"
 
 

@@ -13,8 +13,31 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+
+def format_key(*sources: str) -> str:
+    """The key of text the index caches rendered: a CRC-32 of the renderers' source files.
+
+    The index keeps it beside what it rendered (episode blocks here; fact and lesson lines in
+    facts/render.py and lessons/render.py) and renders again when it differs, so a change to a
+    renderer never prints old and new text side by side."""
+    import zlib
+
+    crc = 0
+    for source in sources:
+        try:
+            crc = zlib.crc32(Path(source).read_bytes(), crc)
+        except OSError:  # pragma: no cover - no source beside the code (a zip): the version decides
+            from biocortex_cli import __version__
+
+            crc = zlib.crc32(f"{source}:{__version__}".encode(), crc)
+    return f"{crc:08x}"
+
+
+#: the key of the episodes' blocks, the header and the shortening line (the index's meta "format")
+FORMAT = format_key(__file__)
 RANK = "{rank}"
 SCORE = "{score}"
 SHORTENED = "[shortened to fit the budget; the full note is at the path above]\n"
