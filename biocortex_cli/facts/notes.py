@@ -14,11 +14,9 @@ and identifiers are normalised (go:0008150 → GO:0008150), so one fact has one 
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from biocortex_cli.errors import BiocortexError, DataError, NotFoundError, UsageError
@@ -40,14 +38,9 @@ from biocortex_cli.store.vault import Transaction, Vault
 
 
 def iter_fact_paths(vault: Vault) -> Iterator[str]:
-    base = vault.root / "facts"
-    if not base.is_dir():
-        return
-    for dirpath, dirs, names in os.walk(base):
-        dirs.sort()
-        for name in sorted(names):
-            if name.endswith(".md") and not (name == "README.md" and dirpath == str(base)):
-                yield f"{vault.rel(Path(dirpath))}/{name}"
+    from biocortex_cli.store.walk import note_paths
+
+    yield from note_paths(vault.root, ("facts",))
 
 
 def find_fact(vault: Vault, ident: str) -> Fact:

@@ -70,23 +70,12 @@ class Scan:
 
 
 def _stat_dir(root: Path, rel_dir: str) -> tuple[int, list[str], dict[str, tuple[int, int]], str]:
-    """A folder's mtime, its subfolders, its notes with (mtime_ns, size), and their digest."""
-    path = root / rel_dir
-    mtime = path.stat().st_mtime_ns
-    subdirs: list[str] = []
-    notes: dict[str, tuple[int, int]] = {}
-    prefix = rel_dir + "/"
-    with os.scandir(path) as entries:
-        for entry in entries:
-            name = entry.name
-            if name.startswith("."):
-                continue
-            if name.endswith(".md") and name != "README.md" and entry.is_file(follow_symlinks=False):
-                st = entry.stat(follow_symlinks=False)
-                notes[prefix + name] = (st.st_mtime_ns, st.st_size)
-            elif entry.is_dir(follow_symlinks=False):
-                subdirs.append(name)
-    return mtime, sorted(subdirs), notes, _digest(notes)
+    """A folder's mtime, its subfolders, its notes with (mtime_ns, size) (store/walk.py's rule),
+    and their digest."""
+    from biocortex_cli.store.walk import list_folder
+
+    folder = list_folder(root, rel_dir)
+    return folder.mtime_ns, folder.subdirs, folder.notes, _digest(folder.notes)
 
 
 def _digest(notes: dict[str, tuple[int, int]]) -> str:

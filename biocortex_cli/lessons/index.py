@@ -51,9 +51,9 @@ def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list
     """Bring ``lesson_notes`` in line with ``lessons/``; returns the notes found unreadable now
     (each is reported once: it is recorded with its stamp in ``lesson_problems``, its old row
     removed, and it is not read again until it changes)."""
-    from biocortex_cli.facts.index import note_stamps
+    from biocortex_cli.store.walk import note_stamps
 
-    now = note_stamps(vault.root, "lessons")
+    now = note_stamps(vault.root, ("lessons",))
     try:
         state, known = _known(conn)
     except sqlite3.OperationalError:  # first use (or an index made before lesson_problems)

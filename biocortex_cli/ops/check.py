@@ -17,7 +17,6 @@ from biocortex_cli.store.episodes import ID_RE, check_fields, parse_created
 from biocortex_cli.store.notes import Note, read_note
 from biocortex_cli.store.vault import Vault
 
-NOTE_DIRS = ("episodes", "facts", "entities", "lessons", "archive")
 _LINK = re.compile(r"\[\[([^\]|#^\n]+)(?:[#^][^\]|\n]*)?(?:\|[^\]\n]*)?\]\]")
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
 
@@ -51,16 +50,12 @@ def _problem(exc: DataError, rel: str) -> VaultProblem:
 
 
 def iter_note_paths(vault: Vault) -> Iterator[str]:
-    for top in NOTE_DIRS:
-        base = vault.root / top
-        if not base.is_dir():
-            continue
-        for dirpath, dirs, names in os.walk(base):
-            dirs.sort()
-            for name in sorted(names):
-                if name.startswith(".") or (name == "README.md" and dirpath == str(base)):
-                    continue  # hidden files; the folder's own README (type: readme)
-                yield f"{vault.rel(Path(dirpath))}/{name}"  # non-notes are reported below
+    """Every note and every stray file of the memory folders (store/walk.py says which is which),
+    folder by folder, in name order."""
+    from biocortex_cli.store.walk import walk
+
+    for folder in walk(vault.root):
+        yield from sorted([*folder.notes, *folder.strays])
 
 
 def _check_episode(note: Note) -> list[VaultProblem]:

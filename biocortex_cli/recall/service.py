@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from dataclasses import replace
 from typing import Any
@@ -12,6 +11,7 @@ from biocortex_cli.index.store import get_meta
 from biocortex_cli.recall.engine import RecallOptions, RecallResult, recall, search, validate
 from biocortex_cli.render.recall import RecallPart
 from biocortex_cli.store.vault import Vault
+from biocortex_cli.store.walk import has_notes
 
 
 def options_from_config(vault: Vault, query: str, **given: Any) -> RecallOptions:
@@ -65,12 +65,7 @@ def _recall_vault(vault: Vault, opts: RecallOptions) -> RecallResult:
 def _lessons_part(conn: sqlite3.Connection, vault: Vault, encoding: str, meta: dict[str, Any],
                   opts: RecallOptions) -> list[RecallPart]:
     """The promoted lessons that apply (none when the vault has no lesson notes)."""
-    try:
-        has_lessons = any((e.name.endswith(".md") and e.name != "README.md") or e.is_dir()
-                          for e in os.scandir(vault.root / "lessons"))
-    except OSError:
-        has_lessons = False
-    if not has_lessons:
+    if not has_notes(vault.root, "lessons"):
         return []
     from biocortex_cli.lessons.index import refresh_lessons
     from biocortex_cli.lessons.recall import lessons_part
@@ -88,12 +83,7 @@ FACTS_SHARE = 0.25  # at most this share of recall's budget goes to facts
 
 def _facts_part(conn: sqlite3.Connection, vault: Vault, encoding: str, opts: RecallOptions) -> list[RecallPart]:
     """The facts about the question's entities (none when the vault holds no facts)."""
-    facts_dir = vault.root / "facts"
-    try:
-        has_facts = any(entry.is_dir() for entry in os.scandir(facts_dir))
-    except OSError:
-        has_facts = False
-    if not has_facts:
+    if not has_notes(vault.root, "facts"):
         return []
     from biocortex_cli.facts.index import refresh_facts
     from biocortex_cli.facts.recall import facts_part

@@ -209,8 +209,9 @@ def _known_id(vault: Vault, ident: str) -> bool:
 
     if episode_path(vault, ident) is not None:
         return True
-    lessons = vault.root / "lessons"
-    return lessons.is_dir() and any(lessons.rglob(f"{ident}.md"))
+    from biocortex_cli.store.walk import note_paths
+
+    return any(rel.endswith(f"/{ident}.md") for rel in note_paths(vault.root, ("lessons",)))
 
 
 def record_feedback(vault: Vault, *, recall_id: str, outcome: str, helpful: Iterable[str] = (),
