@@ -110,9 +110,9 @@ def connect(path: Path, *, create: bool = False) -> sqlite3.Connection:
         raise IndexUnusable("no index yet")
     try:
         conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
-        # one round trip for the settings. Memory-mapped I/O stays off (mmap_size = 0): an I/O
-        # error on a mapped page kills the process with SIGBUS instead of raising an error that
-        # the index's repair path can catch (sqlite.org/mmap.html)
+        # one round trip for the settings. Memory-mapped I/O stays off (mmap_size = 0): it pushed
+        # a 100k-episode recall's peak RSS to 125 MB for no speed (docs/performance.md), and an
+        # I/O error on a mapped page is a SIGBUS, not an error the repair path can catch
         conn.executescript("PRAGMA busy_timeout = 30000; PRAGMA temp_store = MEMORY;"
                            " PRAGMA cache_size = -16000; PRAGMA mmap_size = 0;")
         if not create:
