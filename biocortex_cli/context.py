@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import BiocortexError, DataError, UsageError
-from biocortex_cli.render.recall import EPISODES, LESSONS, WORKING_MEMORY, RecallPart
+from biocortex_cli.render.recall import WORKING_MEMORY, RecallPart
 from biocortex_cli.store.config import CONFIG_REL
 
 if TYPE_CHECKING:
@@ -111,10 +111,10 @@ def _assemble(vault: Vault, query: str, budget: int, share: float, conv: Convers
     recall_tokens = 0
     if recall is not None and recall.context:
         recall_tokens = counter.count(recall.context)
-        names = [p.name for p in recall.parts]
+        last = len(recall.parts) - 1
         for i, part in enumerate(recall.parts):
-            # the lessons section ends with a blank line, which SEPARATOR puts back before episodes
-            text = part.text[:-1] if part.name == LESSONS and EPISODES in names[i + 1:] else part.text
+            # a recall part ends with a blank line before the next one: SEPARATOR puts it back
+            text = part.text[:-1] if i < last and part.text.endswith("\n\n") else part.text
             parts.append(replace(part, text=text, tokens=counter.count(text)))
     if conv is not None:
         room = budget - recall_tokens - (sep if recall_tokens else 0)
