@@ -21,12 +21,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import DataError
-from biocortex_cli.facts.model import Fact
 from biocortex_cli.index.build import git_changed, write_txn
 from biocortex_cli.store.walk import note_stamps
+
+if TYPE_CHECKING:
+    from biocortex_cli.facts.model import Fact
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts(
@@ -88,7 +90,7 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
 
 
 def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding: str) -> None:
-    from biocortex_cli.facts.model import fact_from_note
+    from biocortex_cli.facts.model import Fact, fact_from_note
     from biocortex_cli.facts.render import recall_line
     from biocortex_cli.store.notes import read_note
     from biocortex_cli.tokens import get_counter
@@ -147,6 +149,8 @@ class IndexedFacts:
 
     @staticmethod
     def _fact(record: str) -> Fact:
+        from biocortex_cli.facts.model import Fact
+
         data = json.loads(record)
         path = data.pop("path", "")
         return Fact(record=data, path=path)
