@@ -8,9 +8,9 @@ One reader, :func:`load_config` (``Vault.config``), with a cache that pays: the 
 parsed from the YAML are kept as JSON in ``.biocortex/tmp/config.json``, keyed by the CRC-32 and
 length of the file's text. A hit costs a read of both files and a validation (~0.7 ms); a miss
 imports PyYAML and parses, which made a ``recall`` 33 ms slower at best and 64 ms at the median on
-the loaded 2-core reference machine (``benchmarks/config_cache.py``, docs/architecture.md).
-The validation runs on every read, so a
-change to the model (a new default, a removed setting) applies to a cached file too.
+the loaded 2-core reference machine (``benchmarks/config_cache.py``, docs/architecture.md). The
+validation runs on every read, so a change to the model (a new default, a removed setting)
+applies to a cached file too.
 """
 
 from __future__ import annotations
