@@ -152,7 +152,7 @@ def _missing_from_head(vault: Path, env: dict[str, str], expected: list[str]) ->
 
 
 def _check_notes(vault: Path) -> list[str]:
-    from biocortex_cli.store.check import check_vault
+    from biocortex_cli.ops.check import check_vault
     from biocortex_cli.store.vault import find_vault
 
     report = check_vault(find_vault(str(vault)))

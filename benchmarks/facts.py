@@ -43,7 +43,8 @@ def vocabulary(n: int, seed: int = 7) -> tuple[random.Random, list[str]]:
 
 
 def make_vault(path: Path, n: int) -> None:
-    from biocortex_cli.store.facts import fact_id, fact_rel, render_fact
+    from biocortex_cli.facts.model import fact_id, fact_rel
+    from biocortex_cli.facts.notes import render_fact
     from biocortex_cli.store.vault import Vault, init_vault
 
     rng, names = vocabulary(n)

@@ -18,10 +18,12 @@ excess. ``tokens <= budget`` always holds, or a :class:`UsageError` says that no
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import BiocortexError, DataError, UsageError
+from biocortex_cli.render.recall import WORKING_MEMORY, RecallPart
+from biocortex_cli.store.config import CONFIG_REL
 
 if TYPE_CHECKING:
     from biocortex_cli.compress.formats import Conversation
@@ -30,26 +32,7 @@ if TYPE_CHECKING:
     from biocortex_cli.store.vault import Vault
     from biocortex_cli.tokens import TokenCounter
 
-WORKING_MEMORY = "working_memory"
-LESSONS = "lessons"
-EPISODES = "episodes"
-FACTS = "facts"
 SEPARATOR = "\n"  # between sections (each section ends with its own newline): one blank line
-_CONFIG_REL = ".biocortex/config.yaml"
-
-
-@dataclass(frozen=True)
-class ContextPart:
-    """One section of the context: its name, exact text and tokens (counted alone)."""
-
-    name: str  # working_memory, lessons, episodes or facts
-    text: str
-    tokens: int
-    detail: dict[str, Any] = field(default_factory=dict)
-
-    def as_json(self) -> dict[str, Any]:
-        heading = self.text.split("\n", 1)[0]
-        return {"name": self.name, "heading": heading, "tokens": self.tokens, **self.detail}
 
 
 @dataclass(frozen=True)
@@ -59,7 +42,7 @@ class ContextResult:
     budget: int
     tokens: int
     encoding: str
-    parts: tuple[ContextPart, ...]
+    parts: tuple[RecallPart, ...]  # each counted alone, exactly
     context: str
     reason: str = ""  # why a part is missing, for stderr
     recall_id: str | None = None  # the id of the recall inside (docs/learning.md)
@@ -77,7 +60,7 @@ def shares(config: ContextConfig) -> float:
     conv, rec = config.conversation_share, config.recall_share
     if conv < 0 or rec < 0 or conv + rec <= 0:
         raise DataError(f"context.conversation_share ({conv:g}) and context.recall_share ({rec:g}) must be "
-                        "0 or more, and not both 0", path=_CONFIG_REL, hint="e.g. 0.5 and 0.5")
+                        "0 or more, and not both 0", path=CONFIG_REL, hint="e.g. 0.5 and 0.5")
     return conv / (conv + rec)
 
 
@@ -116,9 +99,6 @@ def build_context(vault: Vault, query: str, *, budget: int | None = None, conver
 
 def _assemble(vault: Vault, query: str, budget: int, share: float, conv: Conversation | None,
               counter: TokenCounter, conv_path: str) -> ContextResult:
-    from biocortex_cli.recall.facts import HEADER as FACTS_HEADER
-    from biocortex_cli.recall.lessons import HEADER as LESSONS_HEADER
-
     if budget < 1:
         raise UsageError("the budget is too small for any section", hint="raise --budget")
     sep = counter.count(SEPARATOR)
@@ -127,23 +107,15 @@ def _assemble(vault: Vault, query: str, budget: int, share: float, conv: Convers
     recall_room = budget - min(need_conv, int(budget * share))
     recall = (_recall(vault, query, recall_room, vault.config.context.lessons_share)
               if recall_room >= 1 else None)
-    parts: list[ContextPart] = []
+    parts: list[RecallPart] = []
     recall_tokens = 0
     if recall is not None and recall.context:
         recall_tokens = counter.count(recall.context)
-        episodes, _, facts = recall.context.partition(FACTS_HEADER)
-        if recall.lessons:  # the lessons section comes first and ends with a blank line
-            end = episodes.find("\n\n## ", len(LESSONS_HEADER))
-            end = len(episodes) - 1 if end < 0 else end
-            text, episodes = episodes[:end + 1], episodes[end + 2:]
-            parts.append(ContextPart(LESSONS, text, counter.count(text), {"lessons": recall.lessons}))
-        if episodes:
-            results = [h.as_json(False) for h in recall.results]
-            parts.append(ContextPart(EPISODES, episodes, counter.count(episodes),
-                                     {"results": results, "dropped": recall.dropped}))
-        if recall.facts:
-            text = FACTS_HEADER + facts
-            parts.append(ContextPart(FACTS, text, counter.count(text), {"facts": recall.facts}))
+        last = len(recall.parts) - 1
+        for i, part in enumerate(recall.parts):
+            # a recall part ends with a blank line before the next one: SEPARATOR puts it back
+            text = part.text[:-1] if i < last and part.text.endswith("\n\n") else part.text
+            parts.append(replace(part, text=text, tokens=counter.count(text)))
     if conv is not None:
         room = budget - recall_tokens - (sep if recall_tokens else 0)
         parts.insert(0, _working_memory(conv, room, counter, conv_path))
@@ -164,7 +136,7 @@ def _recall(vault: Vault, query: str, budget: int, lessons_share: float) -> Reca
     return recall_vault(vault, options_from_config(vault, query, budget=budget, lessons_share=lessons_share), log=False)
 
 
-def _working_memory(conv: Conversation, room: int, counter: TokenCounter, path: str) -> ContextPart:
+def _working_memory(conv: Conversation, room: int, counter: TokenCounter, path: str) -> RecallPart:
     """The conversation, whole if it fits ``room`` tokens, else compressed until its section does."""
     from biocortex_cli.compress.engine import compress
     from biocortex_cli.compress.models import Budget
@@ -172,7 +144,7 @@ def _working_memory(conv: Conversation, room: int, counter: TokenCounter, path: 
     text = working_memory_text(conv.text, changed=False)
     tokens = counter.count(text)
     if tokens <= room:
-        return ContextPart(WORKING_MEMORY, text, tokens, {"changed": False, "messages": len(conv.messages)})
+        return RecallPart(WORKING_MEMORY, text, tokens, {"changed": False, "messages": len(conv.messages)})
     target = room - (counter.count(working_memory_text("", changed=True)))
     while True:
         try:
@@ -188,5 +160,5 @@ def _working_memory(conv: Conversation, room: int, counter: TokenCounter, path: 
             detail = {"changed": done.changed, "messages_before": done.messages_before,
                       "messages": done.messages_after, "tokens_before": done.tokens_before,
                       "summarised": len(done.compressed)}
-            return ContextPart(WORKING_MEMORY, text, tokens, detail)
+            return RecallPart(WORKING_MEMORY, text, tokens, detail)
         target -= tokens - room  # the printed JSON costs more than the chat count: aim lower

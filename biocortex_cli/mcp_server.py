@@ -128,7 +128,7 @@ def build_server(open_vault: Callable[[], Vault], author: Callable[[Vault], Auth
                  confidence: float | None = None) -> dict[str, Any]:
         """Record a fact (subject, predicate, object) with its sources (PMID:…, DOI, episode id, URL);
         the same triple again merges its sources. Returns the stored fact, as `fact add --json`."""
-        from biocortex_cli.store.facts import add_fact
+        from biocortex_cli.facts.notes import add_fact
 
         vault = open_vault()
         added = add_fact(vault, subject, predicate, object, sources=source or [], confidence=confidence,
@@ -141,8 +141,8 @@ def build_server(open_vault: Callable[[], Vault], author: Callable[[Vault], Auth
                    all: bool = False, limit: int = 100) -> dict[str, Any]:
         """Facts about an entity (exact name, alias or part of a name), nearest and most confident
         first; hops > 1 also walks to its neighbours. Returns the JSON of `fact query --json`."""
-        from biocortex_cli.index.facts import open_facts
-        from biocortex_cli.store.fact_query import query_facts
+        from biocortex_cli.facts.index import open_facts
+        from biocortex_cli.facts.query import query_facts
 
         if not 1 <= hops <= 5:
             raise UsageError(f"hops must be 1 to 5, not {hops}")

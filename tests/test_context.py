@@ -70,6 +70,10 @@ def test_no_conversation_is_recall_only(filled: Path, cli: Cli) -> None:
     data = cli("context", QUERY, "--json").json()
     assert data["budget"] == 4000  # config context.budget
     assert [p["name"] for p in data["parts"]] == ["episodes", "facts"]
+    # exactly what recall prints: one blank line between sections, as there
+    recall = cli("recall", QUERY, "--budget", "4000", "--json").json()
+    assert data["context"] == recall["context"] and data["recall_id"] == recall["recall_id"]
+    assert "\n\n\n" not in data["context"]
 
 
 def test_budget_too_small_for_any_section_is_a_clear_error(filled: Path, cli: Cli, tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from biocortex_cli.render.docs import DOCUMENTS
+from biocortex_cli.cli.docs import DOCUMENTS
 from biocortex_cli.store.config import SECTIONS, Config, parse_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.parametrize("rel", sorted(DOCUMENTS))
 def test_generated_documents_are_current(rel: str) -> None:
     committed = (ROOT / rel).read_text(encoding="utf-8")
-    assert committed == DOCUMENTS[rel](), f"{rel} is stale: run `python -m biocortex_cli.render.docs`"
+    assert committed == DOCUMENTS[rel](), f"{rel} is stale: run `python -m biocortex_cli.cli.docs`"
 
 
 def test_template_config_holds_every_setting_at_its_default() -> None:

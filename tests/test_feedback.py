@@ -12,7 +12,6 @@ import pytest
 from conftest import Cli, git
 
 from biocortex_cli.index.feedback import EXPLORE, utility_value
-from biocortex_cli.recall.engine import id_pieces, id_tokens
 from biocortex_cli.tokens import get_counter
 
 QUERY = "doublet detection scrublet pbmc"
@@ -56,7 +55,7 @@ def test_recall_id_is_derived_from_commit_query_and_options(ranked: Path, cli: C
     assert first.code == 0 and first.out == second.out  # byte-identical
     data = recall(cli, QUERY)
     rid = data["recall_id"]
-    assert re.fullmatch(r"r[0-9a-f]{10}", rid)
+    assert re.fullmatch(r"r[0-9]{12}", rid)
     assert first.out.split("\n", 1)[0].endswith(f"· recall {rid}")
     assert recall(cli, "  Doublet   detection scrublet PBMC ")["recall_id"] == rid  # normalised query
     assert recall(cli, QUERY, "--top-k", "2")["recall_id"] != rid
@@ -75,20 +74,26 @@ def test_recall_log_keeps_what_was_injected(ranked: Path, cli: Cli) -> None:
     r = cli("context", QUERY, "--budget", "900", "--json")
     assert r.code == 0, r.err
     ctx = r.json()
-    assert re.fullmatch(r"r[0-9a-f]{10}", ctx["recall_id"]) and f"recall {ctx['recall_id']}" in ctx["context"]
+    assert re.fullmatch(r"r[0-9]{12}", ctx["recall_id"]) and f"recall {ctx['recall_id']}" in ctx["context"]
     assert log_lines(ranked)[-1]["recall_id"] == ctx["recall_id"]
     assert len(log_lines(ranked)) == 2  # context logs its final recall once
 
 
 @pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
-def test_recall_id_tokens_are_counted_without_the_tokenizer(encoding: str) -> None:
+def test_every_recall_id_costs_the_same_tokens_in_the_header(encoding: str) -> None:
+    """The header's count is taken at index time with REFERENCE_ID: every id must cost the same."""
+    from biocortex_cli.render.blocks import HEADER, REFERENCE_ID
+
     counter = get_counter(encoding)
     rng = random.Random(6)
-    ids = ["r" + "".join(rng.choice("0123456789abcdef") for _ in range(10)) for _ in range(3000)]
-    ids += ["rabcdefabcd", "r0123456789", "rfedcba0123", "r1abcdefabc"]  # long letter runs, all digits
-    for rid in ids:
-        letters = {p: counter.count(p) for p in id_pieces(rid)}
-        assert id_tokens(rid, letters) == counter.count(" " + rid), rid
+    ids = [f"r{rng.randrange(10**12):012d}" for _ in range(2000)] + ["r000000000000", "r999999999999"]
+
+    def header(rid: str) -> str:
+        return HEADER.format(shown=3, matched=12, tokens=845, budget=2000, head="3f2a9c1", recall_id=rid)
+
+    reference = counter.count(header(REFERENCE_ID))
+    assert counter.count(" " + REFERENCE_ID) == 5
+    assert all(counter.count(" " + rid) == 5 and counter.count(header(rid)) == reference for rid in ids)
 
 
 def test_feedback_is_recorded_once_in_a_day_file(ranked: Path, cli: Cli) -> None:
@@ -207,22 +212,6 @@ def test_feedback_from_two_clones_merges_without_conflict(vault: Path, cli: Cli,
     notes = sorted(json.loads(line)["note"] for line in files[0].read_text().splitlines())
     assert notes == ["from the lab", "from the laptop"]
     assert "<<<<<<<" not in files[0].read_text() and cli("check").code == 0
-
-
-def test_long_letter_runs_are_counted_once_and_cached(ranked: Path, cli: Cli) -> None:
-    from biocortex_cli.index import store
-
-    assert cli("index").code == 0
-    conn = store.connect(store.index_path(ranked / ".biocortex"))
-    counter = get_counter("cl100k_base")
-    try:
-        assert conn.execute("SELECT COUNT(*) FROM id_pieces WHERE piece = 'abcde'").fetchone()[0] == 0
-        found = store.id_piece_tokens(conn, "rabcdefabcd", "cl100k_base")
-        assert found == {" rabcdefabcd": counter.count(" rabcdefabcd")}
-        cached = dict(conn.execute("SELECT piece, tokens FROM id_pieces WHERE piece IN (' rabcdefabcd', 'abcde')"))
-        assert cached == {" rabcdefabcd": counter.count(" rabcdefabcd"), "abcde": counter.count("abcde")}
-    finally:
-        conn.close()
 
 
 def test_a_line_that_is_not_utf8_is_one_problem_and_the_others_count(ranked: Path, cli: Cli) -> None:

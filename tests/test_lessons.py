@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import Cli, git
 
-from biocortex_cli.recall.lessons import (
+from biocortex_cli.lessons.cluster import (
     SIMILARITY,
     EpisodeLesson,
     LessonMatcher,

@@ -102,8 +102,8 @@ def test_since_forms(vault: Path, cli: Cli) -> None:
 
 
 def test_text_digest_reads_only_what_it_shows(vault: Path, cli: Cli) -> None:
+    from biocortex_cli.ops.history import digest
     from biocortex_cli.render import history as render
-    from biocortex_cli.store.history import digest
     from biocortex_cli.store.vault import Vault
 
     start = git(vault, "rev-parse", "HEAD").strip()

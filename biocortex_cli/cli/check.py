@@ -12,8 +12,8 @@ if TYPE_CHECKING:
 
 def check(json_: Annotated[bool, typer.Option("--json", help="Print the problems as JSON.")] = False) -> int:
     """Validate every note: YAML, required fields, types, unique ids, links. Exit 1 on problems."""
+    from biocortex_cli.ops.check import check_vault
     from biocortex_cli.render.text import check_report
-    from biocortex_cli.store.check import check_vault
 
     report = check_vault(state.vault())
     if json_:

@@ -15,8 +15,8 @@ def show(
     json_: Annotated[bool, typer.Option("--json", help="Print the entity as JSON.")] = False,
 ) -> int:
     """An entity: its aliases, the facts in and out, and the episodes that mention it."""
-    from biocortex_cli.render.facts import entity_text
-    from biocortex_cli.store.entity_pages import entity_page
+    from biocortex_cli.facts.entities import entity_page
+    from biocortex_cli.facts.render import entity_text
 
     page = entity_page(state.vault(), name)
     state.emit_json(page) if json_ else state.out(entity_text(page))
@@ -29,7 +29,7 @@ def alias(
     json_: Annotated[bool, typer.Option("--json", help="Print the entity's aliases as JSON.")] = False,
 ) -> int:
     """Add an alias to an entity note (Obsidian `aliases:`); facts and recall resolve it."""
-    from biocortex_cli.store.facts import add_alias
+    from biocortex_cli.facts.notes import add_alias
 
     vault = state.vault()
     canonical, aliases = add_alias(vault, name, alias_, vault.author(state.OPTIONS.author))

@@ -166,7 +166,6 @@ def _related(vault: Any, record: dict[str, Any], ident: str | None, limit: int, 
     from biocortex_cli.index import store
     from biocortex_cli.index.build import refresh as refresh_index
     from biocortex_cli.recall.related import probe_from_record, related_episodes
-    from biocortex_cli.recall.service import recall_settings
 
     record = dict(record)
     if "entities" not in record or ident is None:
@@ -174,7 +173,7 @@ def _related(vault: Any, record: dict[str, Any], ident: str | None, limit: int, 
 
         record["entities"] = merge_entities(record)
     if refresh:
-        conn, _report = refresh_index(vault, str(recall_settings(vault)["encoding"]))
+        conn, _report = refresh_index(vault, vault.config.tokenizer.encoding)
     else:
         try:
             conn = store.connect(store.index_path(vault.state_dir))
@@ -192,7 +191,7 @@ def related(
     json_: Annotated[bool, typer.Option("--json", help="Print the related episodes as JSON.")] = False,
 ) -> int:
     """Episodes related to one: shared entities, tools, a similar task or a shared failure, with reasons."""
-    from biocortex_cli.render.lessons import related_text
+    from biocortex_cli.render.text import related_text
     from biocortex_cli.store.episodes import find_episode
 
     vault = state.vault()

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
     import typer
 
-    from biocortex_cli.index.facts import IndexedFacts
+    from biocortex_cli.facts.index import IndexedFacts
     from biocortex_cli.store.vault import Vault
 
 
@@ -25,7 +25,7 @@ def add(
     json_: Annotated[bool, typer.Option("--json", help="Print the stored fact as JSON instead of its id.")] = False,
 ) -> int:
     """Record a fact; the same triple again merges its sources instead of duplicating it."""
-    from biocortex_cli.store.facts import add_fact
+    from biocortex_cli.facts.notes import add_fact
 
     vault = state.vault()
     result = add_fact(vault, subject, predicate, object_, sources=source or [],
@@ -57,8 +57,8 @@ def query(
     json_: Annotated[bool, typer.Option("--json", help="Print the answer as JSON (with sources and authors).")] = False,
 ) -> int:
     """Facts about an entity (aliases resolved), nearest first."""
-    from biocortex_cli.render.facts import query_text
-    from biocortex_cli.store.fact_query import query_facts
+    from biocortex_cli.facts.query import query_facts
+    from biocortex_cli.facts.render import query_text
 
     conn, source = _open(state.vault())
     with contextlib.closing(conn):
@@ -89,8 +89,8 @@ def list_(
 ) -> int:
     """List facts, filtered."""
     from biocortex_cli.errors import UsageError
-    from biocortex_cli.render.facts import fact_lines
-    from biocortex_cli.store.facts import STATUSES, normalize_predicate
+    from biocortex_cli.facts.model import STATUSES, normalize_predicate
+    from biocortex_cli.facts.render import fact_lines
 
     if status not in (*STATUSES, "all"):
         raise UsageError(f"--status must be one of {', '.join(STATUSES)} or all, not {status!r}")
@@ -124,7 +124,7 @@ def retract(
     json_: Annotated[bool, typer.Option("--json", help="Print the retracted fact as JSON.")] = False,
 ) -> int:
     """Mark a fact retracted; the note stays (history is memory)."""
-    from biocortex_cli.store.facts import retract_fact
+    from biocortex_cli.facts.notes import retract_fact
 
     vault = state.vault()
     fact = retract_fact(vault, ident, reason, vault.author(state.OPTIONS.author))
@@ -138,7 +138,7 @@ def supersede(
     json_: Annotated[bool, typer.Option("--json", help="Print the superseded fact as JSON.")] = False,
 ) -> int:
     """Mark a fact superseded by another; both notes link to each other."""
-    from biocortex_cli.store.facts import supersede_fact
+    from biocortex_cli.facts.notes import supersede_fact
 
     vault = state.vault()
     fact = supersede_fact(vault, ident, by, vault.author(state.OPTIONS.author))
@@ -155,9 +155,9 @@ def verify(
     json_: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
 ) -> int:
     """Check a claim against memory. Exit 0 supported, 1 contradicted, 4 unknown."""
-    from biocortex_cli.render.facts import verdict_text
-    from biocortex_cli.store.fact_query import verify_claim
-    from biocortex_cli.store.facts import FactRules, clean_text
+    from biocortex_cli.facts.model import FactRules, clean_text
+    from biocortex_cli.facts.query import verify_claim
+    from biocortex_cli.facts.render import verdict_text
 
     vault = state.vault()
     s, o = clean_text(subject, "subject"), clean_text(object_, "object")
@@ -170,7 +170,7 @@ def verify(
 
 
 def _open(vault: Vault) -> tuple[sqlite3.Connection, IndexedFacts]:
-    from biocortex_cli.index.facts import open_facts
+    from biocortex_cli.facts.index import open_facts
 
     conn, source, problems = open_facts(vault)
     for problem in problems[:5]:

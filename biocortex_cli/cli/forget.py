@@ -19,8 +19,8 @@ def forget(
     json_: Annotated[bool, typer.Option("--json", help="Print the archived episodes and why as JSON.")] = False,
 ) -> int:
     """Move episodes matching ALL the criteria to archive/ in one commit (out of default recall)."""
-    from biocortex_cli.store.forget import Criteria
-    from biocortex_cli.store.forget import forget as forget_episodes
+    from biocortex_cli.ops.forget import Criteria
+    from biocortex_cli.ops.forget import forget as forget_episodes
 
     vault = state.vault()
     criteria = Criteria(older_than=older_than, utility_below=utility_below, quality_below=quality_below, failed=failed)
@@ -40,7 +40,7 @@ def restore(
     json_: Annotated[bool, typer.Option("--json", help="Print the restored episodes as JSON.")] = False,
 ) -> int:
     """Bring archived episodes back into episodes/ (and default recall), in one commit."""
-    from biocortex_cli.store.forget import restore as restore_episodes
+    from biocortex_cli.ops.forget import restore as restore_episodes
 
     vault = state.vault()
     moved = restore_episodes(vault, ids, author=vault.author(state.OPTIONS.author))

@@ -19,9 +19,8 @@ def index(
     json_: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> int:
     """Build or refresh the sidecar index (.biocortex/index.sqlite) incrementally."""
-    from biocortex_cli.index.build import is_stale, problems_of, refresh
+    from biocortex_cli.index.build import is_stale, problems_of, refresh, warn_problems
     from biocortex_cli.index.build import rebuild as rebuild_index
-    from biocortex_cli.recall.service import warn_problems
 
     vault = state.vault()
     encoding = vault.config.tokenizer.encoding
@@ -36,7 +35,7 @@ def index(
     report = rebuilt or refreshed
     try:
         report.problems = problems_of(conn)  # all of them, also when nothing changed since the last refresh
-        from biocortex_cli.index.facts import refresh_facts
+        from biocortex_cli.facts.index import refresh_facts
 
         fact_problems = refresh_facts(conn, vault, encoding, full=full)
         n_facts = conn.execute("SELECT COUNT(*) FROM facts").fetchone()[0]

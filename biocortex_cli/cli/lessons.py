@@ -20,8 +20,8 @@ def lessons(
     """Lessons that several episodes state, clustered (near-identical phrasings are one lesson)."""
     if ctx.invoked_subcommand is not None:
         return 0
-    from biocortex_cli.lessons import list_lessons
-    from biocortex_cli.render.lessons import lessons_text
+    from biocortex_cli.lessons.promote import list_lessons
+    from biocortex_cli.lessons.render import lessons_text
 
     report = list_lessons(state.vault(), min_support=min_support, domain=domain, limit=limit)
     for warning in report.warnings:
@@ -46,7 +46,7 @@ def promote(
     json_: Annotated[bool, typer.Option("--json", help="Print the lesson note as JSON.")] = False,
 ) -> int:
     """Write the lesson note lessons/<id>.md linking its supporting episodes (or update it)."""
-    from biocortex_cli.lessons import promote as promote_lesson
+    from biocortex_cli.lessons.promote import promote as promote_lesson
 
     vault = state.vault()
     result = promote_lesson(vault, target, author=vault.author(state.OPTIONS.author), text=text,
@@ -71,7 +71,7 @@ def refresh(
     json_: Annotated[bool, typer.Option("--json", help="Print what each lesson gained as JSON.")] = False,
 ) -> int:
     """Add to each promoted lesson the episodes that state it since (one commit); prints their ids."""
-    from biocortex_cli.lessons import refresh_promoted
+    from biocortex_cli.lessons.promote import refresh_promoted
 
     vault = state.vault()
     done = refresh_promoted(vault, author=vault.author(state.OPTIONS.author))

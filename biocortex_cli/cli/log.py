@@ -18,8 +18,8 @@ def log(
 ) -> int:
     """What changed in memory: new episodes, new and retracted facts, contradictions, promoted
     lessons, archived notes and feedback, by author."""
+    from biocortex_cli.ops.history import digest, resolve_since
     from biocortex_cli.render.history import SHOWN, digest_text
-    from biocortex_cli.store.history import digest, resolve_since
 
     vault = state.vault()
     result = digest(vault, resolve_since(vault, since), limit=None if json_ else SHOWN)

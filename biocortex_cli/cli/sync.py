@@ -20,10 +20,10 @@ def sync(
     """Share memory with the team: rebase on the remote's commits, push ours, refresh the index,
     and report what arrived (episodes, facts, feedback by author). Commits nothing of yours:
     uncommitted changes stop it."""
+    from biocortex_cli.facts.index import refresh_facts
     from biocortex_cli.index.build import refresh
-    from biocortex_cli.index.facts import refresh_facts
+    from biocortex_cli.ops.sync import sync as sync_vault
     from biocortex_cli.render.history import SHOWN, sync_summary, sync_text
-    from biocortex_cli.store.sync import sync as sync_vault
 
     vault = state.vault()
     report = sync_vault(vault, author=vault.author(state.OPTIONS.author), remote=remote, timeout=timeout,

@@ -21,8 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from biocortex_cli.errors import DataError, UsageError
-
-CONFIG_REL = ".biocortex/config.yaml"
+from biocortex_cli.store.config import CONFIG_REL
 
 #: family -> ((model, input context tokens), ...); the family is only used to lay out the docs.
 MODEL_FAMILIES: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = (

@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from biocortex_cli.compress.engine import CompressResult, compress
 from biocortex_cli.compress.formats import parse
-from biocortex_cli.compress.models import CONFIG_REL, resolve_budget
+from biocortex_cli.compress.models import resolve_budget
 from biocortex_cli.compress.summarize import DEFAULT_TIMEOUT
 from biocortex_cli.errors import BiocortexError, DataError, NotFoundError, UsageError
+from biocortex_cli.store.config import CONFIG_REL
 from biocortex_cli.store.files import read_capped
 
 if TYPE_CHECKING:

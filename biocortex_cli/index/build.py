@@ -70,23 +70,12 @@ class Scan:
 
 
 def _stat_dir(root: Path, rel_dir: str) -> tuple[int, list[str], dict[str, tuple[int, int]], str]:
-    """A folder's mtime, its subfolders, its notes with (mtime_ns, size), and their digest."""
-    path = root / rel_dir
-    mtime = path.stat().st_mtime_ns
-    subdirs: list[str] = []
-    notes: dict[str, tuple[int, int]] = {}
-    prefix = rel_dir + "/"
-    with os.scandir(path) as entries:
-        for entry in entries:
-            name = entry.name
-            if name.startswith("."):
-                continue
-            if name.endswith(".md") and name != "README.md" and entry.is_file(follow_symlinks=False):
-                st = entry.stat(follow_symlinks=False)
-                notes[prefix + name] = (st.st_mtime_ns, st.st_size)
-            elif entry.is_dir(follow_symlinks=False):
-                subdirs.append(name)
-    return mtime, sorted(subdirs), notes, _digest(notes)
+    """A folder's mtime, its subfolders, its notes with (mtime_ns, size) (store/walk.py's rule),
+    and their digest."""
+    from biocortex_cli.store.walk import list_folder
+
+    folder = list_folder(root, rel_dir)
+    return folder.mtime_ns, folder.subdirs, folder.notes, _digest(folder.notes)
 
 
 def _digest(notes: dict[str, tuple[int, int]]) -> str:
@@ -288,20 +277,18 @@ def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head
         else:
             report.added += 1
     store.insert(conn, rows)
+    from biocortex_cli.render import blocks
+
     meta = store.get_meta(conn)
-    values: dict[str, Any] = {"dirs": scan.dirs, "head": head, "encoding": encoding}
+    values: dict[str, Any] = {"dirs": scan.dirs, "head": head, "encoding": encoding, "format": blocks.FORMAT}
     short = (head or "none")[:7]
     if meta.get("header_head") != short or meta.get("encoding") != encoding or "header_tokens" not in meta:
-        from biocortex_cli.recall.engine import REFERENCE_ID
-        from biocortex_cli.render.blocks import HEADER, SHORTENED
-
         counter = counter or _counter(encoding)
-        if meta.get("encoding") != encoding or "header_tokens" not in meta:
-            store.fill_id_pieces(conn, counter)
-        header = HEADER.format(shown=0, matched=0, tokens=0, budget=0, head=short, recall_id=REFERENCE_ID)
+        header = blocks.HEADER.format(shown=0, matched=0, tokens=0, budget=0, head=short,
+                                      recall_id=blocks.REFERENCE_ID)
         values.update({"header_head": short, "header_tokens": counter.count(header),
-                       "shortened_tokens": counter.count(SHORTENED),
-                       "shortened_tokens_last": counter.count(SHORTENED + "\n"),
+                       "shortened_tokens": counter.count(blocks.SHORTENED),
+                       "shortened_tokens_last": counter.count(blocks.SHORTENED + "\n"),
                        "tokenizer": counter.encoding})
     if few:
         store.patch_doc_lengths(conn, cleared, [row.rel for row in rows])
@@ -447,9 +434,10 @@ def refresh(vault: Any, encoding: str, *, full: bool = False) -> tuple[sqlite3.C
             print(f"biocortex: warning: rebuilding the index: {reason}", file=sys.stderr)
         report = rebuild(vault, encoding, reason)
         return store.connect(path), report
-    if meta.get("encoding") != encoding:
+    outdated = _outdated(meta, encoding)
+    if outdated:
         conn.close()
-        report = rebuild(vault, encoding, f"encoding changed to {encoding}")
+        report = rebuild(vault, encoding, outdated)
         return store.connect(path), report
     report = RefreshReport()
     head = vault.head()
@@ -483,6 +471,27 @@ def refresh(vault: Any, encoding: str, *, full: bool = False) -> tuple[sqlite3.C
     return conn, report
 
 
+def warn_problems(report: RefreshReport) -> None:
+    """One line on stderr naming the first note the index could not read, and how many more."""
+    if report.problems:
+        first = report.problems[0]
+        more = f" and {len(report.problems) - 1} more" if len(report.problems) > 1 else ""
+        print(f"biocortex: warning: {len(report.problems)} note(s) not indexed: "
+              f"{first[0]}:{first[1]}: {first[2]}{more} (run `biocortex check`)", file=sys.stderr)
+
+
+def _outdated(meta: dict[str, Any], encoding: str) -> str:
+    """Why the whole index must be built again ("" if it need not): its token counts are for
+    another encoding, or its blocks were rendered by another version of render/blocks.py."""
+    from biocortex_cli.render import blocks
+
+    if meta.get("encoding") != encoding:
+        return f"index counts with {meta.get('encoding')}, config says {encoding}"
+    if meta.get("format") != blocks.FORMAT:
+        return "the recall text format changed since the index was built"
+    return ""
+
+
 def problems_of(conn: sqlite3.Connection) -> list[tuple[str, int, str]]:
     """(rel, line, message) of every note and feedback line the index could not read."""
     from biocortex_cli.index.feedback import feedback_problems
@@ -499,8 +508,9 @@ def is_stale(vault: Any, encoding: str) -> tuple[bool, str]:
     except (IndexUnusable, sqlite3.DatabaseError, ValueError) as exc:
         return True, str(exc)
     try:
-        if meta.get("encoding") != encoding:
-            return True, f"index counts with {meta.get('encoding')}, config says {encoding}"
+        outdated = _outdated(meta, encoding)
+        if outdated:
+            return True, outdated
         scan = full_scan(vault.root)
         known = store.known_files(conn) | store.known_problems(conn)
         if scan.files != known:

@@ -13,8 +13,7 @@ recall settings), ``docs`` (one narrow row per indexed note: what ranking and ou
 compressed: read only for the few hits printed, or when the note is re-indexed), ``postings``
 (one row per fingerprint: its document frequency and its posting list), ``doclens`` (every
 note's length in fingerprints, one array), ``attrs`` (tools, domains, entities -> note),
-``id_pieces`` (token counts of the letter runs a recall id can print, so the header is counted
-without a tokenizer), ``utility`` and ``feedback_problems`` (feedback, index/feedback.py),
+``utility`` and ``feedback_problems`` (feedback, index/feedback.py),
 ``lesson_texts`` (each episode's lessons as written, for ``biocortex lessons``).
 
 A posting list is the sorted note numbers as unsigned 32-bit little-endian integers, and the
@@ -40,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6  # 6: no id_pieces table (recall ids are decimal), a recall text format key
 INDEX_NAME = "index.sqlite"
 
 SCHEMA = """
@@ -67,7 +66,6 @@ CREATE TABLE attrs(kind TEXT NOT NULL, value TEXT NOT NULL, doc INTEGER NOT NULL
 CREATE TABLE lesson_texts(doc INTEGER NOT NULL, n INTEGER NOT NULL, text TEXT NOT NULL,
                           PRIMARY KEY(doc, n)) WITHOUT ROWID;
 CREATE TABLE problems(rel TEXT PRIMARY KEY, line INTEGER NOT NULL, message TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE id_pieces(piece TEXT PRIMARY KEY, tokens INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE utility(id TEXT PRIMARY KEY, helpful REAL NOT NULL, unhelpful REAL NOT NULL,
                      votes INTEGER NOT NULL, value REAL NOT NULL) WITHOUT ROWID;
 CREATE TABLE feedback_problems(rel TEXT NOT NULL, line INTEGER NOT NULL, message TEXT NOT NULL,
@@ -112,7 +110,9 @@ def connect(path: Path, *, create: bool = False) -> sqlite3.Connection:
         raise IndexUnusable("no index yet")
     try:
         conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
-        # one round trip for the settings; mmap lets reads skip the page cache copies
+        # one round trip for the settings. Memory-mapped I/O stays off (mmap_size = 0): it pushed
+        # a 100k-episode recall's peak RSS to 125 MB for no speed (docs/performance.md), and an
+        # I/O error on a mapped page is a SIGBUS, not an error the repair path can catch
         conn.executescript("PRAGMA busy_timeout = 30000; PRAGMA temp_store = MEMORY;"
                            " PRAGMA cache_size = -16000; PRAGMA mmap_size = 0;")
         if not create:
@@ -461,55 +461,3 @@ def problems(conn: sqlite3.Connection) -> Iterator[tuple[str, int, str]]:
 
 def replace_file(tmp: Path, final: Path) -> None:
     os.replace(tmp, final)
-
-
-#: letter runs of a recall id up to this length are counted when the index is made (3,109
-#: strings, ~3 ms); the first recall id with a longer run (3% of ids) loads the tokenizer and
-#: counts the runs of the next length too (15,552 strings, ~15 ms), leaving 1% of ids to count
-#: their one long run when they are met (measured over 200k random ids)
-ID_PIECE_PREFILL = 4
-
-
-def fill_id_pieces(conn: sqlite3.Connection, counter: Any, lengths: range = range(1, ID_PIECE_PREFILL + 1)) -> None:
-    """Count every run of hex letters of ``lengths`` a recall id can print, alone and after " r"."""
-    from itertools import product
-
-    rows = [(" r", counter.count(" r"))]
-    for n in lengths:
-        for letters in product("abcdef", repeat=n):
-            run = "".join(letters)
-            rows += [(run, counter.count(run)), (" r" + run, counter.count(" r" + run))]
-    conn.executemany("INSERT OR REPLACE INTO id_pieces(piece, tokens) VALUES (?, ?)", rows)
-
-
-def id_piece_tokens(conn: sqlite3.Connection, rid: str, encoding: str | None = None) -> dict[str, int]:
-    """piece -> tokens for the letter pieces of recall id ``rid`` (recall/engine.py
-    :func:`id_pieces`); a piece longer than the prefilled ones is counted with the tokenizer
-    for ``encoding`` (about one recall in 25 loads it) and remembered when the index is writable."""
-    from biocortex_cli.recall.engine import id_pieces
-
-    pieces = id_pieces(rid)
-    found = dict(conn.execute(f"SELECT piece, tokens FROM id_pieces WHERE piece IN ({','.join('?' * len(pieces))})",
-                              pieces))
-    missing = [p for p in pieces if p not in found]
-    if missing:
-        from biocortex_cli.tokens import get_counter
-
-        counter = get_counter(encoding or "cl100k_base")
-        for piece in missing:
-            found[piece] = counter.count(piece)
-        own = not conn.in_transaction  # recall's read transaction takes the writes along
-        try:  # a cache: when the index is busy, counted again next time
-            if own:
-                conn.execute("BEGIN IMMEDIATE")
-            conn.executemany("INSERT OR REPLACE INTO id_pieces(piece, tokens) VALUES (?, ?)",
-                             [(p, found[p]) for p in missing])
-            longer = ID_PIECE_PREFILL + 1
-            if conn.execute("SELECT 1 FROM id_pieces WHERE piece = ?", ("a" * longer,)).fetchone() is None:
-                fill_id_pieces(conn, counter, range(longer, longer + 1))
-            if own:
-                conn.execute("COMMIT")
-        except sqlite3.DatabaseError:
-            if own and conn.in_transaction:
-                conn.execute("ROLLBACK")
-    return found

@@ -1,77 +1,61 @@
 """Episodic recall: score past analyses against a query, gate them, fit them to a token budget.
 
-Signals, each on a 0-1 scale:
+One pipeline of named stages (:func:`search`), each reading only the index:
 
-- ``text``: IDF-weighted coverage of the query's fingerprints (unigrams, bigrams, trigrams)
-  by the episode, with BM25's length normalisation; fingerprints in more than ``max_df`` of the
-  episodes are ignored, and query words the vault has never seen count against coverage at half
-  weight (a query about something the memory does not know should not look relevant).
-- ``tools``, ``domains``, ``entities``: the share of the tools, domains and entities named in
-  the query (as known to the index) that the episode lists.
-- ``outcome``: only when the question asks about failures ("what went wrong", "failed",
-  "pitfalls") or successes ("what worked"): 1 for an episode with that outcome, else 0. It
-  reorders relevant episodes but never makes one relevant: the gate reads the fusion of the
-  other signals.
+1. ``_asked``: the query's terms, and their IDF weights (index/weights.py);
+2. ``_named``: the tools, domains and entities of the query that the index knows;
+3. ``_fusion``: which signals the query uses and their weights; those it does not use are left
+   out and the configured weights of the others renormalised, so ``min_relevance`` means the
+   same whether or not a query names a tool;
+4. ``_gate``: text scores of the episodes that can pass (MaxScore, recall/signals.py), fused
+   with the attribute signals; the gate reads this relevance (``outcome`` only reorders);
+5. ``_filtered``: archive, success-only and domain filters, the outcome signal, then what the
+   memory learned (utility, recency: recall/signals.py ``learned``);
+6. ``_ranked``: best first (score, quality, id), at most ``top_k``;
+7. ``_fitted``: each episode's block, read with its token counts from the index, until the
+   budget is full; the last one shortened if need be (render/blocks.py).
 
-Signals the query does not use are left out and the configured weights of the others are
-renormalised, so ``min_relevance`` means the same whether or not a query names a tool.
-See docs/recall.md for a worked example.
+The result is the episodes' part of the output and the numbers of its header
+(:class:`Found`); :meth:`Found.finish` composes it with the lessons' and the facts' parts
+(render/recall.py). See docs/recall.md for a worked example.
 
-What the memory learned (docs/learning.md) moves the score of an episode that passed the gate,
-never the gate itself:
-
-- ``utility``: the episode's utility from recorded feedback (0-1, 0.5 without any), added as
-  ``weight * (utility - 0.5)``; shown only once the vault holds feedback.
-- ``recency``: ``2 ** (-age / half_life_days)``, the age counted back from the newest indexed
-  episode (not from the clock: the same commit gives the same ranking); the score is multiplied
-  by it. Off (and not shown) when ``half_life_days`` is 0.
-
-Every recall has an id, ``r`` + 10 hex digits of a SHA-1 over the vault commit, the normalised
-query and every option that shapes the output: the same recall gets the same id.
+Every recall has an id, ``r`` + 12 decimal digits from a SHA-1 over the vault commit, the
+normalised query and every option that shapes the output: the same recall gets the same id.
 """
 
 from __future__ import annotations
 
-import math
-import re
 import sqlite3
-from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import UsageError
+from biocortex_cli.recall.signals import ATTR_COLUMN, ATTR_SIGNAL, K1, SIGNALS
 
-MAX_QUERY_TERMS = 512
-K1 = 1.2
-B = 0.5
-SIGNALS = ("text", "entities", "tools", "domains", "outcome")
-_FAILURE_INTENT = re.compile(
-    r"\b(?:wrong|fail(?:s|ed|ure|ures|ing)?|mistakes?|pitfalls?|problems?|broke|broken"
-    r"|did\s*n[o']?t\s+work|doesn'?t\s+work|not\s+work|go(?:es)?\s+bad|went\s+bad)\b")
-_SUCCESS_INTENT = re.compile(
-    r"\b(?:worked|works\s+well|what\s+works|success(?:es|ful|fully)?|succeeded|best\s+practice)\b")
-_ATTR_SIGNAL = {"tool": "tools", "domain": "domains", "entity": "entities"}
-_ATTR_COLUMN = {"entities": 0, "tools": 1, "domains": 2}
+if TYPE_CHECKING:
+    from biocortex_cli.index.weights import QueryWeights
+    from biocortex_cli.render.recall import Header, RecallPart
 
 
 @dataclass(frozen=True)
 class RecallOptions:
+    """What a recall is asked: the query, and the settings whose defaults are the vault's config
+    (``recall.service.options_from_config`` fills them in: store/config.py declares them once)."""
+
     query: str
-    top_k: int = 5
-    budget: int = 2000
-    min_relevance: float = 0.2
+    top_k: int
+    budget: int
+    min_relevance: float
+    success_only: bool
+    weights: dict[str, float]
+    ngram_weights: dict[str, float]
+    max_df: float
+    half_life_days: float
+    lessons_share: float  # at most this share of the budget goes to promoted lessons
     domain: str | None = None
-    success_only: bool = False
     explain: bool = False
     include_archived: bool = False
-    weights: dict[str, float] = field(default_factory=lambda: {"text": 0.5, "entities": 0.2,
-                                                               "tools": 0.15, "domains": 0.15,
-                                                               "outcome": 0.15, "utility": 0.2})
-    ngram_weights: dict[str, float] = field(default_factory=lambda: {"1": 1.0, "2": 0.5, "3": 0.5})
-    max_df: float = 0.5
-    half_life_days: float = 0.0
-    lessons_share: float = 0.25  # at most this share of the budget goes to promoted lessons
 
 
 @dataclass(frozen=True)
@@ -104,20 +88,30 @@ class RecallResult:
     query: str
     vault_commit: str | None
     budget: int
-    tokens: int
     encoding: str
     results: list[Hit]
     dropped: dict[str, int]
-    context: str
     matched: int
     searched: int
     reason: str = ""
     query_terms: list[str] = field(default_factory=list)
     unknown_terms: list[str] = field(default_factory=list)
     ignored_terms: list[str] = field(default_factory=list)
-    facts: list[dict[str, Any]] = field(default_factory=list)  # the facts section (recall/facts.py)
     recall_id: str = ""
-    lessons: list[dict[str, Any]] = field(default_factory=list)  # promoted lessons (recall/lessons.py)
+    parts: tuple[RecallPart, ...] = ()  # the output, as printed (render/recall.py: compose)
+
+    @property
+    def context(self) -> str:
+        return "".join(p.text for p in self.parts)
+
+    @property
+    def tokens(self) -> int:
+        return sum(p.tokens for p in self.parts)
+
+    def detail(self, part: str, key: str) -> list[dict[str, Any]]:
+        """What the JSON lists for a part (``lessons``, ``facts``), empty without that part."""
+        found = next((p for p in self.parts if p.name == part), None)
+        return list(found.json.get(key, [])) if found is not None else []
 
     def as_json(self, explain: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -125,7 +119,8 @@ class RecallResult:
             "budget": self.budget,
             "tokens": self.tokens, "encoding": self.encoding,
             "results": [h.as_json(explain) for h in self.results],
-            "lessons": self.lessons, "facts": self.facts, "dropped": self.dropped, "context": self.context,
+            "lessons": self.detail("lessons", "lessons"), "facts": self.detail("facts", "facts"),
+            "dropped": self.dropped, "context": self.context,
         }
         if explain:
             out["explain"] = {"query_terms": self.query_terms, "unknown_terms": self.unknown_terms,
@@ -133,10 +128,33 @@ class RecallResult:
         return out
 
 
+@dataclass(frozen=True)
+class Found:
+    """What :func:`search` found, before it is printed: the result without its output, the
+    episodes' part (their blocks) and the numbers of its header (None when nothing fits)."""
+
+    result: RecallResult
+    part: RecallPart | None = None
+    header: Header | None = None
+
+    def finish(self, budget: int, before: Sequence[RecallPart] = (),
+               after: Sequence[RecallPart] = ()) -> RecallResult:
+        """The result with its output: ``before``, the episodes, ``after``, under one header that
+        counts them all against ``budget``."""
+        from biocortex_cli.render.recall import compose
+
+        episodes = [self.part] if self.part is not None else []
+        return replace(self.result, budget=budget, parts=compose([*before, *episodes, *after], self.header, budget))
+
+
 def recall_id(head: str | None, opts: RecallOptions, encoding: str) -> str:
-    """``r`` + 10 hex digits of a SHA-1 over what decides the output: the vault commit, the
-    query (whitespace collapsed, case-folded), every option and the token encoding."""
+    """``r`` + 12 decimal digits of a SHA-1 over what decides the output: the vault commit, the
+    query (whitespace collapsed, case-folded), every option and the token encoding. Always 5
+    tokens after its space (render/blocks.py: REFERENCE_ID), so the header is counted at index
+    time."""
     import json
+
+    from biocortex_cli.render.blocks import RECALL_ID_DIGITS
 
     try:
         from _sha1 import sha1  # the C module alone: hashlib's import costs ~2.5 ms
@@ -145,42 +163,8 @@ def recall_id(head: str | None, opts: RecallOptions, encoding: str) -> str:
     options = {k: v for k, v in vars(opts).items() if k != "query"}
     key = json.dumps([head, " ".join(opts.query.split()).casefold(), options, encoding],
                      sort_keys=True, ensure_ascii=False)
-    return "r" + str(sha1(key.encode("utf-8")).hexdigest())[:10]
-
-
-#: the id the header's token count is taken with at index time (" r" and four digit groups)
-REFERENCE_ID = "r0000000000"
-_ID_PIECES = re.compile(r"[a-f]+|[0-9]+")
-
-
-def id_pieces(rid: str) -> list[str]:
-    """The pre-tokens of `` rXXXXXXXXXX`` that hold letters (cl100k and o200k split letters
-    from digits; " r" joins a leading run of letters): their counts come from the index."""
-    pieces: list[str] = []
-    for i, m in enumerate(_ID_PIECES.finditer(rid[1:])):
-        if m.group()[0].isalpha():
-            pieces.append((" r" if i == 0 else "") + m.group())
-        elif i == 0:
-            pieces.append(" r")
-    if not rid[1:]:
-        pieces.append(" r")
-    return pieces
-
-
-def id_tokens(rid: str, letters: dict[str, int]) -> int:
-    """Tokens of the recall id as printed after a space: digit runs cost one token per three
-    digits; the letter pieces cost what ``letters`` says (counted at index time)."""
-    digits = sum(-(-len(m.group()) // 3) for m in _ID_PIECES.finditer(rid[1:]) if m.group()[0].isdigit())
-    return digits + sum(letters[p] for p in id_pieces(rid))
-
-
-def _idf(n_docs: int, df: int) -> float:
-    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-
-
-def _digits_tokens(value: int) -> int:
-    """Extra tokens of a number over the single-digit placeholder (tiktoken splits every 3)."""
-    return max(1, math.ceil(len(str(value)) / 3)) - 1
+    number = int.from_bytes(sha1(key.encode("utf-8")).digest()[:8], "big") % 10**RECALL_ID_DIGITS
+    return f"r{number:0{RECALL_ID_DIGITS}d}"
 
 
 def validate(opts: RecallOptions) -> None:
@@ -196,140 +180,203 @@ def validate(opts: RecallOptions) -> None:
 
 
 def recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) -> RecallResult:
-    """Score, gate and budget the index's episodes for ``opts.query`` (see the module docstring).
+    """Episodic recall alone, printed (see the module docstring)."""
+    return search(conn, meta, opts).finish(opts.budget)
+
+
+def search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) -> Found:
+    """Score, gate and budget the index's episodes for ``opts.query``.
 
     Reads run in one read transaction, so a refresh committing meanwhile is seen whole or not
     at all (it waits for this, a few milliseconds)."""
     if conn.in_transaction:
-        return _recall(conn, meta, opts)
+        return _search(conn, meta, opts)
     conn.execute("BEGIN")
     try:
-        return _recall(conn, meta, opts)
+        return _search(conn, meta, opts)
     finally:
         conn.execute("COMMIT")
 
 
-def _recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) -> RecallResult:
-    from biocortex_cli.bio.text import tokenize
-    from biocortex_cli.index.fingerprints import query_fingerprints
-    from biocortex_cli.index.store import doc_lengths, document_frequencies, posting_lists
+# --- the stages ----------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class _Asked:
+    """What every stage reads: the options, the query's terms and weights, the index's state."""
+
+    opts: RecallOptions
+    head: str | None
+    encoding: str
+    n_docs: int
+    recall_id: str
+    tokens: list[str]
+    words: QueryWeights | None = None
+
+    def empty(self, reason: str, dropped: int = 0, over_top_k: int = 0, over_budget: int = 0) -> Found:
+        words = self.words
+        return Found(RecallResult(
+            query=self.opts.query, vault_commit=self.head, budget=self.opts.budget, encoding=self.encoding,
+            results=[], dropped={"below_relevance": dropped, "over_top_k": over_top_k, "over_budget": over_budget},
+            matched=0, searched=self.n_docs, reason=reason, query_terms=self.tokens,
+            unknown_terms=words.unknown if words else [], ignored_terms=words.common if words else [],
+            recall_id=self.recall_id))
+
+
+@dataclass(frozen=True)
+class _Named:
+    """The query's grams the index knows as tools, domains or entities, and who lists them."""
+
+    grams: list[str]  # every gram of the query, sorted (the SQL parameters of ``where``)
+    where: str  # the SQL condition on attrs that finds them
+    values: dict[str, set[str]]  # signal -> the values named
+    hits: dict[int, list[int]]  # episode -> how many named entities, tools, domains it lists
+
+
+@dataclass(frozen=True)
+class _Fusion:
+    """The signals the query uses, and their weights."""
+
+    active: dict[str, bool]
+    wanted: bool | None  # the outcome asked about (signals.outcome_intent)
+    relevance_w: float  # the weights of the active signals but outcome, summed
+    outcome_w: float
+    plan: list[tuple[str, float, int, float]]  # (signal, weight, attrs column or -1 for text, values named)
+
+
+def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) -> Found:
     validate(opts)
-    tokens = tokenize(opts.query)[:MAX_QUERY_TERMS]
+    asked = _asked(meta, opts)
+    if not asked.tokens:
+        return asked.empty("the query has no searchable words (only stop words or punctuation)")
+    if asked.n_docs == 0:
+        return asked.empty("the vault has no episodes yet")
+    from biocortex_cli.index.weights import query_weights
+
+    asked = replace(asked, words=query_weights(conn, asked.tokens, asked.n_docs, opts.ngram_weights, opts.max_df))
+    named = _named(conn, asked)
+    fusion = _fusion(asked, named)
+    if fusion.relevance_w <= 0:
+        return asked.empty("nothing in the query matches the vault's memory")
+    scored, candidates, lists = _gate(conn, meta, asked, named, fusion)
+    passing, info = _filtered(conn, meta, asked, fusion, scored)
+    below = candidates - len(passing)
+    top, matched = _ranked(passing, info, opts.top_k)
+    if not top:
+        reason = (f"no past analysis reached min_relevance {opts.min_relevance:g}"
+                  if candidates else "no past analysis shares a word, tool, domain or entity with the query")
+        if opts.domain or opts.success_only:
+            reason += " with the given filters" + (f" (domain {opts.domain})" if opts.domain else "")
+        return asked.empty(reason, dropped=below)
+    return _fitted(conn, meta, asked, top, info, matched, below,
+                   lambda doc: _explain(conn, doc, asked, named, lists))
+
+
+def _asked(meta: dict[str, Any], opts: RecallOptions) -> _Asked:
+    from biocortex_cli.bio.text import tokenize
+    from biocortex_cli.index.weights import MAX_QUERY_TERMS
+
     head = meta.get("head")
     encoding = str(meta.get("tokenizer", meta.get("encoding", "estimate")))
-    n_docs = int(meta.get("n_docs", 0))
-    rid = recall_id(head, opts, encoding)
+    return _Asked(opts, head, encoding, int(meta.get("n_docs", 0)), recall_id(head, opts, encoding),
+                  tokenize(opts.query)[:MAX_QUERY_TERMS])
 
-    def empty(reason: str, dropped: int = 0, over_top_k: int = 0, over_budget: int = 0,
-              **extra: Any) -> RecallResult:
-        return RecallResult(query=opts.query, vault_commit=head, budget=opts.budget, tokens=0,
-                            encoding=encoding, results=[],
-                            dropped={"below_relevance": dropped, "over_top_k": over_top_k,
-                                     "over_budget": over_budget},
-                            context="", matched=0, searched=n_docs, reason=reason,
-                            query_terms=tokens, recall_id=rid, **extra)
 
-    if not tokens:
-        return empty("the query has no searchable words (only stop words or punctuation)")
-    if n_docs == 0:
-        return empty("the vault has no episodes yet")
-
-    # --- text signal -------------------------------------------------------------------------
-    qfps = query_fingerprints(tokens)
-    cap = max(1, int(opts.max_df * n_docs))
-    weights: dict[int, float] = {}
-    denominator = 0.0
-    unknown: list[str] = []
-    common: list[str] = []
-    max_idf = _idf(n_docs, 0)
-    dfs = document_frequencies(conn, list(qfps))
-    for fp, (gram, n) in qfps.items():
-        df = dfs.get(fp, 0)
-        wn = float(opts.ngram_weights.get(str(n), 0.0))
-        if wn <= 0:
-            continue
-        if df == 0:
-            if n == 1:
-                unknown.append(gram)
-                denominator += 0.5 * wn * max_idf
-            continue
-        if df > cap and n_docs >= 20:  # too common to tell episodes apart
-            if n == 1:
-                common.append(gram)
-            continue
-        weights[fp] = wn * _idf(n_docs, df)
-        denominator += weights[fp]
-
-    # --- attribute signals: the query's words the index knows as tools, domains, entities --------
-    grams_q = sorted({g for g, _n in qfps.values()})
-    named: dict[str, set[str]] = {"tools": set(), "domains": set(), "entities": set()}
-    attr_where = f"kind IN ('tool', 'domain', 'entity') AND value IN ({','.join('?' for _ in grams_q)})"
-    attr_hits: dict[int, list[int]] = {}  # doc -> how many named entities, tools, domains it lists
-    if grams_q:
+def _named(conn: sqlite3.Connection, asked: _Asked) -> _Named:
+    assert asked.words is not None
+    grams = sorted({g for g, _n in asked.words.fingerprints.values()})
+    where = f"kind IN ('tool', 'domain', 'entity') AND value IN ({','.join('?' for _ in grams)})"
+    values: dict[str, set[str]] = {"tools": set(), "domains": set(), "entities": set()}
+    hits: dict[int, list[int]] = {}
+    if grams:
         column = {"entity": 0, "tool": 1, "domain": 2}
-        for kind, value, doc in conn.execute(f"SELECT kind, value, doc FROM attrs WHERE {attr_where}", grams_q):
-            named[_ATTR_SIGNAL[kind]].add(value)
-            counts = attr_hits.get(doc)
+        for kind, value, doc in conn.execute(f"SELECT kind, value, doc FROM attrs WHERE {where}", grams):
+            values[ATTR_SIGNAL[kind]].add(value)
+            counts = hits.get(doc)
             if counts is None:
-                counts = attr_hits[doc] = [0, 0, 0]
+                counts = hits[doc] = [0, 0, 0]
             counts[column[kind]] += 1
+    return _Named(grams, where, values, hits)
 
-    active = {"text": bool(weights) or bool(unknown)}
-    for signal, values_named in named.items():
+
+def _fusion(asked: _Asked, named: _Named) -> _Fusion:
+    from biocortex_cli.recall.signals import outcome_intent
+
+    assert asked.words is not None
+    opts = asked.opts
+    active = {"text": bool(asked.words.weights) or bool(asked.words.unknown)}
+    for signal, values_named in named.values.items():
         active[signal] = bool(values_named)
     wanted = outcome_intent(opts.query)
-    active["outcome"] = wanted is not None and (active["text"] or any(named.values()))
+    active["outcome"] = wanted is not None and (active["text"] or any(named.values.values()))
     relevance_w = sum(float(opts.weights.get(s, 0.0)) for s in SIGNALS if active.get(s) and s != "outcome")
     outcome_w = float(opts.weights.get("outcome", 0.0)) if active["outcome"] else 0.0
-    if relevance_w <= 0:
-        return empty("nothing in the query matches the vault's memory", unknown_terms=unknown,
-                     ignored_terms=common)
+    plan = [(s, float(opts.weights.get(s, 0.0)), ATTR_COLUMN.get(s, -1), float(len(named.values.get(s, ())) or 1))
+            for s in SIGNALS if active.get(s) and s != "outcome"]
+    return _Fusion(active, wanted, relevance_w, outcome_w, plan)
 
-    # --- text scores of the episodes that can pass the gate ---------------------------------------
+
+def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: _Named,
+          fusion: _Fusion) -> tuple[list[tuple[float, float, int, dict[str, float]]], int, dict[int, Any]]:
+    """(fused score, relevance, episode, signals) of every episode at or above ``min_relevance``,
+    how many episodes share anything with the query, and the posting lists read.
+
+    Relevance fuses every signal but outcome, so a failure alone never qualifies; an episode with
+    no text score here cannot reach ``min_relevance`` (signals.text_bound)."""
+    from biocortex_cli.index.store import doc_lengths, posting_lists
+    from biocortex_cli.recall.signals import light_lists, text_bound, text_scores
+
+    assert asked.words is not None
+    opts, weights, denominator = asked.opts, asked.words.weights, asked.words.denominator
     lists = posting_lists(conn, list(weights))
     ordered = [(weights[fp], *lists[fp]) for fp in weights if fp in lists]
-    everyone: set[int] = set(attr_hits)
+    everyone: set[int] = set(named.hits)
     for _w, docs, _tfs in ordered:
         everyone.update(docs)
-    candidates = len(everyone)
-    light, light_total = _light_lists(ordered, _text_bound(opts, active, relevance_w, denominator))
+    light, light_total = light_lists(ordered, text_bound(opts, fusion.active, fusion.relevance_w, denominator))
     # episodes that name a tool, domain or entity of the query and are in none of the heavier
     # posting lists: scored only if their attribute share plus every light list could pass
-    w_text = float(opts.weights.get("text", 0.0)) if active["text"] else 0.0
+    w_text = float(opts.weights.get("text", 0.0)) if fusion.active["text"] else 0.0
     best_text = w_text * min(1.0, light_total * (K1 + 1) / denominator) if denominator else 0.0
-    attr_weights = [(float(opts.weights.get(s, 0.0)), _ATTR_COLUMN[s], float(len(named[s])))
-                    for s in ("entities", "tools", "domains") if active.get(s)]
+    attr_weights = [(float(opts.weights.get(s, 0.0)), ATTR_COLUMN[s], float(len(named.values[s])))
+                    for s in ("entities", "tools", "domains") if fusion.active.get(s)]
     could_pass: dict[tuple[int, ...], bool] = {}
     seeds: set[int] = set()
-    for doc, counts in attr_hits.items():
+    for doc, counts in named.hits.items():
         key = tuple(counts)
         ok = could_pass.get(key)
         if ok is None:
             attr_part = sum(w * (counts[col] / n) for w, col, n in attr_weights)
-            ok = could_pass[key] = (attr_part + best_text) / relevance_w >= opts.min_relevance - 1e-9
+            ok = could_pass[key] = (attr_part + best_text) / fusion.relevance_w >= opts.min_relevance - 1e-9
         if ok:
             seeds.add(doc)
-    text = _text_scores(ordered, light, seeds, store_dls=doc_lengths(conn),
-                        avg_dl=float(meta.get("avg_dl") or 1.0), denominator=denominator)
-
-    # --- fusion and the gate: on relevance (every signal but outcome), so a failure alone never
-    # qualifies; an episode with no text score here cannot reach min_relevance (see _text_bound)
+    text = text_scores(ordered, light, seeds, store_dls=doc_lengths(conn),
+                       avg_dl=float(meta.get("avg_dl") or 1.0), denominator=denominator)
     scored: list[tuple[float, float, int, dict[str, float]]] = []
-    plan = [(s, float(opts.weights.get(s, 0.0)), _ATTR_COLUMN.get(s, -1), float(len(named.get(s, ())) or 1))
-            for s in SIGNALS if active.get(s) and s != "outcome"]
     no_hits = [0, 0, 0]
     for doc, text_value in text.items():
-        counts = attr_hits.get(doc, no_hits)
+        counts = named.hits.get(doc, no_hits)
         fused = 0.0
-        for _s, weight, col, n_named in plan:
+        for _s, weight, col, n_named in fusion.plan:
             fused += weight * (text_value if col < 0 else counts[col] / n_named)
-        relevance = fused / relevance_w
+        relevance = fused / fusion.relevance_w
         if relevance >= opts.min_relevance:
-            signals = {s: round(text_value if col < 0 else counts[col] / n_named, 4) for s, _w, col, n_named in plan}
+            signals = {s: round(text_value if col < 0 else counts[col] / n_named, 4)
+                       for s, _w, col, n_named in fusion.plan}
             scored.append((fused, relevance, doc, signals))
-    info = _doc_info(conn, [doc for _f, _r, doc, _s in scored], domain_norm=" ".join(tokenize(opts.domain))
-                     if opts.domain else None)
+    return scored, len(everyone), lists
+
+
+def _filtered(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, fusion: _Fusion,
+              scored: list[tuple[float, float, int, dict[str, float]]],
+              ) -> tuple[list[tuple[float, int, dict[str, float]]], dict[int, dict[str, Any]]]:
+    """(score, episode, signals) of the episodes the filters keep, with outcome and what the
+    memory learned applied; and what the index says of each scored episode."""
+    from biocortex_cli.bio.text import tokenize
+    from biocortex_cli.recall.signals import doc_info, learned
+
+    opts = asked.opts
+    info = doc_info(conn, [doc for _f, _r, doc, _s in scored],
+                    domain_norm=" ".join(tokenize(opts.domain)) if opts.domain else None)
     passing: list[tuple[float, int, dict[str, float]]] = []
     for fused, relevance, doc, signals in scored:
         row = info[doc]
@@ -340,53 +387,53 @@ def _recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions)
         if opts.domain and not row["in_domain"]:
             continue
         score = relevance
-        if outcome_w > 0:
-            value = 1.0 if row["success"] is wanted else 0.0
+        if fusion.outcome_w > 0:
+            value = 1.0 if row["success"] is fusion.wanted else 0.0
             signals["outcome"] = value
-            score = (fused + outcome_w * value) / (relevance_w + outcome_w)
+            score = (fused + fusion.outcome_w * value) / (fusion.relevance_w + fusion.outcome_w)
         passing.append((score, doc, signals))
-    passing = _learned(conn, meta, opts, info, passing)
-    below = candidates - len(passing)
+    return learned(conn, meta, opts, info, passing), info
+
+
+def _ranked(passing: list[tuple[float, int, dict[str, float]]], info: dict[int, dict[str, Any]],
+            top_k: int) -> tuple[list[tuple[float, int, dict[str, float]]], int]:
+    """The best ``top_k`` (score, then quality, then id: the same index gives the same order), and
+    how many passed."""
     passing.sort(key=lambda t: (-round(t[0], 6), -(info[t[1]]["quality"] or 0.0), info[t[1]]["id"]))
-    matched = len(passing)
-    if not passing:
-        reason = (f"no past analysis reached min_relevance {opts.min_relevance:g}"
-                  if candidates else "no past analysis shares a word, tool, domain or entity with the query")
-        if opts.domain or opts.success_only:
-            reason += " with the given filters" + (f" (domain {opts.domain})" if opts.domain else "")
-        return empty(reason, dropped=below, unknown_terms=unknown, ignored_terms=common)
-    top = passing[: opts.top_k]
-    over_top_k = matched - len(top)
+    return passing[:top_k], len(passing)
 
-    # --- budget --------------------------------------------------------------------------------
-    from biocortex_cli.index.store import id_piece_tokens, unpack_sections
-    from biocortex_cli.render.blocks import DROP_ORDER, HEADER, Section, assemble
 
-    header_base = (int(meta["header_tokens"]) - id_tokens(REFERENCE_ID, id_piece_tokens(conn, REFERENCE_ID))
-                   + id_tokens(rid, id_piece_tokens(conn, rid, meta.get("encoding"))))
+def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
+            top: list[tuple[float, int, dict[str, float]]], info: dict[int, dict[str, Any]], matched: int,
+            below: int, explain: Any) -> Found:
+    """Each episode's block, best first, while the budget holds (room kept for the header); the
+    episode that does not fit whole is shortened, and ends the list."""
+    from biocortex_cli.index.store import unpack_sections
+    from biocortex_cli.recall.signals import shorten
+    from biocortex_cli.render.blocks import DROP_ORDER, Section, assemble
+    from biocortex_cli.render.recall import EPISODES, Header, RecallPart
 
-    def header_tokens(shown: int, tokens_: int) -> int:
-        return header_base + sum(_digits_tokens(v) for v in (shown, matched, tokens_, opts.budget))
-
-    reserve = header_tokens(len(top), opts.budget)  # digits of the final count never exceed these
+    opts = asked.opts
+    header = Header(0, matched, asked.head, asked.recall_id, int(meta["header_tokens"]))
+    reserve = replace(header, shown=len(top)).cost(opts.budget, opts.budget)  # its digits never exceed these
     used = 0
     hits: list[Hit] = []
     over_budget = 0
-    sections_blobs: dict[int, bytes] = {}
+    blobs: dict[int, bytes] = {}
     for doc, rel, task_, blob in conn.execute(
             "SELECT d.doc, d.rel, d.task, b.sections FROM docs d JOIN bodies b ON b.doc = d.doc"
             f" WHERE d.doc IN ({','.join('?' for _ in top)})", [doc for _, doc, _ in top]):
         info[doc].update(rel=rel, task=task_)
-        sections_blobs[doc] = blob
+        blobs[doc] = blob
     for rank, (score, doc, signals) in enumerate(top, start=1):
         if hits and len(hits) < rank - 1:
             over_budget += 1
             continue
-        sections = unpack_sections(sections_blobs[doc])
+        sections = unpack_sections(blobs[doc])
         cost = sum(s[2] for s in sections[:-1]) + sections[-1][3]
         keep, shortened = sections, False
         if reserve + used + cost > opts.budget:
-            keep, cost = _shorten(sections, DROP_ORDER, meta, opts.budget - reserve - used)
+            keep, cost = shorten(sections, DROP_ORDER, meta, opts.budget - reserve - used)
             shortened = True
             if not keep:
                 over_budget += len(top) - rank + 1
@@ -396,179 +443,27 @@ def _recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions)
         block = assemble([Section(s[0], s[1]) for s in keep], rank, score, shortened)
         hits.append(Hit(id=row["id"], path=row["rel"], score=round(score, 4), signals=signals,
                         tokens=cost, task=row["task"], success=row["success"], quality=row["quality"],
-                        block=block, shortened=shortened,
-                        matched=_explain(conn, doc, weights, lists, qfps, attr_where, grams_q) if opts.explain else {}))
+                        block=block, shortened=shortened, matched=explain(doc) if opts.explain else {}))
         if shortened:
             over_budget += len(top) - rank
             break
+    over_top_k = matched - len(top)
     if not hits:
-        first = unpack_sections(sections_blobs[top[0][1]])  # the best hit, shortened as far as it goes
+        first = unpack_sections(blobs[top[0][1]])  # the best hit, shortened as far as it goes
         need = reserve + sum(s[2] for s in first if s[0] not in DROP_ORDER) + int(meta["shortened_tokens_last"])
-        return empty(f"the budget of {opts.budget} tokens is too small for any past analysis "
-                     f"(the best one needs about {need} in its shortest form)",
-                     dropped=below, over_top_k=over_top_k, over_budget=over_budget,
-                     unknown_terms=unknown, ignored_terms=common)
-    total = used + header_tokens(len(hits), used)
-    for _ in range(3):  # the count appears in the header; settle its digits
-        new_total = used + header_tokens(len(hits), total)
-        if new_total == total:
-            break
-        total = new_total
-    header = HEADER.format(shown=len(hits), matched=matched, tokens=total, budget=opts.budget,
-                           head=(head or "none")[:7], recall_id=rid)
-    context = header + "".join(h.block for h in hits)
-    return RecallResult(query=opts.query, vault_commit=head, budget=opts.budget, tokens=total,
-                        encoding=encoding, results=hits,
-                        dropped={"below_relevance": below, "over_top_k": over_top_k,
-                                 "over_budget": over_budget},
-                        context=context, matched=matched, searched=n_docs, query_terms=tokens,
-                        unknown_terms=unknown, ignored_terms=common, recall_id=rid)
+        return asked.empty(f"the budget of {opts.budget} tokens is too small for any past analysis "
+                           f"(the best one needs about {need} in its shortest form)",
+                           dropped=below, over_top_k=over_top_k, over_budget=over_budget)
+    found = asked.empty("", dropped=below, over_top_k=over_top_k, over_budget=over_budget)
+    result = replace(found.result, results=hits, matched=matched)
+    part = RecallPart(EPISODES, "".join(h.block for h in hits), used,
+                      {"results": [h.as_json(False) for h in hits], "dropped": result.dropped})
+    return Found(result, part, replace(header, shown=len(hits)))
 
 
-def _learned(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions, info: dict[int, dict[str, Any]],
-             passing: list[tuple[float, int, dict[str, float]]]) -> list[tuple[float, int, dict[str, float]]]:
-    """Scores moved by utility (from feedback) and multiplied by recency (module docstring)."""
-    w_utility = float(opts.weights.get("utility", 0.0))
-    use_utility = w_utility > 0 and int(meta.get("feedback_ids", 0)) > 0
-    use_recency = opts.half_life_days > 0 and bool(meta.get("newest_created"))
-    if not passing or not (use_utility or use_recency):
-        return passing
-    utility: dict[str, float] = {}
-    if use_utility:
-        from biocortex_cli.index.feedback import utilities
+def _explain(conn: sqlite3.Connection, doc: int, asked: _Asked, named: _Named,
+             lists: dict[int, Any]) -> dict[str, list[str]]:
+    from biocortex_cli.recall.signals import explain
 
-        utility = utilities(conn, [info[doc]["id"] for _s, doc, _sig in passing])
-    if use_recency:
-        import datetime as dt
-
-        newest = dt.datetime.fromisoformat(str(meta["newest_created"])[:19])
-        created = dict(conn.execute(f"SELECT doc, created FROM docs WHERE doc IN ({','.join('?' * len(passing))})",
-                                    [doc for _s, doc, _sig in passing])) if len(passing) <= 900 else dict(
-            conn.execute("SELECT doc, created FROM docs"))
-    out = []
-    for score, doc, signals in passing:
-        if use_utility:
-            value = utility.get(info[doc]["id"], 0.5)
-            signals["utility"] = round(value, 4)
-            score = min(1.0, max(0.0, score + w_utility * (value - 0.5)))
-        if use_recency:
-            age = (newest - dt.datetime.fromisoformat(created[doc][:19])).total_seconds() / 86400
-            factor = 2.0 ** (-max(0.0, age) / opts.half_life_days)
-            signals["recency"] = round(factor, 4)
-            score *= factor
-        out.append((score, doc, signals))
-    return out
-
-
-def outcome_intent(query: str) -> bool | None:
-    """False when the question asks what went wrong, True when it asks what worked, else None."""
-    low = query.lower()
-    failure, success = _FAILURE_INTENT.search(low), _SUCCESS_INTENT.search(low)
-    if failure and not success:
-        return False
-    if success and not failure:
-        return True
-    return None
-
-
-def _shorten(sections: Sequence[tuple[str, str, int, int]], drop_order: Sequence[str],
-             meta: dict[str, Any], room: int) -> tuple[list[tuple[str, str, int, int]], int]:
-    """Drop the least useful sections until the block fits ``room``; ([], 0) if it cannot."""
-    keep = list(sections)
-    marker = int(meta["shortened_tokens_last"])
-    for name in drop_order:
-        cost = sum(s[2] for s in keep) + marker
-        if cost <= room:
-            return keep, cost
-        keep = [s for s in keep if s[0] != name]
-    cost = sum(s[2] for s in keep) + marker
-    return (keep, cost) if cost <= room else ([], 0)
-
-
-def _text_bound(opts: RecallOptions, active: dict[str, bool], relevance_w: float, denominator: float) -> float:
-    """The least sum of matched fingerprint weights with which an episode that names none of the
-    query's tools, domains or entities can still reach ``min_relevance`` (a hair less: a bound).
-
-    An episode's text score is at most the sum of the weights of the query fingerprints it has,
-    over the denominator, so one whose fingerprints all sit in lists below this bound is counted
-    and dropped without being scored."""
-    w_text = float(opts.weights.get("text", 0.0)) if active.get("text") else 0.0
-    if w_text <= 0 or denominator <= 0:
-        return math.inf
-    # a term contributes at most (K1 + 1) times its weight (BM25 saturation, no per-term cap)
-    return opts.min_relevance * relevance_w / w_text * denominator / (K1 + 1) * (1 - 1e-9)
-
-
-def _light_lists(ordered: list[tuple[float, Any, dict[int, int]]], bound: float) -> tuple[set[int], float]:
-    """The lightest posting lists whose weights sum below ``bound`` (MaxScore's non-essential
-    lists), and that sum: an episode found only in them cannot pass on its text."""
-    light: set[int] = set()
-    total = 0.0
-    for i in sorted(range(len(ordered)), key=lambda i: ordered[i][0]):
-        if total + ordered[i][0] >= bound:
-            break
-        total += ordered[i][0]
-        light.add(i)
-    return light, total
-
-
-def _text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[int], seeds: set[int], *,
-                 store_dls: Any, avg_dl: float, denominator: float) -> dict[int, float]:
-    """Text scores (0-1) of the episodes that may pass the gate: ``seeds`` and those in at least
-    one posting list outside ``light``. Sums run in query order, with the same arithmetic, in
-    the same order, as the SQL ``SUM`` this replaced (tested bit for bit)."""
-    scoring = set(seeds)
-    for i, (_w, docs, _tfs) in enumerate(ordered):
-        if i not in light:
-            scoring.update(docs)
-    sums = dict.fromkeys(scoring, 0.0)
-    k1_1, k1, one_b, b = K1 + 1, K1, 1 - B, B
-    at_tf1: dict[int, float] = {}  # a note's term weight at tf 1 depends on its length only
-    for w, docs, tfs in ordered:
-        for doc in scoring.intersection(docs):
-            tf = tfs.get(doc, 1) if tfs else 1
-            if tf == 1:
-                g = at_tf1.get(doc)
-                if g is None:
-                    g = at_tf1[doc] = 1 * k1_1 / (1 + k1 * (one_b + b * store_dls[doc] / avg_dl))
-            else:
-                g = tf * k1_1 / (tf + k1 * (one_b + b * store_dls[doc] / avg_dl))
-            sums[doc] += w * g
-    if not denominator:
-        return dict.fromkeys(sums, 0.0)
-    return {doc: min(1.0, s / denominator) for doc, s in sums.items()}
-
-
-def _doc_info(conn: sqlite3.Connection, docs: list[int], domain_norm: str | None) -> dict[int, dict[str, Any]]:
-    out: dict[int, dict[str, Any]] = {}
-    for i in range(0, len(docs), 500):
-        chunk = docs[i : i + 500]
-        marks = ",".join("?" for _ in chunk)
-        for doc, ident, success, quality, archived in conn.execute(
-                f"SELECT doc, id, success, quality, archived FROM docs WHERE doc IN ({marks})", chunk):
-            out[doc] = {"id": ident, "success": None if success is None else bool(success),
-                        "quality": quality, "archived": bool(archived), "in_domain": False}
-        if domain_norm is not None:
-            for (doc,) in conn.execute(f"SELECT doc FROM attrs WHERE kind = 'domain' AND value = ?"
-                                       f" AND doc IN ({marks})", [domain_norm, *chunk]):
-                out[doc]["in_domain"] = True
-    return out
-
-
-def _explain(conn: sqlite3.Connection, doc: int, weights: dict[int, float], lists: dict[int, Any],
-             qfps: dict[int, tuple[str, int]], attr_where: str, grams_q: list[str]) -> dict[str, list[str]]:
-    def has(fp: int) -> bool:
-        docs = lists[fp][0] if fp in lists else ()
-        at = bisect_left(docs, doc)
-        return at < len(docs) and docs[at] == doc
-
-    found = [qfps[fp][0] for fp in weights if has(fp)]
-    out = {"terms": sorted(found, key=lambda g: (-g.count(" "), g))}
-    attrs: dict[str, set[str]] = {}
-    if grams_q:
-        for kind, value in conn.execute(f"SELECT kind, value FROM attrs WHERE doc = ? AND {attr_where}",
-                                        [doc, *grams_q]):
-            attrs.setdefault(_ATTR_SIGNAL[kind], set()).add(value)
-    for signal, values in sorted(attrs.items()):
-        out[signal] = sorted(values)
-    return out
+    assert asked.words is not None
+    return explain(conn, doc, asked.words.weights, lists, asked.words.fingerprints, named.where, named.grams)

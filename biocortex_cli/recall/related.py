@@ -8,7 +8,7 @@ in one of its domains or tools. Each signal is 0-1:
   also lists, the weight of a value being ``log(1 + N / df)``, so a rare gene counts for more
   than a tool every episode uses;
 - ``task``: the Jaccard similarity of the two tasks' unigram and bigram fingerprint sets (the
-  lesson clustering's measure, :mod:`biocortex_cli.recall.lessons`), computed for the 500
+  lesson clustering's measure, :mod:`biocortex_cli.lessons.cluster`), computed for the 500
   episodes that share most of the task's words (those in at most half the episodes);
 - ``domains``: the share of its domains the other one lists (never a reason on its own);
 - ``failure``: 1 when both failed and share a domain or a tool.
@@ -86,7 +86,7 @@ def related_episodes(conn: sqlite3.Connection, probe: Probe, *, limit: int = 10,
     from biocortex_cli.bio.text import tokenize
     from biocortex_cli.index.fingerprints import fingerprint
     from biocortex_cli.index.store import document_frequencies, posting_lists
-    from biocortex_cli.recall.lessons import jaccard, lesson_fingerprints
+    from biocortex_cli.lessons.cluster import jaccard, lesson_fingerprints
 
     n_docs = conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0] or 1
     shares: dict[int, dict[str, float]] = {}

@@ -13,13 +13,43 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+
+def format_key(*sources: str) -> str:
+    """The key of text the index caches rendered: a CRC-32 of the renderers' source files.
+
+    The index keeps it beside what it rendered (episode blocks here; fact and lesson lines in
+    facts/render.py and lessons/render.py) and renders again when it differs, so a change to a
+    renderer never prints old and new text side by side."""
+    import zlib
+
+    crc = 0
+    for source in sources:
+        try:
+            crc = zlib.crc32(Path(source).read_bytes(), crc)
+        except OSError:  # pragma: no cover - no source beside the code (a zip): the version decides
+            from biocortex_cli import __version__
+
+            crc = zlib.crc32(f"{source}:{__version__}".encode(), crc)
+    return f"{crc:08x}"
+
+
+#: the key of the episodes' blocks, the header and the shortening line (the index's meta "format")
+FORMAT = format_key(__file__)
 RANK = "{rank}"
 SCORE = "{score}"
 SHORTENED = "[shortened to fit the budget; the full note is at the path above]\n"
 HEADER = ("## Relevant past analyses — {shown} of {matched} matched · {tokens}/{budget} tokens · vault {head}"
           " · recall {recall_id}\n\n")
+#: A recall id is "r" and this many decimal digits (recall/engine.py: recall_id). After its space,
+#: " r" is one pre-token and each run of three digits another, and all 1,000 three-digit strings
+#: are single tokens in cl100k_base and o200k_base: every id costs 5 tokens (20,000 random ids
+#: measured in both encodings; tests/test_feedback.py checks it), so the header is counted once,
+#: at index time, with REFERENCE_ID in it, and holds for every id.
+RECALL_ID_DIGITS = 12
+REFERENCE_ID = "r" + "0" * RECALL_ID_DIGITS
 #: Sections dropped first when the last block must shrink to fit (least useful first).
 DROP_ORDER = ("plan", "entities", "tools", "lessons", "result")
 _LIMITS = {"task": 60, "plan": 70, "result": 90, "lesson": 45}
@@ -32,7 +62,8 @@ class Section:
     text: str
 
 
-def _clip(text: str, words: int) -> str:
+def clip(text: str, words: int) -> str:
+    """``text`` on one line, cut after ``words`` words (then " …")."""
     parts = " ".join(text.split()).split(" ")
     return " ".join(parts) if len(parts) <= words else " ".join(parts[:words]) + " …"
 
@@ -57,7 +88,7 @@ def episode_sections(record: Mapping[str, Any], path: str) -> list[Section]:
         meta.append(created)
     meta += [str(record.get("id", "")), path]
     sections = [
-        Section("title", f"### {RANK}. {_clip(text('task'), _LIMITS['task'])}\n"),
+        Section("title", f"### {RANK}. {clip(text('task'), _LIMITS['task'])}\n"),
         Section("meta", " · ".join(meta) + "\n"),
     ]
     tools, domains = strings("tools"), strings("domains")
@@ -66,12 +97,12 @@ def episode_sections(record: Mapping[str, Any], path: str) -> list[Section]:
             [f"domains: {', '.join(domains)}"] if domains else [])
         sections.append(Section("tools", " · ".join(parts) + "\n"))
     if text("plan").strip():
-        sections.append(Section("plan", f"plan: {_clip(text('plan'), _LIMITS['plan'])}\n"))
+        sections.append(Section("plan", f"plan: {clip(text('plan'), _LIMITS['plan'])}\n"))
     if text("result").strip():
-        sections.append(Section("result", f"result: {_clip(text('result'), _LIMITS['result'])}\n"))
+        sections.append(Section("result", f"result: {clip(text('result'), _LIMITS['result'])}\n"))
     lessons = strings("lessons")[:MAX_LESSONS]
     if lessons:
-        items = "".join(f"- {_clip(lesson, _LIMITS['lesson'])}\n" for lesson in lessons)
+        items = "".join(f"- {clip(lesson, _LIMITS['lesson'])}\n" for lesson in lessons)
         sections.append(Section("lessons", "lessons:\n" + items))
     entities = strings("entities")
     if entities:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from biocortex_cli.evaluate.run import EvalReport
+if TYPE_CHECKING:
+    from biocortex_cli.evaluate.run import EvalReport
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:

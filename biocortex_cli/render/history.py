@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from biocortex_cli.store.history import Digest, Record
-from biocortex_cli.store.sync import SyncReport
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from biocortex_cli.ops.history import Digest, Record
+    from biocortex_cli.ops.sync import SyncReport
 
 #: items listed per section in text; ``--json`` lists them all
 SHOWN = 20

@@ -1,8 +1,86 @@
-"""Human-readable explanation of a recall (printed to stderr with --explain)."""
+"""Recall's output: parts (lessons, past analyses, facts) composed under one header; --explain.
+
+Each feature renders its own part (lessons/recall.py, recall/engine.py, facts/recall.py) as a
+:class:`RecallPart`: its exact text and its exact token count, summed from counts stored at
+index time. :func:`compose` puts them in order and renders the header of the past analyses once,
+last, when the whole output's token count is known. Every part ends with a newline and the next
+begins with ``#``, a pre-token boundary in cl100k and o200k (render/blocks.py), so the tokens of
+the output are the sum of the parts' tokens.
+"""
 
 from __future__ import annotations
 
-from biocortex_cli.recall.engine import RecallResult
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from biocortex_cli.render.blocks import HEADER
+
+if TYPE_CHECKING:
+    from biocortex_cli.recall.engine import RecallResult
+
+LESSONS = "lessons"
+EPISODES = "episodes"
+FACTS = "facts"
+WORKING_MEMORY = "working_memory"  # context's part: the conversation (context.py)
+
+
+@dataclass(frozen=True)
+class RecallPart:
+    """One section of recall's (or context's) output: its name, exact text and tokens, and what
+    ``--json`` says about it (``context --json`` lists the parts)."""
+
+    name: str  # lessons, episodes, facts (or working_memory in context)
+    text: str
+    tokens: int
+    json: dict[str, Any] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        heading = self.text.split("\n", 1)[0]
+        return {"name": self.name, "heading": heading, "tokens": self.tokens, **self.json}
+
+
+def extra_digit_tokens(value: int) -> int:
+    """Tokens a number costs beyond a one-digit placeholder (tiktoken splits digits every 3)."""
+    return max(1, math.ceil(len(str(value)) / 3)) - 1
+
+
+@dataclass(frozen=True)
+class Header:
+    """The numbers of the past analyses' header, which :func:`compose` prints."""
+
+    shown: int
+    matched: int
+    head: str | None  # the vault commit
+    recall_id: str
+    tokens: int  # the header with every number one digit (counted at index time: meta header_tokens)
+
+    def cost(self, total: int, budget: int) -> int:
+        """Its tokens when it says ``total``/``budget``."""
+        return self.tokens + sum(extra_digit_tokens(v) for v in (self.shown, self.matched, total, budget))
+
+    def text(self, total: int, budget: int) -> str:
+        return HEADER.format(shown=self.shown, matched=self.matched, tokens=total, budget=budget,
+                             head=(self.head or "none")[:7], recall_id=self.recall_id)
+
+
+def compose(parts: Sequence[RecallPart], header: Header | None, budget: int) -> tuple[RecallPart, ...]:
+    """The parts as printed, in order, empty ones left out: ``header`` goes first in the
+    ``episodes`` part, saying the tokens of the whole output (its own included) and ``budget``.
+
+    The header holds its own count, so the count is settled from below: the least total that
+    counts its own digits (a number's digits only grow with it, so this ends in a step or two)."""
+    kept = [p for p in parts if p.text]
+    if header is None or not any(p.name == EPISODES for p in kept):
+        return tuple(kept)
+    body = sum(p.tokens for p in kept)
+    total = body + header.cost(0, budget)
+    while (settled := body + header.cost(total, budget)) != total:
+        total = settled
+    head = header.text(total, budget)
+    return tuple(replace(p, text=head + p.text, tokens=p.tokens + header.cost(total, budget))
+                 if p.name == EPISODES else p for p in kept)
 
 
 def explain_text(result: RecallResult) -> str:

@@ -1,4 +1,5 @@
-"""Plain-text renderings of core results (no rich: output is read by agents and pipes)."""
+"""Plain-text renderings of core results (no rich: output is read by agents and pipes):
+check reports, episode lists, related episodes."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from biocortex_cli.store.check import VaultProblem
+    from biocortex_cli.ops.check import VaultProblem
+    from biocortex_cli.recall.related import Related
     from biocortex_cli.store.episodes import Episode
 
 
@@ -30,3 +32,12 @@ def episode_line(ep: Episode) -> str:
 
 def episode_lines(episodes: Sequence[Episode]) -> str:
     return "\n".join(episode_line(ep) for ep in episodes)
+
+
+def related_text(related: Sequence[Related]) -> str:
+    lines = []
+    for r in related:
+        outcome = {True: "success", False: "failure", None: "unknown"}[r.success]
+        lines.append(f"{r.id}  {r.score:.2f}  {outcome:<7}  {' '.join(r.task.split())}")
+        lines.extend(f"  {reason}" for reason in r.reasons)
+    return "\n".join(lines)

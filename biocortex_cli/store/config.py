@@ -3,6 +3,14 @@
 The dataclasses below are the config model: defaults, types and help text live here once.
 ``vault_template/.biocortex/config.yaml`` mirrors them with comments, and
 ``docs/configuration.md`` is generated from them (a test fails when either drifts).
+
+One reader, :func:`load_config` (``Vault.config``), with a cache that pays: the settings as
+parsed from the YAML are kept as JSON in ``.biocortex/tmp/config.json``, keyed by the CRC-32 and
+length of the file's text. A hit costs a read of both files and a validation (~0.7 ms); a miss
+imports PyYAML and parses, which made a ``recall`` 33 ms slower at best and 64 ms at the median on
+the loaded 2-core reference machine (``benchmarks/config_cache.py``, docs/architecture.md). The
+validation runs on every read, so a change to the model (a new default, a removed setting)
+applies to a cached file too.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from typing import Any, get_type_hints
 from biocortex_cli.errors import DataError
 
 CONFIG_REL = ".biocortex/config.yaml"
+CACHE_REL = ".biocortex/tmp/config.json"  # git-ignored, derived, rebuilt when missing
 
 
 def _f(default: Any, help: str) -> Any:
@@ -122,12 +131,41 @@ SECTIONS: dict[str, type] = {
 
 
 def load_config(root: Path) -> Config:
+    """The vault's config, validated (see the module docstring for the cache)."""
+    import json
+    import zlib
+
     from biocortex_cli.store.files import read_note_text
+
+    text = read_note_text(root / CONFIG_REL, CONFIG_REL)
+    key = f"{zlib.crc32(text.encode('utf-8', 'surrogateescape')):08x}-{len(text)}"
+    try:
+        cached = json.loads((root / CACHE_REL).read_bytes())
+        if isinstance(cached, dict) and cached.get("key") == key:
+            return parse_config(cached["data"])
+    except (OSError, ValueError, KeyError):
+        pass  # no cache, or one from another file: parse the YAML
     from biocortex_cli.store.notes import load_yaml
 
-    path = root / CONFIG_REL
-    data = load_yaml(read_note_text(path, CONFIG_REL), CONFIG_REL, first_line=1) or {}
-    return parse_config(data)
+    data = load_yaml(text, CONFIG_REL, first_line=1) or {}
+    config = parse_config(data)
+    if _json_plain(data):
+        import contextlib
+
+        from biocortex_cli.store.files import atomic_write
+
+        with contextlib.suppress(OSError):  # a read-only vault: parsed again next time
+            atomic_write(root / CACHE_REL, json.dumps({"key": key, "data": data}), fsync=False)
+    return config
+
+
+def _json_plain(value: Any) -> bool:
+    """Whether ``value`` survives a JSON round trip unchanged (YAML can also hold dates, int keys)."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_plain(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_json_plain(v) for v in value)
+    return value is None or isinstance(value, str | int | float | bool)
 
 
 def parse_config(data: Any) -> Config:

@@ -14,7 +14,6 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from biocortex_cli.errors import DataError, NotFoundError
@@ -25,6 +24,7 @@ from biocortex_cli.store.notes import Note, iso_utc, read_note, render_note
 from biocortex_cli.store.vault import Transaction, Vault
 
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+EPISODE_DIRS = ("episodes", "archive/episodes")  # live and archived episodes
 #: Frontmatter order of the known fields; unknown keys follow in the order given.
 FIELD_ORDER = ("id", "type", "created", "author", "task", "plan", "tools", "domains", "result",
                "success", "quality", "lessons", "entities", "provenance", "related")
@@ -277,16 +277,9 @@ def render_episode(ep: Episode) -> str:
 
 def existing_ids(vault: Vault) -> dict[str, str]:
     """id -> rel path of every episode note (live and archived), from file names alone."""
-    out: dict[str, str] = {}
-    for base in ("episodes", "archive/episodes"):
-        root = vault.root / base
-        if not root.is_dir():
-            continue
-        for dirpath, _dirs, names in os.walk(root):
-            for name in names:
-                if name.endswith(".md") and name != "README.md":
-                    out[name[:-3]] = f"{vault.rel(Path(dirpath))}/{name}"
-    return out
+    from biocortex_cli.store.walk import walk
+
+    return {rel.rsplit("/", 1)[1][:-3]: rel for folder in walk(vault.root, EPISODE_DIRS) for rel in folder.notes}
 
 
 def episode_path(vault: Vault, ident: str) -> str | None:
@@ -295,7 +288,7 @@ def episode_path(vault: Vault, ident: str) -> str | None:
     write or a lookup stays fast in a vault of 100k episodes. A note placed deeper by hand is
     not seen here (``find_episode`` falls back to the full walk; ``check`` reports duplicate ids)."""
     name = f"{ident}.md"
-    for base in ("episodes", "archive/episodes"):
+    for base in EPISODE_DIRS:
         root = vault.root / base
         try:
             years = [e for e in os.scandir(root) if e.is_dir()]
@@ -333,7 +326,7 @@ def _scrubbed(vault: Vault, data: Any) -> Any:
 
 def add_episode(vault: Vault, data: Mapping[str, Any], author: Author) -> Episode:
     ep = build_episode(_scrubbed(vault, data), author=author, now=dt.datetime.now(dt.timezone.utc))
-    message = f"episode: add {ep.id} — {_summary(ep.task)}"
+    message = f"episode: add {ep.id} — {one_line(ep.task)}"
     with vault.transaction(message, author) as txn:
         taken = episode_path(vault, ep.id)
         if taken is not None:
@@ -391,7 +384,7 @@ def import_episodes(vault: Vault, text: str, source: str, author: Author) -> lis
     message = f"episode: import {len(episodes)} {noun} — {episodes[0].id}"
     if len(episodes) > 1:
         message += f" … {episodes[-1].id}"
-    message += "\n\n" + "\n".join(f"- {ep.id}: {_summary(ep.task)}" for ep in episodes[:200])
+    message += "\n\n" + "\n".join(f"- {ep.id}: {one_line(ep.task)}" for ep in episodes[:200])
     if len(episodes) > 200:
         message += f"\n- … and {len(episodes) - 200} more"
     with vault.transaction(message, author) as txn:
@@ -425,14 +418,9 @@ def find_episode(vault: Vault, ident: str) -> Episode:
 
 
 def iter_episode_notes(vault: Vault) -> Iterator[str]:
-    root = vault.root / "episodes"
-    if not root.is_dir():
-        return
-    for dirpath, dirs, names in os.walk(root):
-        dirs.sort()
-        for name in sorted(names):
-            if name.endswith(".md") and name != "README.md":
-                yield f"{vault.rel(Path(dirpath))}/{name}"
+    from biocortex_cli.store.walk import note_paths
+
+    yield from note_paths(vault.root, ("episodes",))
 
 
 def list_episodes(vault: Vault, filt: EpisodeFilter) -> tuple[list[Episode], list[DataError]]:
@@ -471,6 +459,6 @@ def _matches(ep: Episode, filt: EpisodeFilter, since: dt.datetime | None) -> boo
     return True
 
 
-def _summary(text: str, width: int = 72) -> str:
+def one_line(text: str, width: int = 72) -> str:
     one = " ".join(text.split())
     return one if len(one) <= width else one[: width - 1].rstrip() + "…"

@@ -34,7 +34,8 @@ RECALL_LOG = "logs/recalls-{month}.jsonl"  # under .biocortex/ (git-ignored), mo
 OLD_RECALL_LOG = "logs/recalls.jsonl"  # one file for every month, before monthly files
 FIND_MONTHS = 3  # feedback looks for a recall in this many newest monthly logs
 OUTCOMES = ("success", "failure")
-RECALL_ID_RE = re.compile(r"r[0-9a-f]{10}")
+#: "r" + 12 digits; "r" + 10 hex digits is how recall ids were printed before (still in older logs)
+RECALL_ID_RE = re.compile(r"r[0-9]{12}|r[0-9a-f]{10}")
 _SLUG = re.compile(r"[^a-z0-9._-]+")
 
 
@@ -208,8 +209,9 @@ def _known_id(vault: Vault, ident: str) -> bool:
 
     if episode_path(vault, ident) is not None:
         return True
-    lessons = vault.root / "lessons"
-    return lessons.is_dir() and any(lessons.rglob(f"{ident}.md"))
+    from biocortex_cli.store.walk import note_paths
+
+    return any(rel.endswith(f"/{ident}.md") for rel in note_paths(vault.root, ("lessons",)))
 
 
 def record_feedback(vault: Vault, *, recall_id: str, outcome: str, helpful: Iterable[str] = (),
@@ -222,7 +224,7 @@ def record_feedback(vault: Vault, *, recall_id: str, outcome: str, helpful: Iter
     if outcome not in OUTCOMES:
         raise UsageError(f"--outcome must be success or failure, not {outcome!r}")
     if not RECALL_ID_RE.fullmatch(recall_id):
-        raise UsageError(f"{recall_id!r} is not a recall id (r and 10 hex digits)",
+        raise UsageError(f"{recall_id!r} is not a recall id (r and 12 digits)",
                          hint="copy it from the header of recall's output, or `recall_id` in its JSON")
     helpful_ids = tuple(dict.fromkeys(helpful))
     unhelpful_ids = tuple(dict.fromkeys(unhelpful))

@@ -21,10 +21,11 @@ from typing import TextIO
 from biocortex_cli.errors import BiocortexError, DataError, NotFoundError
 from biocortex_cli.store import files, git
 from biocortex_cli.store.config import CONFIG_REL, Config, load_config
+from biocortex_cli.store.walk import MEMORY_DIRS
 
 VAULT_ENV = "BIOCORTEX_VAULT"
 AUTHOR_ENV = "BIOCORTEX_AUTHOR"
-CONTENT_DIRS = ("episodes", "facts", "entities", "lessons", "archive")
+CONTENT_DIRS = MEMORY_DIRS  # the memory folders (store/walk.py says which files in them are notes)
 #: the files a write in progress touches, listed before it touches them (see recover_killed_transaction)
 JOURNAL_NAME = "tmp/txn.journal"  # .biocortex/tmp/ is git-ignored
 

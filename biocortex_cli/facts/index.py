@@ -7,7 +7,9 @@ command or recall rebuilds them):
   (indexed), confidence, status, the whole record as JSON, the one-line form recall prints and
   its token count (counted here, so ``recall`` never loads a tokenizer);
 * ``entity_aliases``: (alias, entity name) for every entity note's name and ``aliases:``;
-* ``fact_state``: the vault HEAD the tables reflect, and the tokenizer the lines were counted with.
+* ``fact_state``: the vault HEAD the tables reflect, the tokenizer the lines were counted with,
+  and the format key of the renderer that wrote them (facts/render.py ``FORMAT``): when either
+  changed, every fact is read and rendered again.
 
 Freshness: biocortex commits every write, so the tables follow the vault's git HEAD — when it
 moved, ``git diff`` names the fact and entity notes to read again. ``biocortex index`` also
@@ -17,16 +19,16 @@ stats every note, which catches hand edits not yet committed.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Iterable, Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.index.build import git_changed, write_txn
-from biocortex_cli.store.facts import Fact, fact_from_note
-from biocortex_cli.store.notes import read_note
+from biocortex_cli.store.walk import note_stamps
+
+if TYPE_CHECKING:
+    from biocortex_cli.facts.model import Fact
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts(
@@ -44,48 +46,18 @@ CREATE TABLE IF NOT EXISTS fact_state(key TEXT PRIMARY KEY, value TEXT NOT NULL)
 """
 
 
-def recall_line(fact: Fact) -> str:
-    """The line recall prints for a fact (and whose tokens the index stores)."""
-    sources = ", ".join(fact.sources) or "unsourced"
-    return f"- {fact.sentence()} ({sources}; confidence {fact.confidence:g}) · {fact.id}\n"
-
-
-def note_stamps(root: Path, top: str) -> dict[str, tuple[int, int]]:
-    """rel path -> (mtime_ns, size) of every note under ``top`` (its README.md excepted).
-
-    scandir with rel paths built by concatenation: os.walk + relpath took 2 s for the 164k
-    entity notes of the 100k benchmark vault. Symbolic links are skipped (never read as notes)."""
-    out: dict[str, tuple[int, int]] = {}
-    stack = [top]
-    while stack:
-        rel_dir = stack.pop()
-        try:
-            entries = list(os.scandir(root / rel_dir))
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        for entry in entries:
-            name = entry.name
-            if name.startswith("."):
-                continue
-            if name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                if not (name == "README.md" and rel_dir == top):
-                    st = entry.stat(follow_symlinks=False)
-                    out[f"{rel_dir}/{name}"] = (st.st_mtime_ns, st.st_size)
-            elif entry.is_dir(follow_symlinks=False):
-                stack.append(f"{rel_dir}/{name}")
-    return out
-
-
 def _state(conn: sqlite3.Connection) -> dict[str, str]:
     return dict(conn.execute("SELECT key, value FROM fact_state"))
 
 
 def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: bool = False) -> list[DataError]:
     """Bring the fact tables up to date; returns the notes that could not be read."""
+    from biocortex_cli.facts import render
+
     conn.executescript(SCHEMA)
     state = _state(conn)
     head = vault.head() or ""
-    if state.get("encoding") != encoding:
+    if state.get("encoding") != encoding or state.get("format") != render.FORMAT:
         with write_txn(conn):
             for table in ("facts", "entity_aliases", "entity_files", "fact_problems", "fact_state"):
                 conn.execute(f"DELETE FROM {table}")
@@ -100,23 +72,27 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
         known = dict(((r, (m, s)) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM facts")))
         known.update(((r, (m, s)) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM entity_files")))
         known.update((r, (0, -1)) for (r,) in conn.execute("SELECT rel FROM fact_problems"))
-        now = {**note_stamps(vault.root, "facts"), **note_stamps(vault.root, "entities")}
+        now = note_stamps(vault.root, ("facts", "entities"))
         todo = {r for r, st in now.items() if known.get(r) != st} | (set(known) - set(now))
     _update(conn, vault, sorted(todo), encoding)
     if "header_tokens" not in state:
-        from biocortex_cli.recall.facts import HEADER
+        from biocortex_cli.facts.render import RECALL_HEADER
         from biocortex_cli.tokens import get_counter
 
         with write_txn(conn):
             conn.execute("INSERT OR REPLACE INTO fact_state VALUES('header_tokens', ?)",
-                         (str(get_counter(encoding).count(HEADER)),))
+                         (str(get_counter(encoding).count(RECALL_HEADER)),))
     with write_txn(conn):
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('head', ?)", (head,))
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('encoding', ?)", (encoding,))
+        conn.execute("INSERT OR REPLACE INTO fact_state VALUES('format', ?)", (render.FORMAT,))
     return _problems(conn)
 
 
 def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding: str) -> None:
+    from biocortex_cli.facts.model import Fact, fact_from_note
+    from biocortex_cli.facts.render import recall_line
+    from biocortex_cli.store.notes import read_note
     from biocortex_cli.tokens import get_counter
 
     counter = None
@@ -173,6 +149,8 @@ class IndexedFacts:
 
     @staticmethod
     def _fact(record: str) -> Fact:
+        from biocortex_cli.facts.model import Fact
+
         data = json.loads(record)
         path = data.pop("path", "")
         return Fact(record=data, path=path)
@@ -246,9 +224,8 @@ class IndexedFacts:
 def open_facts(vault: Any, *, full: bool = False) -> tuple[sqlite3.Connection, IndexedFacts, list[DataError]]:
     """The vault's index, refreshed (episodes and facts), as a fact source."""
     from biocortex_cli.index.build import refresh
-    from biocortex_cli.recall.service import recall_settings
 
-    encoding = str(recall_settings(vault)["encoding"])  # cached in the index: no YAML import
+    encoding = vault.config.tokenizer.encoding
     conn, _report = refresh(vault, encoding)
     problems = refresh_facts(conn, vault, encoding, full=full)
     return conn, IndexedFacts(conn), problems

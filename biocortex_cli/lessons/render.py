@@ -1,13 +1,31 @@
-"""Plain text for ``biocortex lessons`` and ``episode related``."""
+"""Text of lessons: the line recall prints for a promoted lesson, and ``biocortex lessons``.
+
+The recall line and the header are rendered when lesson notes are indexed and cached with their
+token counts (lessons/index.py); the index keeps :data:`FORMAT` beside them and renders them again
+when it differs.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from biocortex_cli.render import blocks
+from biocortex_cli.render.blocks import clip, format_key
+
 if TYPE_CHECKING:
-    from biocortex_cli.lessons import LessonsReport
-    from biocortex_cli.recall.related import Related
+    from biocortex_cli.lessons.promote import LessonsReport
+
+#: the key of what lessons/index.py caches: the recall line and header here (clipped as in
+#: render/blocks.py), and what it reads of a note (notes.py)
+FORMAT = format_key(__file__, blocks.__file__, str(Path(__file__).with_name("notes.py")))
+RECALL_HEADER = "## Lessons that apply\n\n"
+
+
+def recall_line(lesson: str, support: int, success_rate: float | None, ident: str) -> str:
+    """The line recall prints for a promoted lesson (and whose tokens the index stores)."""
+    rate = f", {success_rate:.0%} succeeded" if success_rate is not None else ""
+    return f"- {clip(lesson, 60)} ({support} episode{'s' if support != 1 else ''}{rate} · {ident})\n"
 
 
 def _pct(value: float | None) -> str:
@@ -30,13 +48,4 @@ def lessons_text(report: LessonsReport) -> str:
             lines.append(f"  promoted: lessons/{c.promoted}.md{new}")
         shown = ", ".join(c.support[:5]) + (f", … ({len(c.support) - 5} more)" if len(c.support) > 5 else "")
         lines.append(f"  episodes: {shown}")
-    return "\n".join(lines)
-
-
-def related_text(related: Sequence[Related]) -> str:
-    lines = []
-    for r in related:
-        outcome = {True: "success", False: "failure", None: "unknown"}[r.success]
-        lines.append(f"{r.id}  {r.score:.2f}  {outcome:<7}  {' '.join(r.task.split())}")
-        lines.extend(f"  {reason}" for reason in r.reasons)
     return "\n".join(lines)

@@ -3,7 +3,7 @@
 Entities are found in the question by the extractor (identifiers, gene symbols) and by looking
 up its words and phrases (up to three words) among entity names and aliases in the index, so
 "p53" finds TP53's facts once p53 is an alias. Each fact's line and its token count were stored
-at index time (index/facts.py), so the section is fitted to its budget by arithmetic.
+at index time (facts/index.py), so the section is fitted to its budget by arithmetic.
 """
 
 from __future__ import annotations
@@ -11,19 +11,11 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from dataclasses import dataclass, field
-from typing import Any
 
-HEADER = "## Known facts about the entities in the question\n\n"
+from biocortex_cli.render.recall import FACTS, RecallPart
+
 MAX_FACTS = 50
 _WORD = re.compile(r"[^\s,;:!?()\[\]{}\"']+")
-
-
-@dataclass(frozen=True)
-class FactsPart:
-    text: str = ""
-    tokens: int = 0
-    facts: list[dict[str, Any]] = field(default_factory=list)
 
 
 def query_keys(conn: sqlite3.Connection, query: str) -> set[str]:
@@ -49,14 +41,14 @@ def query_keys(conn: sqlite3.Connection, query: str) -> set[str]:
     return keys
 
 
-def facts_part(conn: sqlite3.Connection, query: str, budget: int) -> FactsPart:
-    """The facts section for ``query``, at most ``budget`` tokens (empty when nothing fits)."""
+def facts_part(conn: sqlite3.Connection, query: str, budget: int) -> list[RecallPart]:
+    """The facts section for ``query``, at most ``budget`` tokens (none when nothing fits)."""
     try:
         keys = query_keys(conn, query)
     except sqlite3.OperationalError:  # fact tables not built (an old index): no facts section
-        return FactsPart()
+        return []
     if not keys or budget <= 0:
-        return FactsPart()
+        return []
     wanted = sorted(keys)
     marks = ",".join("?" for _ in wanted)
     rows = conn.execute(
@@ -64,10 +56,10 @@ def facts_part(conn: sqlite3.Connection, query: str, budget: int) -> FactsPart:
         f"(s_key IN ({marks}) OR o_key IN ({marks})) ORDER BY confidence DESC, rel LIMIT {MAX_FACTS}",
         [*wanted, *wanted]).fetchall()
     if not rows:
-        return FactsPart()
+        return []
     row = conn.execute("SELECT value FROM fact_state WHERE key = 'header_tokens'").fetchone()
     if row is None:
-        return FactsPart()
+        return []
     used, lines, facts = int(row[0]), [], []
     for _conf, _rel, record, line, tokens in rows:
         if used + tokens > budget:
@@ -76,6 +68,8 @@ def facts_part(conn: sqlite3.Connection, query: str, budget: int) -> FactsPart:
         lines.append(line)
         facts.append(json.loads(record))
     if not lines:
-        return FactsPart()
+        return []
     # each line ends with a newline and the next begins with "-": tokens add up exactly
-    return FactsPart(text=HEADER + "".join(lines), tokens=used, facts=facts)
+    from biocortex_cli.facts.render import RECALL_HEADER
+
+    return [RecallPart(FACTS, RECALL_HEADER + "".join(lines), used, {"facts": facts})]

@@ -91,17 +91,13 @@ def lesson_from_note(note: Note) -> LessonNote:
 
 def read_lessons(vault: Vault) -> tuple[list[LessonNote], list[DataError]]:
     """Every lesson note of the vault (sorted by path), and the notes that could not be read."""
-    base = vault.root / LESSONS_DIR
+    from biocortex_cli.store.walk import note_paths
+
     notes: list[LessonNote] = []
     problems: list[DataError] = []
-    if not base.is_dir():
-        return notes, problems
-    for path in sorted(base.rglob("*.md")):
-        rel = vault.rel(path)
-        if rel == f"{LESSONS_DIR}/README.md":
-            continue
+    for rel in note_paths(vault.root, (LESSONS_DIR,)):
         try:
-            notes.append(lesson_from_note(read_note(path, rel)))
+            notes.append(lesson_from_note(read_note(vault.root / rel, rel)))
         except DataError as exc:
             problems.append(exc)
     return notes, problems

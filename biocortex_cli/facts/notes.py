@@ -1,4 +1,4 @@
-"""Semantic memory: facts as (subject, predicate, object) with sources, confidence and status.
+"""Fact notes: reading, writing and merging the notes that hold facts (the model: facts/model.py).
 
 One markdown file per fact, at a path derived from the triple (``facts/<subject>/<id>.md``,
 the id ending in a hash of the normalised triple), so adding the same triple again finds the same
@@ -14,173 +14,33 @@ and identifiers are normalised (go:0008150 → GO:0008150), so one fact has one 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import os
 import re
-import unicodedata
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from biocortex_cli.errors import BiocortexError, DataError, NotFoundError, UsageError
+from biocortex_cli.facts.model import (
+    Fact,
+    FactRules,
+    clean_text,
+    fact_from_note,
+    fact_id,
+    fact_rel,
+    name_key,
+    normalize_predicate,
+)
 from biocortex_cli.store import entity_notes
+from biocortex_cli.store.episodes import one_line
 from biocortex_cli.store.git import Author
-from biocortex_cli.store.notes import Note, edit_frontmatter, iso_utc, read_note, render_note
+from biocortex_cli.store.notes import edit_frontmatter, iso_utc, read_note, render_note
 from biocortex_cli.store.vault import Transaction, Vault
-
-STATUSES = ("current", "retracted", "superseded")
-MAX_NAME = 500
-_SLUG_PART = re.compile(r"[^a-z0-9]+")
-
-
-@dataclass(frozen=True)
-class Fact:
-    record: dict[str, Any]
-    path: str
-    line: int = 1
-
-    @property
-    def id(self) -> str:
-        return str(self.record["id"])
-
-    @property
-    def subject(self) -> str:
-        return str(self.record["subject"])
-
-    @property
-    def predicate(self) -> str:
-        return str(self.record["predicate"])
-
-    @property
-    def object(self) -> str:
-        return str(self.record["object"])
-
-    @property
-    def confidence(self) -> float:
-        value = self.record.get("confidence")
-        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
-
-    @property
-    def status(self) -> str:
-        return str(self.record.get("status") or "current")
-
-    @property
-    def sources(self) -> list[str]:
-        value = self.record.get("source")
-        if isinstance(value, str):
-            return [value]
-        return [str(s) for s in value] if isinstance(value, list) else []
-
-    def sentence(self) -> str:
-        return f"{self.subject} {self.predicate.replace('_', ' ')} {self.object}"
-
-    def as_json(self) -> dict[str, Any]:
-        from biocortex_cli.store.notes import _plain
-
-        return {**_plain(self.record), "path": self.path}
-
-
-@dataclass(frozen=True)
-class FactRules:
-    """Which predicates take one object only, and which contradict each other (config: facts)."""
-
-    single_valued: frozenset[str] = frozenset()
-    opposites: Mapping[str, str] = field(default_factory=dict)
-    transitive: frozenset[str] = frozenset()
-
-    @classmethod
-    def from_config(cls, vault: Vault) -> FactRules:
-        conf = vault.config.facts
-        opposites: dict[str, str] = {}
-        for a, b in conf.opposites.items():
-            pa, pb = normalize_predicate(a), normalize_predicate(b)
-            opposites[pa], opposites[pb] = pb, pa
-        return cls(single_valued=frozenset(normalize_predicate(p) for p in conf.single_valued),
-                   opposites=opposites,
-                   transitive=frozenset(normalize_predicate(p) for p in conf.transitive))
-
-    def conflicts(self, a: Fact, b: Fact) -> bool:
-        """Whether two current facts contradict each other."""
-        if a.id == b.id or a.status != "current" or b.status != "current":
-            return False
-        same_s = _key(a.subject) == _key(b.subject)
-        if same_s and a.predicate == b.predicate and a.predicate in self.single_valued:
-            return _key(a.object) != _key(b.object)
-        return same_s and _key(a.object) == _key(b.object) and self.opposites.get(a.predicate) == b.predicate
-
-
-# --- names, ids, paths --------------------------------------------------------------------
-
-
-def clean_text(value: Any, what: str) -> str:
-    if not isinstance(value, str):
-        raise UsageError(f"the {what} must be text, not {value!r}")
-    text = " ".join(unicodedata.normalize("NFC", value).split())
-    if not text:
-        raise UsageError(f"the {what} is empty", hint=f"give a non-empty {what}")
-    if len(text) > MAX_NAME:
-        raise UsageError(f"the {what} is {len(text)} characters long (at most {MAX_NAME})")
-    if "[[" in text or "]]" in text:
-        raise UsageError(f"the {what} {text!r} contains '[[' or ']]'",
-                         hint="write the plain name; biocortex makes the links")
-    return text
-
-
-def normalize_predicate(value: str) -> str:
-    """``Regulates`` → ``regulates``; ``failed QC on`` → ``failed_qc_on``."""
-    text = clean_text(value, "predicate").casefold()
-    return re.sub(r"[\s\-]+", "_", text).strip("_") or "_"
-
-
-def _key(name: str) -> str:
-    return name.casefold()
-
-
-def _slug(text: str, limit: int) -> str:
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    slug = _SLUG_PART.sub("-", ascii_text).strip("-")[:limit].strip("-")
-    return slug or "x"
-
-
-def triple_hash(subject: str, predicate: str, obj: str) -> str:
-    key = "\x1f".join((_key(subject), predicate, _key(obj)))
-    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:10]
-
-
-def fact_id(subject: str, predicate: str, obj: str) -> str:
-    return f"{_slug(subject, 36)}--{_slug(predicate, 30)}--{_slug(obj, 36)}-{triple_hash(subject, predicate, obj)}"
-
-
-def fact_rel(subject: str, predicate: str, obj: str) -> str:
-    return f"facts/{_slug(subject, 36)}/{fact_id(subject, predicate, obj)}.md"
-
-
-# --- reading ------------------------------------------------------------------------------
-
-
-def fact_from_note(note: Note) -> Fact:
-    for key in ("id", "subject", "predicate", "object"):
-        value = note.meta.get(key)
-        if not isinstance(value, str) or not value.strip():
-            raise DataError(f"{key} is required text", path=note.rel, line=note.line_of(key),
-                            hint=f"write {key}: …")
-    status = note.meta.get("status", "current")
-    if status not in STATUSES:
-        raise DataError(f"status must be one of {', '.join(STATUSES)}, not {status!r}", path=note.rel,
-                        line=note.line_of("status"))
-    return Fact(record=dict(note.meta), path=note.rel)
 
 
 def iter_fact_paths(vault: Vault) -> Iterator[str]:
-    base = vault.root / "facts"
-    if not base.is_dir():
-        return
-    for dirpath, dirs, names in os.walk(base):
-        dirs.sort()
-        for name in sorted(names):
-            if name.endswith(".md") and not (name == "README.md" and dirpath == str(base)):
-                yield f"{vault.rel(Path(dirpath))}/{name}"
+    from biocortex_cli.store.walk import note_paths
+
+    yield from note_paths(vault.root, ("facts",))
 
 
 def find_fact(vault: Vault, ident: str) -> Fact:
@@ -279,7 +139,7 @@ def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: l
     conf = _confidence(confidence if confidence is not None else vault.config.facts.default_confidence)
     srcs = [clean_text(s, "source") for s in sources] or ["unsourced"]
     rules = rules or FactRules.from_config(vault)
-    from biocortex_cli.index.facts import open_facts
+    from biocortex_cli.facts.index import open_facts
 
     conn, source, _problems = open_facts(vault)  # aliases and current facts, from the index
     try:
@@ -295,7 +155,7 @@ def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: l
     if renamed:
         notes.append(f"resolved names: {', '.join(renamed)}")
     summary = f"{s_name} {pred} {o_name}"
-    with vault.transaction(f"fact: add {ident} — {_short(summary)} ({', '.join(srcs)}, {conf:g})",
+    with vault.transaction(f"fact: add {ident} — {one_line(summary)} ({', '.join(srcs)}, {conf:g})",
                            author) as txn:
         path = vault.path(rel)
         created = not path.exists()
@@ -307,8 +167,8 @@ def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: l
         else:
             note = read_note(path, rel)
             existing = fact_from_note(note)
-            found = (_key(existing.subject), existing.predicate, _key(existing.object))
-            if found != (_key(s_name), pred, _key(o_name)):
+            found = (name_key(existing.subject), existing.predicate, name_key(existing.object))
+            if found != (name_key(s_name), pred, name_key(o_name)):
                 raise DataError(f"{rel} holds another triple ({existing.sentence()}); nothing was written",
                                 path=rel, line=note.line_of("subject"),
                                 hint="the file was edited by hand: restore its subject/predicate/object")
@@ -335,7 +195,7 @@ def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: l
             _rewrite(txn, rel, record, updates)
         _entities_for(txn, [s_name, o_name], author)
         if not created:  # the reviewer scanning git log sees an update, not a second add
-            txn.message = f"fact: update {ident} — {_short(summary)} (+{', '.join(srcs)}, {conf:g})"
+            txn.message = f"fact: update {ident} — {one_line(summary)} (+{', '.join(srcs)}, {conf:g})"
     fact = Fact(record=record, path=rel)
     conflicts = [other for other in nearby if rules.conflicts(fact, other)]  # same subject only
     return AddResult(fact=fact, created=created, conflicts=conflicts, notes=notes)
@@ -360,8 +220,8 @@ def merged_fact_text(vault: Vault, rel: str, ours: str, theirs: str) -> str | No
         a, b = fact_from_note(parse_note(ours, rel)), fact_from_note(parse_note(theirs, rel))
     except BiocortexError:
         return None
-    same = (_key(a.subject), a.predicate, _key(a.object), a.status) == \
-        (_key(b.subject), b.predicate, _key(b.object), b.status)
+    same = (name_key(a.subject), a.predicate, name_key(a.object), a.status) == \
+        (name_key(b.subject), b.predicate, name_key(b.object), b.status)
     if not same:
         return None
     by_source: dict[str, dict[str, Any]] = {}
@@ -397,7 +257,7 @@ def retract_fact(vault: Vault, ident: str, reason: str, author: Author) -> Fact:
     now = iso_utc(dt.datetime.now(dt.timezone.utc))
     return _set_status(vault, ident, {"status": "retracted",
                                       "retracted": {"reason": why, "by": str(author), "at": now}},
-                       f"fact: retract {ident} — {_short(why)}", author)
+                       f"fact: retract {ident} — {one_line(why)}", author)
 
 
 def supersede_fact(vault: Vault, ident: str, by: str, author: Author) -> Fact:
@@ -418,7 +278,7 @@ def supersede_fact(vault: Vault, ident: str, by: str, author: Author) -> Fact:
 def add_alias(vault: Vault, name: str, alias: str, author: Author) -> tuple[str, list[str]]:
     """Add ``alias`` to the entity note of ``name`` (created if missing)."""
     name_text, alias_text = clean_text(name, "entity name"), clean_text(alias, "alias")
-    from biocortex_cli.index.facts import open_facts
+    from biocortex_cli.facts.index import open_facts
 
     with vault.transaction("entity: alias", author) as txn:
         # checked under the write lock, so two writers cannot give one alias to two entities
@@ -428,9 +288,9 @@ def add_alias(vault: Vault, name: str, alias: str, author: Author) -> tuple[str,
             other = source.alias_owner(alias_text)
         finally:
             conn.close()
-        if other is not None and _key(other) != _key(canonical):
+        if other is not None and name_key(other) != name_key(canonical):
             where = f"entities/{entity_notes.file_stem(other)}.md"
-            if _key(other) == _key(alias_text):
+            if name_key(other) == name_key(alias_text):
                 raise DataError(f"{alias_text!r} is an entity of its own ({where})",
                                 hint=f"to merge them, move its aliases into {canonical}'s note by hand and "
                                      f"archive {where}")
@@ -445,13 +305,9 @@ def add_alias(vault: Vault, name: str, alias: str, author: Author) -> tuple[str,
         text = path.read_text(encoding="utf-8")
         note = read_note(path, rel)
         current = [a for a in note.meta.get("aliases") or [] if isinstance(a, str)]
-        if _key(alias_text) in {_key(a) for a in current}:
+        if name_key(alias_text) in {name_key(a) for a in current}:
             return canonical, current  # nothing to change: the transaction commits nothing
         updated = [*current, alias_text]
         txn.write(rel, edit_frontmatter(text, {"aliases": updated}, rel))
     return canonical, updated
 
-
-def _short(text: str, width: int = 72) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1].rstrip() + "…"

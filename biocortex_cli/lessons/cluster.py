@@ -1,4 +1,4 @@
-"""Lessons across episodes: near-identical lessons clustered, and promoted lessons in recall.
+"""Lessons across episodes: near-identical lessons clustered (``biocortex lessons``).
 
 **Clustering** (``biocortex lessons``). Every lesson of every indexed episode is tokenised with
 the recall tokeniser and turned into the set ``F`` of the 48-bit fingerprints of its unigrams and
@@ -12,13 +12,6 @@ tokens are one *variant* (computed once). Candidate pairs come from prefix filte
 AllPairs algorithm): with every set ordered rarest fingerprint first, two sets with ``J >= t``
 share a fingerprint among the first ``|F| - ceil(t·|F|) + 1`` of each, so only those prefixes are
 indexed and probed, never all pairs; each candidate is then verified exactly.
-
-**Recall** (``## Lessons that apply``). Promoted lesson notes (``lessons/``, indexed by
-:mod:`biocortex_cli.index.lessons`) are scored with recall's text signal without the length
-normalisation: the IDF-weighted share of the query's fingerprints (1-3-grams, weighted as in
-``episodic.ngram_weights``; unknown words count against it) found in the lesson's text, its
-phrasings, tools, domains and entities. Those at or above ``min_relevance`` are printed first,
-best first, within a share of the budget.
 """
 
 from __future__ import annotations
@@ -32,8 +25,6 @@ from typing import Any
 
 #: Jaccard similarity of uni+bigram fingerprint sets at or above which two lessons are one.
 SIMILARITY = 0.5
-HEADER = "## Lessons that apply\n\n"
-MAX_LESSONS = 5  # lines in recall's lessons section
 
 
 def lesson_fingerprints(tokens: Sequence[str]) -> frozenset[int]:
@@ -257,80 +248,3 @@ def _cluster(items: list[EpisodeLesson], tokens: dict[str, tuple[str, ...]]) -> 
         archived_support=tuple(archived),
         success_rate=round(sum(outcomes) / len(outcomes), 4) if outcomes else None,
         mean_quality=round(sum(qualities) / len(qualities), 4) if qualities else None)
-
-
-# --- recall: promoted lessons ------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class LessonsPart:
-    text: str = ""
-    tokens: int = 0
-    lessons: list[dict[str, Any]] = field(default_factory=list)
-
-
-def lessons_part(conn: sqlite3.Connection, meta: dict[str, Any], query: str, budget: int, *,
-                 min_relevance: float, ngram_weights: dict[str, float], max_df: float,
-                 domain: str | None = None) -> LessonsPart:
-    """The promoted lessons that apply to ``query``, in at most ``budget`` tokens."""
-    from biocortex_cli.bio.text import tokenize
-    from biocortex_cli.index.fingerprints import query_fingerprints
-    from biocortex_cli.index.lessons import lessons_header_tokens, matching_lessons
-    from biocortex_cli.index.store import document_frequencies
-    from biocortex_cli.recall.engine import MAX_QUERY_TERMS, _idf
-
-    tokens = tokenize(query)[:MAX_QUERY_TERMS]
-    if not tokens or budget <= 0:
-        return LessonsPart()
-    n_docs = max(int(meta.get("n_docs", 0)), 1)
-    qfps = query_fingerprints(tokens)
-    dfs = document_frequencies(conn, list(qfps))
-    cap = max(1, int(max_df * n_docs))
-    weights: dict[int, float] = {}
-    denominator = 0.0
-    max_idf = _idf(n_docs, 0)
-    for fp, (_gram, n) in qfps.items():
-        wn = float(ngram_weights.get(str(n), 0.0))
-        if wn <= 0:
-            continue
-        df = dfs.get(fp, 0)
-        if df == 0:  # unknown to the episodes: counts against coverage at half weight, as in recall
-            if n == 1:
-                weights[fp] = 0.5 * wn * max_idf
-                denominator += weights[fp]
-            continue
-        if df > cap and n_docs >= 20:
-            continue
-        weights[fp] = wn * _idf(n_docs, df)
-        denominator += weights[fp]
-    if denominator <= 0:
-        return LessonsPart()
-    domain_norm = None
-    if domain:
-        from biocortex_cli.index.build import attr_norm
-
-        domain_norm = attr_norm(domain)
-    scored = []
-    for total, note in matching_lessons(conn, weights):
-        if domain_norm is not None and domain_norm not in note.domains:
-            continue
-        score = min(1.0, total / denominator)
-        if score >= min_relevance:
-            scored.append((round(score, 4), note))
-    scored.sort(key=lambda s: (-s[0], -s[1].support, s[1].id))
-    inner = lessons_header_tokens(conn)  # header and every accepted line but the last's extra
-    last_extra = 0
-    lines: list[str] = []
-    shown: list[dict[str, Any]] = []
-    for score, note in scored[:MAX_LESSONS]:
-        # every line ends with a newline and the next begins with "-"; the last one also carries
-        # the blank line before the next section (both counts stored at index time)
-        if inner + note.tokens_last > budget:
-            break
-        lines.append(note.line)
-        inner += note.tokens
-        last_extra = note.tokens_last - note.tokens
-        shown.append({"id": note.id, "path": note.rel, "score": score, "lesson": note.lesson,
-                      "support": note.support, "success_rate": note.success_rate})
-    if not lines:
-        return LessonsPart()
-    return LessonsPart(text=HEADER + "".join(lines) + "\n", tokens=inner + last_extra, lessons=shown)

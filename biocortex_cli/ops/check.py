@@ -17,7 +17,6 @@ from biocortex_cli.store.episodes import ID_RE, check_fields, parse_created
 from biocortex_cli.store.notes import Note, read_note
 from biocortex_cli.store.vault import Vault
 
-NOTE_DIRS = ("episodes", "facts", "entities", "lessons", "archive")
 _LINK = re.compile(r"\[\[([^\]|#^\n]+)(?:[#^][^\]|\n]*)?(?:\|[^\]\n]*)?\]\]")
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
 
@@ -51,16 +50,12 @@ def _problem(exc: DataError, rel: str) -> VaultProblem:
 
 
 def iter_note_paths(vault: Vault) -> Iterator[str]:
-    for top in NOTE_DIRS:
-        base = vault.root / top
-        if not base.is_dir():
-            continue
-        for dirpath, dirs, names in os.walk(base):
-            dirs.sort()
-            for name in sorted(names):
-                if name.startswith(".") or (name == "README.md" and dirpath == str(base)):
-                    continue  # hidden files; the folder's own README (type: readme)
-                yield f"{vault.rel(Path(dirpath))}/{name}"  # non-notes are reported below
+    """Every note and every stray file of the memory folders (store/walk.py says which is which),
+    folder by folder, in name order."""
+    from biocortex_cli.store.walk import walk
+
+    for folder in walk(vault.root):
+        yield from sorted([*folder.notes, *folder.strays])
 
 
 def _check_episode(note: Note) -> list[VaultProblem]:
@@ -91,7 +86,7 @@ def _check_entity(note: Note) -> list[VaultProblem]:
 
 
 def _check_lesson(note: Note) -> list[VaultProblem]:
-    from biocortex_cli.store.lessons import lesson_problems
+    from biocortex_cli.lessons.notes import lesson_problems
 
     return [_problem(e, note.rel) for e in lesson_problems(note.meta, note)]
 
@@ -163,7 +158,7 @@ def _check_feedback(vault: Vault) -> list[VaultProblem]:
 
 def _check_contradictions(vault: Vault, notes: list[Note]) -> list[VaultProblem]:
     """Every open contradiction between current facts, reported on both notes."""
-    from biocortex_cli.store.facts import FactRules, fact_from_note
+    from biocortex_cli.facts.model import FactRules, fact_from_note
 
     rules = FactRules.from_config(vault)
     facts = []

@@ -5,9 +5,11 @@ and the next recall fills them again): ``lesson_notes`` holds each note's id, te
 the line recall prints with its token counts (counted here, so ``recall`` never loads a
 tokenizer); ``lesson_fps`` maps each fingerprint of a note (its text, phrasings, tools, domains,
 entities) to the note, so recall reads only the rows of the query's fingerprints;
-``lesson_state`` keeps the header's token count and the encoding; ``lesson_problems`` the notes
-that could not be read, with their stamps (so a broken note is read again only once it changes). Lesson notes are few:
-freshness is a stat of each file in ``lessons/`` (no git call), which also sees hand edits.
+``lesson_state`` keeps the header's token count, the encoding and the format key of the
+renderer (lessons/render.py ``FORMAT``: when it or the encoding changed, every note is read
+again); ``lesson_problems`` the notes that could not be read, with their stamps (so a broken note
+is read again only once it changes). Lesson notes are few: freshness is a stat of each file in
+``lessons/`` (no git call), which also sees hand edits.
 """
 
 from __future__ import annotations
@@ -45,20 +47,13 @@ class IndexedLesson:
     tokens_last: int  # the line, then the blank line that ends the section
 
 
-def recall_line(lesson: str, support: int, success_rate: float | None, ident: str) -> str:
-    from biocortex_cli.render.blocks import _clip
-
-    rate = f", {success_rate:.0%} succeeded" if success_rate is not None else ""
-    return f"- {_clip(lesson, 60)} ({support} episode{'s' if support != 1 else ''}{rate} · {ident})\n"
-
-
 def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list[DataError]:
     """Bring ``lesson_notes`` in line with ``lessons/``; returns the notes found unreadable now
     (each is reported once: it is recorded with its stamp in ``lesson_problems``, its old row
     removed, and it is not read again until it changes)."""
-    from biocortex_cli.index.facts import note_stamps
+    from biocortex_cli.store.walk import note_stamps
 
-    now = note_stamps(vault.root, "lessons")
+    now = note_stamps(vault.root, ("lessons",))
     try:
         state, known = _known(conn)
     except sqlite3.OperationalError:  # first use (or an index made before lesson_problems)
@@ -66,10 +61,12 @@ def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list
             return []
         conn.executescript(SCHEMA)
         state, known = _known(conn)
-    fresh = state.get("encoding") == encoding
+    from biocortex_cli.lessons import render
+
+    fresh = state.get("encoding") == encoding and state.get("format") == render.FORMAT
     if fresh and known == now:
         return []
-    from biocortex_cli.recall.lessons import HEADER
+    from biocortex_cli.lessons.render import RECALL_HEADER
     from biocortex_cli.tokens import get_counter
 
     counter = get_counter(encoding)
@@ -95,8 +92,9 @@ def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list
         conn.executemany("INSERT OR IGNORE INTO lesson_fps VALUES(?, ?)",
                          [(fp, row[0]) for row, fps in rows for fp in fps])
         conn.execute("INSERT OR REPLACE INTO lesson_state VALUES('encoding', ?)", (encoding,))
+        conn.execute("INSERT OR REPLACE INTO lesson_state VALUES('format', ?)", (render.FORMAT,))
         conn.execute("INSERT OR REPLACE INTO lesson_state VALUES('header_tokens', ?)",
-                     (str(counter.count(HEADER)),))
+                     (str(counter.count(RECALL_HEADER)),))
     return problems
 
 
@@ -112,7 +110,8 @@ def _row(root: Any, rel: str, stamp: tuple[int, int], counter: Any) -> tuple[tup
     from biocortex_cli.bio.text import tokenize
     from biocortex_cli.index.build import attr_norm
     from biocortex_cli.index.fingerprints import field_fingerprints
-    from biocortex_cli.store.lessons import lesson_from_note
+    from biocortex_cli.lessons.notes import lesson_from_note
+    from biocortex_cli.lessons.render import recall_line
     from biocortex_cli.store.notes import read_note
 
     lesson = lesson_from_note(read_note(root / rel, rel))

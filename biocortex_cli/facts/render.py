@@ -1,12 +1,31 @@
-"""Text for people: fact lines, query answers, verdicts, entity pages."""
+"""Text of facts: the line recall prints, and lines for people (query answers, verdicts, entity pages).
+
+The recall line and the header are rendered when facts are indexed and cached with their token
+counts (facts/index.py); the index stores :data:`FORMAT` beside them and renders them again when
+it differs, so a change here never prints old and new lines side by side.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from biocortex_cli.store.fact_query import QueryResult, Verdict
-from biocortex_cli.store.facts import Fact
+from biocortex_cli.render.blocks import format_key
+
+if TYPE_CHECKING:
+    from biocortex_cli.facts.model import Fact
+    from biocortex_cli.facts.query import QueryResult, Verdict
+
+#: the key of what facts/index.py caches: the recall line and header here, the record (model.py)
+FORMAT = format_key(__file__, str(Path(__file__).with_name("model.py")))
+RECALL_HEADER = "## Known facts about the entities in the question\n\n"
+
+
+def recall_line(fact: Fact) -> str:
+    """The line recall prints for a fact (and whose tokens the index stores)."""
+    sources = ", ".join(fact.sources) or "unsourced"
+    return f"- {fact.sentence()} ({sources}; confidence {fact.confidence:g}) · {fact.id}\n"
 
 
 def fact_line(fact: Fact, hops: int | None = None) -> str:

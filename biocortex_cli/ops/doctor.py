@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from biocortex_cli.errors import BiocortexError, DataError
 from biocortex_cli.store import git
+from biocortex_cli.store.config import CONFIG_REL
 from biocortex_cli.store.vault import CONTENT_DIRS, JOURNAL_NAME, Vault, template_dir
 
 SHOW = 5  # how many paths a finding names before "and N more"
@@ -107,7 +108,7 @@ def check_config(vault: Vault) -> list[Finding]:
     try:
         vault.config  # noqa: B018 - loading is the check
     except DataError as exc:
-        where = f"{exc.path or '.biocortex/config.yaml'}:{exc.line or 1}: "
+        where = f"{exc.path or CONFIG_REL}:{exc.line or 1}: "
         return [Finding("config", "error", where + exc.message,
                         exc.hint or "fix the setting; docs/configuration.md lists every setting")]
     return []
@@ -126,8 +127,8 @@ def check_template(vault: Vault) -> list[Finding]:
                            f"{_some(missing)}",
                            f"copy them back from {template} and commit them"))
     try:
-        ours = load_yaml((template / ".biocortex/config.yaml").read_text(), "template config") or {}
-        theirs = load_yaml((vault.root / ".biocortex/config.yaml").read_text(), "config") or {}
+        ours = load_yaml((template / CONFIG_REL).read_text(), "template config") or {}
+        theirs = load_yaml((vault.root / CONFIG_REL).read_text(), "config") or {}
     except (DataError, OSError):
         return out  # a broken config is reported by check_config
     want, have = ours.get("version"), theirs.get("version") if isinstance(theirs, dict) else None
@@ -162,7 +163,7 @@ def check_index(vault: Vault) -> list[Finding]:
 
 
 def check_notes(vault: Vault) -> list[Finding]:
-    from biocortex_cli.store.check import check_vault
+    from biocortex_cli.ops.check import check_vault
 
     report = check_vault(vault)
     if report.ok:

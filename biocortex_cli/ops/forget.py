@@ -141,11 +141,10 @@ def forget(vault: Vault, criteria: Criteria, *, author: Author, dry_run: bool = 
 
 
 def _candidates(vault: Vault, criteria: Criteria, before: str | None) -> list[Moved]:
-    from biocortex_cli.index.build import refresh
+    from biocortex_cli.index.build import refresh, warn_problems
     from biocortex_cli.index.feedback import utilities
-    from biocortex_cli.recall.service import recall_settings, warn_problems
 
-    conn, report = refresh(vault, str(recall_settings(vault)["encoding"]))
+    conn, report = refresh(vault, vault.config.tokenizer.encoding)
     try:
         warn_problems(report)
         rows = conn.execute("SELECT id, rel, created, success, quality FROM docs"

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from biocortex_cli.errors import BiocortexError
+from biocortex_cli.ops.history import Digest, digest
 from biocortex_cli.store import files, git
-from biocortex_cli.store.history import Digest, digest
 from biocortex_cli.store.notes import parse_note
 from biocortex_cli.store.vault import CONTENT_DIRS, Vault, recover_killed_transaction
 
@@ -251,7 +251,7 @@ def _resolve(vault: Vault, root: Path, path: str) -> str | None:
     ours, theirs = git.call(root, "show", f":2:{path}"), git.call(root, "show", f":3:{path}")
     if ours.returncode != 0 or theirs.returncode != 0:
         return None  # one side deleted it
-    from biocortex_cli.store.facts import merged_fact_text
+    from biocortex_cli.facts.notes import merged_fact_text
 
     rel = vault.rel(root / path)
     return merged_fact_text(vault, rel, ours.stdout, theirs.stdout)

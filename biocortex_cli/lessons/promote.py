@@ -1,7 +1,7 @@
 """``biocortex lessons``: lessons clustered across episodes, promoted to lesson notes, refreshed.
 
-The clustering is :mod:`biocortex_cli.recall.lessons` over the lessons the index holds; the notes
-are :mod:`biocortex_cli.store.lessons`. Archived episodes never count as support: they are listed
+The clustering is :mod:`biocortex_cli.lessons.cluster` over the lessons the index holds; the notes
+are :mod:`biocortex_cli.lessons.notes`. Archived episodes never count as support: they are listed
 apart (``archived_support``), so a lesson that only archived episodes state has no support, is
 not listed, and cannot be promoted.
 """
@@ -15,10 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from biocortex_cli.errors import DataError, NotFoundError, UsageError
-from biocortex_cli.recall.lessons import Clustering, LessonCluster, cluster_lessons, read_episode_lessons
-from biocortex_cli.store.episodes import ID_RE
-from biocortex_cli.store.git import Author
-from biocortex_cli.store.lessons import (
+from biocortex_cli.lessons.cluster import Clustering, LessonCluster, cluster_lessons, read_episode_lessons
+from biocortex_cli.lessons.notes import (
     ID_HINT,
     Evidence,
     LessonNote,
@@ -29,6 +27,8 @@ from biocortex_cli.store.lessons import (
     read_lessons,
     write_lesson,
 )
+from biocortex_cli.store.episodes import ID_RE
+from biocortex_cli.store.git import Author
 from biocortex_cli.store.vault import Vault
 
 SUMMARY_TOKENS = 120  # what a --summarizer may print for one lesson
@@ -48,10 +48,9 @@ class LessonsReport:
 
 
 def _open(vault: Vault) -> sqlite3.Connection:
-    from biocortex_cli.index.build import refresh
-    from biocortex_cli.recall.service import recall_settings, warn_problems
+    from biocortex_cli.index.build import refresh, warn_problems
 
-    conn, report = refresh(vault, str(recall_settings(vault)["encoding"]))
+    conn, report = refresh(vault, vault.config.tokenizer.encoding)
     warn_problems(report)
     return conn
 
@@ -59,7 +58,7 @@ def _open(vault: Vault) -> sqlite3.Connection:
 def _mark_promoted(clustering: Clustering, notes: Sequence[LessonNote]) -> dict[int, LessonNote]:
     """cluster index -> the lesson note that holds it (a phrasing or its text is near-identical)."""
     from biocortex_cli.bio.text import tokenize
-    from biocortex_cli.recall.lessons import lesson_fingerprints
+    from biocortex_cli.lessons.cluster import lesson_fingerprints
 
     out: dict[int, LessonNote] = {}
     for note in notes:
@@ -192,8 +191,6 @@ def _episodes(conn: sqlite3.Connection, vault: Vault,
 def promote(vault: Vault, target: str, *, author: Author, text: str | None = None,
             summarizer: str | None = None, ident: str | None = None) -> PromoteResult:
     """Write (or update) the lesson note of the cluster ``target`` (a cluster id, or a lesson's text)."""
-    from biocortex_cli.recall.service import recall_settings
-
     if text is not None and not text.strip():
         raise UsageError("--text is empty", hint='e.g. --text "Call doublets per modality"')
     if ident is not None and not ID_RE.fullmatch(ident):
@@ -208,7 +205,7 @@ def promote(vault: Vault, target: str, *, author: Author, text: str | None = Non
                             hint="archived memory does not support lessons; restore an episode first")
         warnings: list[str] = []
         if text is None and summarizer is not None:
-            text, warning = _summarize(summarizer, cluster, str(recall_settings(vault)["encoding"]))
+            text, warning = _summarize(summarizer, cluster, vault.config.tokenizer.encoding)
             warnings += [warning] if warning else []
         notes, _problems = read_lessons(vault)
         existing = next((n for n in notes if n.id == cluster.promoted), None)
@@ -225,13 +222,13 @@ def promote(vault: Vault, target: str, *, author: Author, text: str | None = Non
     record = lesson_update(existing, text=lesson_text, supporting=cluster.support, phrasings=cluster.variants,
                            episodes=records, ident=new_id, author=author, now=dt.datetime.now(dt.timezone.utc))
     added = tuple(e for e in cluster.support if existing is None or e not in existing.strings("supporting"))
-    from biocortex_cli.store.episodes import _summary
+    from biocortex_cli.store.episodes import one_line
 
     if existing is not None:
         _rel, new_text, old_text = lesson_file_text(vault, existing, record, evidence)
         if new_text == old_text:  # promoted again with nothing new: no commit
             return PromoteResult(Promotion(existing, False, (), changed=False), cluster, tuple(warnings))
-    with vault.transaction(f"lesson: promote {new_id} — {_summary(str(record['lesson']))}", author) as txn:
+    with vault.transaction(f"lesson: promote {new_id} — {one_line(str(record['lesson']))}", author) as txn:
         note = write_lesson(vault, txn, existing, record, evidence)
     return PromoteResult(Promotion(note, existing is None, added), cluster, tuple(warnings))
 

@@ -1,6 +1,6 @@
 """Questions to semantic memory: the facts around an entity, and whether a claim holds.
 
-Both work on a list of :class:`~biocortex_cli.store.facts.Fact` and the vault's aliases, so they
+Both work on a list of :class:`~biocortex_cli.facts.model.Fact` and the vault's aliases, so they
 answer the same whether the facts come from the notes or from the sidecar index.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from biocortex_cli.store.facts import Fact, FactRules, normalize_predicate
+from biocortex_cli.facts.model import Fact, FactRules, name_key, normalize_predicate
 
 
 @dataclass(frozen=True)
@@ -27,12 +27,8 @@ class QueryResult:
                 "facts": [{**f.as_json(), "hops": h} for f, h in self.facts]}
 
 
-def _key(name: str) -> str:
-    return name.casefold()
-
-
 class FactSource(Protocol):
-    """Where facts and aliases come from (the index: :class:`biocortex_cli.index.facts.IndexedFacts`)."""
+    """Where facts and aliases come from (the index: :class:`biocortex_cli.facts.index.IndexedFacts`)."""
 
     def resolve(self, name: str) -> str: ...
     def spellings(self, name: str) -> set[str]: ...
@@ -43,13 +39,13 @@ class FactSource(Protocol):
 
 def resolve_entity(name: str, source: FactSource) -> tuple[list[str], str]:
     """Exact name, then any alias, then substring of a known name (entity notes and fact ends)."""
-    wanted = _key(name.strip())
+    wanted = name_key(name.strip())
     resolved = source.resolve(name.strip())
-    if _key(resolved) != wanted and source.known_name(_key(resolved)) is not None:
+    if name_key(resolved) != wanted and source.known_name(name_key(resolved)) is not None:
         return [resolved], "alias"
     hit = source.known_name(wanted)
     if hit is not None:
-        return [hit if _key(hit) == wanted else resolved], "name" if _key(hit) == wanted else "alias"
+        return [hit if name_key(hit) == wanted else resolved], "name" if name_key(hit) == wanted else "alias"
     subs = source.substring(name.strip()) if wanted else []
     return (subs, "substring") if subs else ([], "none")
 
@@ -62,7 +58,7 @@ def query_facts(source: FactSource, entity: str, *, predicate: str | None = None
     pred = normalize_predicate(predicate) if predicate else None
     start: set[str] = set()
     for name in matched:
-        start |= source.spellings(name) | {_key(name)}
+        start |= source.spellings(name) | {name_key(name)}
     seen_names = set(start)
     found: dict[str, tuple[Fact, int]] = {}
     frontier, depth = set(start), 1
@@ -77,7 +73,7 @@ def query_facts(source: FactSource, entity: str, *, predicate: str | None = None
             if limit is not None and len(found) >= limit:
                 break
             found[fact.id] = (fact, depth)
-            for end in (_key(fact.subject), _key(fact.object)):
+            for end in (name_key(fact.subject), name_key(fact.object)):
                 if end not in seen_names:
                     seen_names.add(end)
                     nxt.add(end)
@@ -118,14 +114,15 @@ def verify_claim(source: FactSource, rules: FactRules, subject: str, predicate: 
     pred = normalize_predicate(predicate)
     s_keys, o_keys = source.spellings(subject), source.spellings(obj)
     current = [f for f in source.touching(s_keys) if f.status == "current" and f.confidence >= min_confidence]
-    direct = [f for f in current if f.predicate == pred and _key(f.subject) in s_keys and _key(f.object) in o_keys]
+    direct = [f for f in current
+              if f.predicate == pred and name_key(f.subject) in s_keys and name_key(f.object) in o_keys]
     chains: list[list[Fact]] = [[f] for f in direct]
     if not direct and pred in rules.transitive and hops > 1:
         chains = _chains(source, pred, s_keys, o_keys, hops, min_confidence)
     opposite = rules.opposites.get(pred)
-    contradicting = [f for f in current if _key(f.subject) in s_keys and (
-        (opposite is not None and f.predicate == opposite and _key(f.object) in o_keys)
-        or (pred in rules.single_valued and f.predicate == pred and _key(f.object) not in o_keys))]
+    contradicting = [f for f in current if name_key(f.subject) in s_keys and (
+        (opposite is not None and f.predicate == opposite and name_key(f.object) in o_keys)
+        or (pred in rules.single_valued and f.predicate == pred and name_key(f.object) not in o_keys))]
     verdict = "contradicted" if contradicting else "supported" if chains else "unknown"
     return Verdict(verdict=verdict, subject=source.resolve(subject), predicate=pred,
                    object=source.resolve(obj), supporting=chains, contradicting=contradicting)
@@ -143,9 +140,9 @@ def _chains(source: FactSource, pred: str, s_keys: set[str], o_keys: set[str], h
         keys = source.spellings(node) | {node}
         for f in source.touching(keys):
             if (f.predicate != pred or f.status != "current" or f.confidence < min_confidence
-                    or _key(f.subject) not in keys):
+                    or name_key(f.subject) not in keys):
                 continue
-            nxt = _key(f.object)
+            nxt = name_key(f.object)
             if nxt in o_keys:
                 out.append([*path, f])
             elif nxt not in seen:

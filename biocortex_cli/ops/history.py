@@ -290,8 +290,9 @@ def _contradictions(vault: Vault, changed: list[Record]) -> list[Contradiction]:
     same subject (facts of one subject share a folder: ``facts/<subject>/``)."""
     if not changed:
         return []
-    from biocortex_cli.store.facts import FactRules, fact_from_note
+    from biocortex_cli.facts.model import FactRules, fact_from_note
     from biocortex_cli.store.notes import read_note
+    from biocortex_cli.store.walk import list_folder
 
     rules = FactRules.from_config(vault)
     out: list[Contradiction] = []
@@ -302,10 +303,13 @@ def _contradictions(vault: Vault, changed: list[Record]) -> list[Contradiction]:
             here = fact_from_note(read_note(vault.root / record.path, record.path))
         except (DataError, OSError):
             continue
-        for sibling in sorted(folder.glob("*.md")):
-            rel = vault.rel(sibling)
+        try:
+            siblings = sorted(list_folder(vault.root, vault.rel(folder)).notes)
+        except OSError:
+            continue
+        for rel in siblings:
             try:
-                other = fact_from_note(read_note(sibling, rel))
+                other = fact_from_note(read_note(vault.root / rel, rel))
             except (DataError, OSError):
                 continue
             pair = tuple(sorted((here.id, other.id)))

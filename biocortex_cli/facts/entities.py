@@ -15,9 +15,9 @@ def entity_page(vault: Vault, name: str) -> dict[str, Any]:
     import contextlib
 
     from biocortex_cli.bio.text import tokenize
-    from biocortex_cli.index.facts import open_facts
-    from biocortex_cli.store.fact_query import resolve_entity
-    from biocortex_cli.store.facts import clean_text
+    from biocortex_cli.facts.index import open_facts
+    from biocortex_cli.facts.model import clean_text
+    from biocortex_cli.facts.query import resolve_entity
     from biocortex_cli.store.notes import read_note
 
     wanted = clean_text(name, "entity name")

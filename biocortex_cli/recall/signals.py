@@ -1,0 +1,198 @@
+"""The signals of episodic recall, each on a 0-1 scale (the pipeline is recall/engine.py).
+
+- ``text``: IDF-weighted coverage of the query's fingerprints (unigrams, bigrams, trigrams)
+  by the episode, with BM25's length normalisation; fingerprints in more than ``max_df`` of the
+  episodes are ignored, and query words the vault has never seen count against coverage at half
+  weight (index/weights.py). Only the episodes that can pass the gate are scored (MaxScore:
+  :func:`text_bound`, :func:`light_lists`).
+- ``tools``, ``domains``, ``entities``: the share of the tools, domains and entities named in
+  the query (as known to the index) that the episode lists.
+- ``outcome``: only when the question asks about failures ("what went wrong", "failed",
+  "pitfalls") or successes ("what worked"): 1 for an episode with that outcome, else 0. It
+  reorders relevant episodes but never makes one relevant: the gate reads the fusion of the
+  other signals.
+
+What the memory learned (docs/learning.md) moves the score of an episode that passed the gate,
+never the gate itself (:func:`learned`):
+
+- ``utility``: the episode's utility from recorded feedback (0-1, 0.5 without any), added as
+  ``weight * (utility - 0.5)``; shown only once the vault holds feedback.
+- ``recency``: ``2 ** (-age / half_life_days)``, the age counted back from the newest indexed
+  episode (not from the clock: the same commit gives the same ranking); the score is multiplied
+  by it. Off (and not shown) when ``half_life_days`` is 0.
+
+A new signal: compute it here, add its name to :data:`SIGNALS` (and a default weight to
+``EpisodicConfig.weights`` in store/config.py), and fuse it in recall/engine.py (``_fusion``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from bisect import bisect_left
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from biocortex_cli.recall.engine import RecallOptions
+
+K1 = 1.2
+B = 0.5
+SIGNALS = ("text", "entities", "tools", "domains", "outcome")
+_FAILURE_INTENT = re.compile(
+    r"\b(?:wrong|fail(?:s|ed|ure|ures|ing)?|mistakes?|pitfalls?|problems?|broke|broken"
+    r"|did\s*n[o']?t\s+work|doesn'?t\s+work|not\s+work|go(?:es)?\s+bad|went\s+bad)\b")
+_SUCCESS_INTENT = re.compile(
+    r"\b(?:worked|works\s+well|what\s+works|success(?:es|ful|fully)?|succeeded|best\s+practice)\b")
+ATTR_SIGNAL = {"tool": "tools", "domain": "domains", "entity": "entities"}
+ATTR_COLUMN = {"entities": 0, "tools": 1, "domains": 2}
+
+
+def outcome_intent(query: str) -> bool | None:
+    """False when the question asks what went wrong, True when it asks what worked, else None."""
+    low = query.lower()
+    failure, success = _FAILURE_INTENT.search(low), _SUCCESS_INTENT.search(low)
+    if failure and not success:
+        return False
+    if success and not failure:
+        return True
+    return None
+
+
+def text_bound(opts: RecallOptions, active: dict[str, bool], relevance_w: float, denominator: float) -> float:
+    """The least sum of matched fingerprint weights with which an episode that names none of the
+    query's tools, domains or entities can still reach ``min_relevance`` (a hair less: a bound).
+
+    An episode's text score is at most the sum of the weights of the query fingerprints it has,
+    over the denominator, so one whose fingerprints all sit in lists below this bound is counted
+    and dropped without being scored."""
+    w_text = float(opts.weights.get("text", 0.0)) if active.get("text") else 0.0
+    if w_text <= 0 or denominator <= 0:
+        return math.inf
+    # a term contributes at most (K1 + 1) times its weight (BM25 saturation, no per-term cap)
+    return opts.min_relevance * relevance_w / w_text * denominator / (K1 + 1) * (1 - 1e-9)
+
+
+def light_lists(ordered: list[tuple[float, Any, dict[int, int]]], bound: float) -> tuple[set[int], float]:
+    """The lightest posting lists whose weights sum below ``bound`` (MaxScore's non-essential
+    lists), and that sum: an episode found only in them cannot pass on its text."""
+    light: set[int] = set()
+    total = 0.0
+    for i in sorted(range(len(ordered)), key=lambda i: ordered[i][0]):
+        if total + ordered[i][0] >= bound:
+            break
+        total += ordered[i][0]
+        light.add(i)
+    return light, total
+
+
+def text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[int], seeds: set[int], *,
+                 store_dls: Any, avg_dl: float, denominator: float) -> dict[int, float]:
+    """Text scores (0-1) of the episodes that may pass the gate: ``seeds`` and those in at least
+    one posting list outside ``light``. Sums run in query order, with the same arithmetic, in
+    the same order, as the SQL ``SUM`` this replaced (tested bit for bit)."""
+    scoring = set(seeds)
+    for i, (_w, docs, _tfs) in enumerate(ordered):
+        if i not in light:
+            scoring.update(docs)
+    sums = dict.fromkeys(scoring, 0.0)
+    k1_1, k1, one_b, b = K1 + 1, K1, 1 - B, B
+    at_tf1: dict[int, float] = {}  # a note's term weight at tf 1 depends on its length only
+    for w, docs, tfs in ordered:
+        for doc in scoring.intersection(docs):
+            tf = tfs.get(doc, 1) if tfs else 1
+            if tf == 1:
+                g = at_tf1.get(doc)
+                if g is None:
+                    g = at_tf1[doc] = 1 * k1_1 / (1 + k1 * (one_b + b * store_dls[doc] / avg_dl))
+            else:
+                g = tf * k1_1 / (tf + k1 * (one_b + b * store_dls[doc] / avg_dl))
+            sums[doc] += w * g
+    if not denominator:
+        return dict.fromkeys(sums, 0.0)
+    return {doc: min(1.0, s / denominator) for doc, s in sums.items()}
+
+
+def learned(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions, info: dict[int, dict[str, Any]],
+             passing: list[tuple[float, int, dict[str, float]]]) -> list[tuple[float, int, dict[str, float]]]:
+    """Scores moved by utility (from feedback) and multiplied by recency (module docstring)."""
+    w_utility = float(opts.weights.get("utility", 0.0))
+    use_utility = w_utility > 0 and int(meta.get("feedback_ids", 0)) > 0
+    use_recency = opts.half_life_days > 0 and bool(meta.get("newest_created"))
+    if not passing or not (use_utility or use_recency):
+        return passing
+    utility: dict[str, float] = {}
+    if use_utility:
+        from biocortex_cli.index.feedback import utilities
+
+        utility = utilities(conn, [info[doc]["id"] for _s, doc, _sig in passing])
+    if use_recency:
+        import datetime as dt
+
+        newest = dt.datetime.fromisoformat(str(meta["newest_created"])[:19])
+        created = dict(conn.execute(f"SELECT doc, created FROM docs WHERE doc IN ({','.join('?' * len(passing))})",
+                                    [doc for _s, doc, _sig in passing])) if len(passing) <= 900 else dict(
+            conn.execute("SELECT doc, created FROM docs"))
+    out = []
+    for score, doc, signals in passing:
+        if use_utility:
+            value = utility.get(info[doc]["id"], 0.5)
+            signals["utility"] = round(value, 4)
+            score = min(1.0, max(0.0, score + w_utility * (value - 0.5)))
+        if use_recency:
+            age = (newest - dt.datetime.fromisoformat(created[doc][:19])).total_seconds() / 86400
+            factor = 2.0 ** (-max(0.0, age) / opts.half_life_days)
+            signals["recency"] = round(factor, 4)
+            score *= factor
+        out.append((score, doc, signals))
+    return out
+
+
+def doc_info(conn: sqlite3.Connection, docs: list[int], domain_norm: str | None) -> dict[int, dict[str, Any]]:
+    out: dict[int, dict[str, Any]] = {}
+    for i in range(0, len(docs), 500):
+        chunk = docs[i : i + 500]
+        marks = ",".join("?" for _ in chunk)
+        for doc, ident, success, quality, archived in conn.execute(
+                f"SELECT doc, id, success, quality, archived FROM docs WHERE doc IN ({marks})", chunk):
+            out[doc] = {"id": ident, "success": None if success is None else bool(success),
+                        "quality": quality, "archived": bool(archived), "in_domain": False}
+        if domain_norm is not None:
+            for (doc,) in conn.execute(f"SELECT doc FROM attrs WHERE kind = 'domain' AND value = ?"
+                                       f" AND doc IN ({marks})", [domain_norm, *chunk]):
+                out[doc]["in_domain"] = True
+    return out
+
+
+def shorten(sections: Sequence[tuple[str, str, int, int]], drop_order: Sequence[str],
+             meta: dict[str, Any], room: int) -> tuple[list[tuple[str, str, int, int]], int]:
+    """Drop the least useful sections until the block fits ``room``; ([], 0) if it cannot."""
+    keep = list(sections)
+    marker = int(meta["shortened_tokens_last"])
+    for name in drop_order:
+        cost = sum(s[2] for s in keep) + marker
+        if cost <= room:
+            return keep, cost
+        keep = [s for s in keep if s[0] != name]
+    cost = sum(s[2] for s in keep) + marker
+    return (keep, cost) if cost <= room else ([], 0)
+
+
+def explain(conn: sqlite3.Connection, doc: int, weights: dict[int, float], lists: dict[int, Any],
+             qfps: dict[int, tuple[str, int]], attr_where: str, grams_q: list[str]) -> dict[str, list[str]]:
+    def has(fp: int) -> bool:
+        docs = lists[fp][0] if fp in lists else ()
+        at = bisect_left(docs, doc)
+        return at < len(docs) and docs[at] == doc
+
+    found = [qfps[fp][0] for fp in weights if has(fp)]
+    out = {"terms": sorted(found, key=lambda g: (-g.count(" "), g))}
+    attrs: dict[str, set[str]] = {}
+    if grams_q:
+        for kind, value in conn.execute(f"SELECT kind, value FROM attrs WHERE doc = ? AND {attr_where}",
+                                        [doc, *grams_q]):
+            attrs.setdefault(ATTR_SIGNAL[kind], set()).add(value)
+    for signal, values in sorted(attrs.items()):
+        out[signal] = sorted(values)
+    return out
