@@ -9,8 +9,10 @@ paying for typer's import.
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Any
 
 import typer
+import typer.main
 
 from biocortex_cli.cli import check as check_cmd
 from biocortex_cli.cli import compress as compress_cmd
@@ -44,7 +46,6 @@ app = typer.Typer(
     help="Shared, symbolic memory for AI agents and scientists in biological R&D.\n\n"
     "Memory is markdown in a git repository (the vault): episodes of past analyses, facts and "
     "entities, lessons. stdout carries only the requested context or JSON.",
-    add_completion=False,
     no_args_is_help=True,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
@@ -136,9 +137,44 @@ app.command("sync")(sync_cmd.sync)
 app.command("log")(log_cmd.log)
 
 
+def command() -> Any:
+    """The click command typer builds from ``app``, with the help placeholders of one convention:
+    upper case, an argument's own name (``QUERY``, ``[FILE]`` when optional), ``N`` for a whole
+    number, ``X`` for a number with a fraction, else the option's name (``--task TASK``) unless
+    the option names a better word itself (``FILE|-``, ``SECONDS``, ``WHEN``)."""
+    root = typer.main.get_command(app)
+    _placeholders(root)
+    return root
+
+
+class _Argument(typer.core.TyperArgument):
+    """An argument shown as ``QUERY`` (required) or ``[FILE]`` (optional) in the usage line;
+    typer writes ``{query}``."""
+
+    def make_metavar(self, ctx: Any, *, usage: bool = False) -> str:
+        var = super().make_metavar(ctx, usage=False)
+        return f"[{var}]" if usage and not self.required else var
+
+
+def _placeholders(cmd: Any) -> None:
+    for param in cmd.params:
+        if param.param_type_name == "argument":
+            param.metavar = param.metavar or (param.name or "").rstrip("_").upper()
+            param.__class__ = _Argument
+        elif param.metavar is None and not (param.is_flag or param.count):
+            kind = str(getattr(param.type, "name", ""))
+            param.metavar = ("N" if kind.startswith("int") else "X" if kind.startswith("float")
+                             else param.opts[0].lstrip("-").replace("-", "_").upper())
+    for sub in getattr(cmd, "commands", {}).values():
+        _placeholders(sub)
+
+
 def run(argv: list[str]) -> int:
     def call() -> int:
-        result = app(args=argv, prog_name="biocortex", standalone_mode=False)
+        try:
+            result = command()(args=argv, prog_name="biocortex", standalone_mode=False)
+        except SystemExit as exc:  # typer's --install-completion / --show-completion and shell completion
+            return exc.code if isinstance(exc.code, int) else 0
         return result if isinstance(result, int) else 0
 
     return guarded(call, as_json="--json" in argv, debug="--debug" in argv)
