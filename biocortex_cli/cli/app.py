@@ -15,6 +15,7 @@ import typer
 import typer.main
 
 from biocortex_cli.cli import check as check_cmd
+from biocortex_cli.cli import clone as clone_cmd
 from biocortex_cli.cli import compress as compress_cmd
 from biocortex_cli.cli import context as context_cmd
 from biocortex_cli.cli import doctor as doctor_cmd
@@ -35,7 +36,7 @@ from biocortex_cli.cli import state
 from biocortex_cli.cli import sync as sync_cmd
 from biocortex_cli.cli.errors import guarded
 
-COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, compress_cmd, doctor_cmd, context_cmd, entity_cmd, fact_cmd, feedback_cmd, forget_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, lessons_cmd, log_cmd, mcp_cmd, recall_cmd, sync_cmd)
+COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, clone_cmd, compress_cmd, doctor_cmd, context_cmd, entity_cmd, fact_cmd, feedback_cmd, forget_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, lessons_cmd, log_cmd, mcp_cmd, recall_cmd, sync_cmd)
 for _module in COMMAND_MODULES:
     _module.typer = typer  # type: ignore[attr-defined]  # for evaluating their annotations
 
@@ -134,6 +135,7 @@ app.command("restore")(forget_cmd.restore)
 app.command("guide")(guide_cmd.guide)
 app.command("mcp")(mcp_cmd.mcp)
 app.command("sync")(sync_cmd.sync)
+app.command("clone")(clone_cmd.clone)
 app.command("log")(log_cmd.log)
 
 

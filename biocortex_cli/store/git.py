@@ -70,6 +70,20 @@ def run(root: Path, *args: str, env: dict[str, str] | None = None, check: bool =
     return proc.stdout
 
 
+def reason(text: str) -> str:
+    """git's reason: its ``fatal:``/``error:`` lines, what the remote said and why it rejected the
+    push, and the files it names — else its last line."""
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    if not lines:
+        return "no message from git"
+    keep = [ln for ln in lines if ln.startswith(("fatal:", "error:", "remote:")) or "[remote rejected]" in ln]
+    for i, ln in enumerate(lines):  # "error: … would be overwritten by checkout:" lists the files after it
+        if ln.endswith(":") and ln.startswith("error:"):
+            keep += [f for f in lines[i + 1 : i + 6] if not f.startswith(("error:", "fatal:", "Please", "Aborting"))]
+    keep = list(dict.fromkeys(keep))
+    return "; ".join(keep[:8]) if keep else lines[-1]
+
+
 def toplevel(path: Path) -> Path | None:
     try:
         out = run(path, "rev-parse", "--show-toplevel", check=True)
