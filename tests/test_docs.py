@@ -118,3 +118,23 @@ def test_install_and_show_completion_work_from_a_shell(isolated_env: Path) -> No
     installed = _shell("biocortex --install-completion; echo \"exit=$?\"")
     assert "exit=0" in installed.stdout, installed.stdout + installed.stderr
     assert "biocortex" in (isolated_env / ".bashrc").read_text(encoding="utf-8")
+
+
+
+def test_the_package_says_its_licence_and_platforms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MIT, with the LICENSE text in the wheel, and POSIX only (the write lock is flock) in the README
+    and the classifiers."""
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'license = "MIT"' in pyproject
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
+    assert "\"Operating System :: POSIX\"" in pyproject and "Microsoft :: Windows" not in pyproject
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "POSIX only" in readme and "flock" in readme
+    backend = pytest.importorskip("hatchling.build")  # the build backend (PEP 517), when it is installed
+    monkeypatch.chdir(ROOT)
+    built = backend.build_wheel(str(tmp_path))
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / built) as zf:
+        names = zf.namelist()
+        assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names
