@@ -234,3 +234,15 @@ def test_clone_finds_a_vault_in_a_folder_of_a_larger_repository(tmp_path: Path, 
                                              ("https://example.org/lab/memory.git/", "memory")])
 def test_the_default_folder_is_the_one_git_would_make(url: str, folder: str) -> None:
     assert default_folder(url) == folder
+
+
+def test_a_clone_that_hangs_gives_up_and_leaves_nothing(tmp_path: Path, cli: Cli,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    hang = tmp_path / "hanging-ssh"
+    hang.write_text("#!/bin/sh\nexec sleep 20\n", encoding="utf-8")
+    hang.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(hang))
+    r = cli("clone", "lab.example:/srv/memory.git", str(tmp_path / "c"), "--timeout", "1", "--json")
+    error = r.err_json()["error"]
+    assert r.code == 1 and error["message"] == "git clone gave no answer within 1 s", error
+    assert not (tmp_path / "c").exists()

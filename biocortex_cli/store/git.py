@@ -57,7 +57,9 @@ def call(root: Path, *args: str, env: dict[str, str] | None = None,
     except FileNotFoundError:
         raise BiocortexError("git is not installed", hint="install git and try again") from None
     except subprocess.TimeoutExpired:
-        raise BiocortexError(f"git {args[0]} gave no answer within {timeout:g} s", path=str(root),
+        command = next((a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] != "-c")),
+                       args[0])  # the subcommand, not the -c NAME=VALUE before it
+        raise BiocortexError(f"git {command} gave no answer within {timeout:g} s", path=str(root),
                              hint="check the network and the remote's address (git remote -v)") from None
 
 
