@@ -8,6 +8,7 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import Cli
@@ -81,3 +82,98 @@ def test_identifiers_errors_and_decisions_survive_compression(cli: Cli, name: st
             assert item in summary, f"{kind} {item!r} lost from the summary of {name}"
     kept = [m for m in out.messages if not str(m.data.get("content", "")).startswith(summarize.SUMMARY_MARK)]
     assert all(m.raw in text for m in kept)
+
+
+# -- what the built-in summary keeps at the budgets people give it (issue 17) ----------------------
+
+BUDGETS = (1000, 2000, 3400)
+CRISPR = "03_crispr_screen_mageck.jsonl"
+#: genes in the CRISPR transcript's tool output that are not hits (FDR > 0.05 rows, the head of the
+#: count table, Illumina read names) and that nobody names in prose
+NON_HITS = ("PRDX1", "TXN", "SOD1", "GPX1", "GSTP1", "ENO1", "PGK1", "LDHA", "ALDOA", "TPI1", "PKM", "MIF",
+            "CD63", "CD81", "ANXA1", "APOE", "NB552343")
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _prose(message: Any) -> str:
+    from biocortex_cli.compress.formats import parts
+
+    return _flat(" ".join(t for t in parts(message).prose if t))
+
+
+def _compressed(cli: Cli, name: str, budget: int) -> tuple[Any, Any, str, str]:
+    """(input conversation, report, the summary, the whole output as flat text)."""
+    r = cli("compress", str(DATA / name), "--budget", str(budget), "--json")
+    assert r.code == 0, r.err
+    report = r.json()
+    out = parse(report["output"])
+    summary = next(m.data["content"] for m in out.messages
+                   if str(m.data.get("content") or "").startswith(summarize.SUMMARY_MARK))
+    return parse((DATA / name).read_text(encoding="utf-8"), name), report, summary, _flat(report["output"])
+
+
+@pytest.mark.parametrize("budget", BUDGETS)
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_the_first_request_and_the_latest_conclusion_survive_every_budget(cli: Cli, name: str, budget: int) -> None:
+    conv, report, summary, _ = _compressed(cli, name, budget)
+    first, last = report["compressed"]["first"], report["compressed"]["last"]
+    portion = [m for m in conv.messages if first <= m.index <= last and not m.is_system]
+    request = next(m for m in portion if m.role == "user" and _prose(m))
+    assert _prose(request) in _flat(summary), f"the first request (m{request.index}) lost at {budget}"
+    said = [m for m in portion if m.role == "assistant" and len(_prose(m)) >= summarize.MIN_CONCLUSION_CHARS]
+    latest = said[-1]
+    if _prose(latest) in _flat(summary):
+        return
+    # only when the summary cannot hold both lines whole: the conclusion's leading sentences, marked cut
+    line = next(ln for ln in summary.splitlines() if ln.startswith(f"Latest conclusions (m{latest.index} "))
+    whole = COUNTER.count(f"Request (m{request.index} user): {_prose(request)}\n"
+                          f"Latest conclusions (m{latest.index} assistant): {_prose(latest)}")
+    assert COUNTER.count(summary) < whole + COUNTER.count(summary.splitlines()[0]), (budget, summary)
+    shown = line.split("): ", 1)[1].removesuffix(" …")
+    assert line.endswith(" …") and _prose(latest).startswith(shown) and shown.count(". ") >= 1, line
+
+
+@pytest.mark.parametrize("budget", BUDGETS)
+def test_the_crispr_hit_list_survives_and_non_hits_are_not_entities(cli: Cli, budget: int) -> None:
+    _, _, summary, output = _compressed(cli, CRISPR, budget)
+    assert "Find the knockouts that confer resistance to sotorasib." in _flat(summary)
+    assert "16 genes, led by KEAP1, NF1, PTEN, CUL3 and TSC2" in output  # in the summary or kept verbatim
+    entities = next((line for line in summary.splitlines() if line.startswith("Identifiers and entities:")), "")
+    listed = {e.strip() for e in entities.split(":", 1)[-1].split(",")}
+    assert not listed & set(NON_HITS), sorted(listed & set(NON_HITS))
+
+
+@pytest.mark.parametrize("budget", BUDGETS)
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_gene_symbols_listed_are_ones_the_conversation_names(cli: Cli, name: str, budget: int) -> None:
+    """A gene-like symbol is an entity of the summary only when a person or the agent wrote it (prose
+    or a tool call), not when it is one more row of a tool's table."""
+    from biocortex_cli.bio.entities import entity_spans, extract_entities
+    from biocortex_cli.compress.formats import parts
+
+    conv, _, summary, _ = _compressed(cli, name, budget)
+    named = set()
+    for m in conv.messages:
+        p = parts(m)
+        said = " ".join([*(t for t in p.prose if t), *(json.dumps(c.arguments) for c in p.calls)])
+        named |= {e.name.casefold() for e in extract_entities(said)}
+    entities = next((line for line in summary.splitlines() if line.startswith("Identifiers and entities:")), "")
+    for entity in entity_spans(entities.split(":", 1)[-1]):  # a variant (APOE c.388T>C) is not its gene
+        assert entity.kind != "gene" or entity.name.casefold() in named, entity.name
+
+
+def test_a_summary_of_a_summary_keeps_the_request_and_the_conclusions(cli: Cli, tmp_path: Path) -> None:
+    once = cli("compress", str(DATA / CRISPR), "--budget", "3400")
+    assert once.code == 0, once.err
+    (tmp_path / "once.jsonl").write_text(once.out, encoding="utf-8")
+    twice = cli("compress", str(tmp_path / "once.jsonl"), "--budget", "1000")
+    assert twice.code == 0, twice.err
+    summary = next(m.data["content"] for m in parse(twice.out).messages
+                   if str(m.data.get("content") or "").startswith(summarize.SUMMARY_MARK))
+    request = _prose(parse((DATA / CRISPR).read_text(encoding="utf-8")).messages[1])
+    assert f"Request (m2 earlier): {request}" in summary  # read back from the first summary
+    assert "16 genes, led by KEAP1, NF1, PTEN, CUL3 and TSC2" in summary
+    assert "earlier: - m" not in summary  # an earlier entry's own tag (m13 bash) is not kept twice

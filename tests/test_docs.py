@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,11 +35,9 @@ def test_template_config_holds_every_setting_at_its_default() -> None:
 
 
 def _commands() -> list[tuple[str, object]]:
-    import typer.main
+    from biocortex_cli.cli.app import command
 
-    from biocortex_cli.cli.app import app
-
-    root = typer.main.get_command(app)
+    root = command()
     out: list[tuple[str, object]] = []
 
     def walk(prefix: str, cmd: object) -> None:
@@ -76,3 +78,63 @@ def test_agent_guide_stays_under_600_tokens_and_is_printed(cli, vault: Path) -> 
     assert r.code == 0 and r.out == text + ("" if text.endswith("\n") else "\n")
     data = cli("guide", "--json").json()
     assert data["tokens"] < 600 and "biocortex recall" in data["text"] and "episode add" in data["text"]
+
+
+def test_help_placeholders_follow_one_convention(cli) -> None:  # type: ignore[no-untyped-def]
+    """Upper case everywhere: QUERY, [FILE], --top-k N, --min-relevance X, --task TASK — never typer's
+    {query} or click's <int>, <float range> (docs/cli.md says the convention)."""
+    for name, cmd in _commands():
+        for param in getattr(cmd, "params", []):
+            if param.param_type_name == "argument" or not (param.is_flag or param.count):
+                assert param.metavar and param.metavar == param.metavar.upper(), (name, param.name)
+        r = cli(*name.split(), "--help")
+        usage = r.out.split("\n", 1)[0]
+        assert r.code == 0 and not re.search(r"(?:^|\s)(?:<[a-z][a-z ]*>|\{[a-z_]+\})", r.out), (name, r.out)
+        required = [p.metavar for p in getattr(cmd, "params", []) if p.param_type_name == "argument" and p.required]
+        assert all(f" {m}" in usage for m in required), usage
+
+
+def _shell(script: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``biocortex`` from bash, as a person would (bash stays the parent: `; true`)."""
+    shim = f'biocortex() {{ "{sys.executable}" -m biocortex_cli "$@"; }}\n'
+    return subprocess.run(["bash", "-c", shim + script + "; true"], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=60, check=False)
+
+
+def test_shell_completion_completes_commands_and_options() -> None:
+    words = {"biocortex epi": "episode", "biocortex episode li": "list", "biocortex recall --to": "--top-k"}
+    for line, expected in words.items():
+        r = _shell("biocortex", {"_BIOCORTEX_COMPLETE": "complete_bash", "COMP_WORDS": line,
+                                 "COMP_CWORD": str(len(line.split()) - 1)})
+        assert expected in r.stdout.split(), (line, r.stdout, r.stderr)
+    for shell in ("bash", "zsh", "fish"):
+        script = _shell("biocortex", {"_BIOCORTEX_COMPLETE": f"source_{shell}"})
+        assert "_BIOCORTEX_COMPLETE" in script.stdout, script.stderr
+
+
+def test_install_and_show_completion_work_from_a_shell(isolated_env: Path) -> None:
+    shown = _shell("biocortex --show-completion")
+    assert "_biocortex_completion" in shown.stdout and "complete_bash" in shown.stdout, shown.stderr
+    installed = _shell("biocortex --install-completion; echo \"exit=$?\"")
+    assert "exit=0" in installed.stdout, installed.stdout + installed.stderr
+    assert "biocortex" in (isolated_env / ".bashrc").read_text(encoding="utf-8")
+
+
+
+def test_the_package_says_its_licence_and_platforms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MIT, with the LICENSE text in the wheel, and POSIX only (the write lock is flock) in the README
+    and the classifiers."""
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'license = "MIT"' in pyproject
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
+    assert "\"Operating System :: POSIX\"" in pyproject and "Microsoft :: Windows" not in pyproject
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "POSIX only" in readme and "flock" in readme
+    backend = pytest.importorskip("hatchling.build")  # the build backend (PEP 517), when it is installed
+    monkeypatch.chdir(ROOT)
+    built = backend.build_wheel(str(tmp_path))
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / built) as zf:
+        names = zf.namelist()
+        assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names

@@ -43,9 +43,21 @@ def test_init_refuses_to_overwrite_a_clashing_file(tmp_path: Path, cli: Cli) -> 
     assert not (root / ".biocortex").exists()
 
 
-def test_init_inside_an_existing_repo_uses_it(tmp_path: Path, cli: Cli) -> None:
+def test_init_inside_an_existing_repo_refuses_unless_asked(tmp_path: Path, cli: Cli) -> None:
     git(tmp_path, "init", "-q")
-    r = cli("init", tmp_path / "memory")
+    for target in (tmp_path / "memory", tmp_path / "deeper/still/memory", tmp_path):
+        r = cli("init", target, "--json")
+        error = r.err_json()["error"]
+        assert r.code == 1 and f"inside the git repository {tmp_path.resolve()}" in error["message"], r.err
+        assert "--in-repo" in error["hint"] and "Traceback" not in r.err
+    assert not (tmp_path / "memory").exists() and not (tmp_path / "deeper").exists()
+    assert not (tmp_path / ".biocortex").exists()
+    assert git(tmp_path, "status", "--porcelain") == ""
+
+
+def test_init_inside_an_existing_repo_uses_it_with_in_repo(tmp_path: Path, cli: Cli) -> None:
+    git(tmp_path, "init", "-q")
+    r = cli("init", tmp_path / "memory", "--in-repo")
     assert r.code == 0, r.err
     assert not (tmp_path / "memory/.git").exists()
     assert "memory/.biocortex/config.yaml" in git(tmp_path, "show", "--name-only", "--format=", "HEAD")
@@ -131,3 +143,15 @@ def test_a_write_commits_exactly_its_files_whatever_else_is_staged(vault: Path, 
     assert "notes-wip.md" not in files and any(f.endswith("slow.md") for f in files)
     assert git(vault, "status", "--porcelain").strip() == "A  notes-wip.md"
     subprocess.run(["git", "-C", str(vault), "fsck", "--strict"], check=True, capture_output=True)
+
+
+def test_init_json_says_where_and_what_it_committed(tmp_path: Path, cli: Cli) -> None:
+    r = cli("init", tmp_path / "lab", "--json")
+    assert r.code == 0, r.err
+    data = r.json()
+    root = (tmp_path / "lab").resolve()
+    assert data == {"path": str(root), "git_root": str(root), "in_repo": False, "branch": "main",
+                    "commit": git(root, "rev-parse", "HEAD").strip()}
+    git(tmp_path, "init", "-q")
+    nested = cli("init", tmp_path / "memory", "--in-repo", "--json").json()
+    assert nested["in_repo"] is True and nested["git_root"] == str(tmp_path.resolve())

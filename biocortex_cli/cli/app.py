@@ -9,10 +9,13 @@ paying for typer's import.
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Any
 
 import typer
+import typer.main
 
 from biocortex_cli.cli import check as check_cmd
+from biocortex_cli.cli import clone as clone_cmd
 from biocortex_cli.cli import compress as compress_cmd
 from biocortex_cli.cli import context as context_cmd
 from biocortex_cli.cli import doctor as doctor_cmd
@@ -33,7 +36,7 @@ from biocortex_cli.cli import state
 from biocortex_cli.cli import sync as sync_cmd
 from biocortex_cli.cli.errors import guarded
 
-COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, compress_cmd, doctor_cmd, context_cmd, entity_cmd, fact_cmd, feedback_cmd, forget_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, lessons_cmd, log_cmd, mcp_cmd, recall_cmd, sync_cmd)
+COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, clone_cmd, compress_cmd, doctor_cmd, context_cmd, entity_cmd, fact_cmd, feedback_cmd, forget_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, lessons_cmd, log_cmd, mcp_cmd, recall_cmd, sync_cmd)
 for _module in COMMAND_MODULES:
     _module.typer = typer  # type: ignore[attr-defined]  # for evaluating their annotations
 
@@ -44,7 +47,6 @@ app = typer.Typer(
     help="Shared, symbolic memory for AI agents and scientists in biological R&D.\n\n"
     "Memory is markdown in a git repository (the vault): episodes of past analyses, facts and "
     "entities, lessons. stdout carries only the requested context or JSON.",
-    add_completion=False,
     no_args_is_help=True,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
@@ -133,12 +135,48 @@ app.command("restore")(forget_cmd.restore)
 app.command("guide")(guide_cmd.guide)
 app.command("mcp")(mcp_cmd.mcp)
 app.command("sync")(sync_cmd.sync)
+app.command("clone")(clone_cmd.clone)
 app.command("log")(log_cmd.log)
+
+
+def command() -> Any:
+    """The click command typer builds from ``app``, with the help placeholders of one convention:
+    upper case, an argument's own name (``QUERY``, ``[FILE]`` when optional), ``N`` for a whole
+    number, ``X`` for a number with a fraction, else the option's name (``--task TASK``) unless
+    the option names a better word itself (``FILE|-``, ``SECONDS``, ``WHEN``)."""
+    root = typer.main.get_command(app)
+    _placeholders(root)
+    return root
+
+
+class _Argument(typer.core.TyperArgument):
+    """An argument shown as ``QUERY`` (required) or ``[FILE]`` (optional) in the usage line;
+    typer writes ``{query}``."""
+
+    def make_metavar(self, ctx: Any, *, usage: bool = False) -> str:
+        var = super().make_metavar(ctx, usage=False)
+        return f"[{var}]" if usage and not self.required else var
+
+
+def _placeholders(cmd: Any) -> None:
+    for param in cmd.params:
+        if param.param_type_name == "argument":
+            param.metavar = param.metavar or (param.name or "").rstrip("_").upper()
+            param.__class__ = _Argument
+        elif param.metavar is None and not (param.is_flag or param.count):
+            kind = str(getattr(param.type, "name", ""))
+            param.metavar = ("N" if kind.startswith("int") else "X" if kind.startswith("float")
+                             else param.opts[0].lstrip("-").replace("-", "_").upper())
+    for sub in getattr(cmd, "commands", {}).values():
+        _placeholders(sub)
 
 
 def run(argv: list[str]) -> int:
     def call() -> int:
-        result = app(args=argv, prog_name="biocortex", standalone_mode=False)
+        try:
+            result = command()(args=argv, prog_name="biocortex", standalone_mode=False)
+        except SystemExit as exc:  # typer's --install-completion / --show-completion and shell completion
+            return exc.code if isinstance(exc.code, int) else 0
         return result if isinstance(result, int) else 0
 
     return guarded(call, as_json="--json" in argv, debug="--debug" in argv)

@@ -61,24 +61,28 @@ def configuration_markdown() -> str:
 
 def cli_markdown() -> str:
     """docs/cli.md: every command, argument and option, from the typer app itself."""
-    import typer.main
+    from biocortex_cli.cli.app import command
+    from biocortex_cli.dates import DOC as DATES
 
-    from biocortex_cli.cli.app import app
-
-    root = typer.main.get_command(app)
+    root = command()
     lines = [GENERATED, "", "# Command reference", "",
              "Global options go before the command: `biocortex [--vault PATH] [--author 'NAME <EMAIL>'] "
              "[--redact | --allow-secret] [--debug] COMMAND …`. stdout carries only the requested data "
              "or JSON; messages go to stderr. Exit codes: 0 ok · 1 bad data, not found, failed check · "
-             "2 usage · 3 internal error · 130 interrupted (`fact verify`: 4 unknown).", ""]
+             "2 usage · 3 internal error · 130 interrupted (`fact verify`: 4 unknown).", "",
+             "Placeholders are upper case: an argument's name (`QUERY`; `[FILE]` when it may be left out), "
+             "`N` for a whole number, `X` for a number with a fraction, else the option's name "
+             "(`--task TASK`) or a word naming the value (`FILE|-`, `SECONDS`, `WHEN`).", "",
+             "## Dates and ages", "", DATES, ""]
 
     def params_table(cmd: Any) -> list[str]:
         rows = []
         for p in cmd.params:
             if p.param_type_name == "argument":
-                name = f"`{(p.metavar or p.name).upper()}`"
+                name = f"`{p.metavar}`"
             else:
-                name = ", ".join(f"`{o}`" for o in [*p.opts, *p.secondary_opts])
+                value = "" if p.is_flag or p.count else f" {p.metavar}"
+                name = ", ".join(f"`{o}{value}`" for o in [*p.opts, *p.secondary_opts])
             default = p.default if p.param_type_name == "option" and not p.is_flag and p.default is not None else ""
             shown = f" (default: `{default}`)" if default not in ("", (), []) else ""
             helptext = " ".join((getattr(p, "help", None) or "").split()).replace("|", "\\|")

@@ -138,15 +138,17 @@ def list_(
     tool: Annotated[str | None, typer.Option("--tool", help="Only episodes that used this tool.")] = None,
     entity: Annotated[str | None, typer.Option("--entity", help="Only episodes mentioning this entity.")] = None,
     success: Annotated[bool | None, typer.Option("--success/--failure", help="Only successes / failures.")] = None,
-    since: Annotated[str | None, typer.Option("--since", help="Only episodes created on or after this date.")] = None,
+    since: Annotated[str | None, typer.Option("--since", metavar="WHEN", help="Only episodes created at or after WHEN: a date (2026-11-01), a date-time or an age (7d, 6mo); see 'Dates and ages' in docs/cli.md.")] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many (newest first).")] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the episodes as JSON.")] = False,
 ) -> int:
     """List episodes, newest first."""
+    from biocortex_cli.dates import parse_time
     from biocortex_cli.render.text import episode_lines
     from biocortex_cli.store.episodes import EpisodeFilter, list_episodes
 
-    filt = EpisodeFilter(domain=domain, tool=tool, entity=entity, success=success, since=since, limit=limit)
+    filt = EpisodeFilter(domain=domain, tool=tool, entity=entity, success=success,
+                         since=parse_time(since, option="--since") if since is not None else None, limit=limit)
     episodes, problems = list_episodes(state.vault(), filt)
     for problem in problems:
         state.info(f"biocortex: warning: {problem.location()}{problem.message} (skipped)")

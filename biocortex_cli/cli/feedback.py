@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 def feedback(
     recall_id: Annotated[str, typer.Argument(metavar="RECALL_ID", help="The recall's id (in its header, or recall_id in --json).")],
-    outcome: Annotated[str, typer.Option("--outcome", metavar="success|failure", help="Whether the task the recall served succeeded.")],
+    outcome: Annotated[str, typer.Option("--outcome", metavar="OUTCOME", help="Whether the task the recall served succeeded: success or failure.")],
     helpful: Annotated[list[str] | None, typer.Option("--helpful", metavar="ID", help="An episode or lesson that helped (repeatable).")] = None,
     unhelpful: Annotated[list[str] | None, typer.Option("--unhelpful", metavar="ID", help="An episode or lesson that misled or did not help (repeatable).")] = None,
     note: Annotated[str, typer.Option("--note", help="A sentence on why, kept in the record.")] = "",

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 
 def forget(
-    older_than: Annotated[str | None, typer.Option("--older-than", metavar="AGE|DATE", help="Created before this: an age (365d, 52w, 2y) or a date (2025-01-31).")] = None,
+    older_than: Annotated[str | None, typer.Option("--older-than", metavar="WHEN", help="Created before WHEN: an age (365d, 52w, 6mo, 2y) or a date (2025-01-31); see 'Dates and ages' in docs/cli.md.")] = None,
     utility_below: Annotated[float | None, typer.Option("--utility-below", min=0.0, max=1.0, help="Utility from feedback below this (0.5 = no feedback).")] = None,
     quality_below: Annotated[float | None, typer.Option("--quality-below", min=0.0, max=1.0, help="Recorded quality below this.")] = None,
     failed: Annotated[bool, typer.Option("--failed", help="Only failed analyses.")] = False,

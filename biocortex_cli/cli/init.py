@@ -13,12 +13,21 @@ if TYPE_CHECKING:
 
 def init(
     path: Annotated[Path, typer.Argument(help="Folder for the new vault (created if missing).")] = Path("."),
+    in_repo: Annotated[bool, typer.Option("--in-repo", help="Allow a vault inside an existing git repository: its commits go into that repository's history.")] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print the new vault's folder, repository, branch and first commit as JSON.")] = False,
 ) -> int:
     """Create a vault from the template: layout, config, Obsidian settings, git, first commit."""
     from biocortex_cli.store.vault import init_vault
 
-    vault = init_vault(path, state.OPTIONS.author)
-    state.out(str(vault.root))
+    vault = init_vault(path, state.OPTIONS.author, in_repo=in_repo)
+    if json_:
+        from biocortex_cli.store import git
+
+        branch = git.run(vault.git_root, "symbolic-ref", "--short", "-q", "HEAD", check=False).strip()
+        state.emit_json({"path": str(vault.root), "git_root": str(vault.git_root), "in_repo": vault.git_root != vault.root,
+                         "branch": branch, "commit": vault.head()})
+    else:
+        state.out(str(vault.root))
     state.info(f"biocortex: created a vault in {vault.root}\n"
                "  next: biocortex episode add --task '…' --success   (or open it in Obsidian)")
     return 0

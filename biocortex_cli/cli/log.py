@@ -11,9 +11,10 @@ if TYPE_CHECKING:
 
 
 def log(
-    since: Annotated[str, typer.Option("--since", metavar="7d|DATE|COMMIT",
-                                       help="Start of the range: a duration (12h, 7d, 2w), a date "
-                                            "(2026-11-01) or a commit.")] = "7d",
+    since: Annotated[str, typer.Option("--since", metavar="WHEN|COMMIT",
+                                       help="Start of the range: an age (12h, 7d, 2w, 6mo), a date "
+                                            "(2026-11-01) or a commit; see 'Dates and ages' in "
+                                            "docs/cli.md.")] = "7d",
     json_: Annotated[bool, typer.Option("--json", help="Print the digest as JSON.")] = False,
 ) -> int:
     """What changed in memory: new episodes, new and retracted facts, contradictions, promoted

@@ -35,6 +35,8 @@ def sync(
     finally:
         conn.close()
     state.info(sync_summary(report))
+    for notice in report.notices:
+        state.info(f"biocortex: {notice}")
     if json_:
         state.emit_json({**report.as_json(), "index": {"episodes": refreshed.total, "added": refreshed.added,
                                                        "updated": refreshed.updated, "removed": refreshed.removed}})

@@ -215,7 +215,7 @@ def compress(conv: Conversation, *, budget: Budget, counter: TokenCounter, keep_
         return sum(costs[m.index - 1] for m in old)
 
     summary = summarize(old, budget=summary_budget, tokens=old_tokens, counter=counter,
-                        command=summarizer, timeout=timeout)
+                        command=summarizer, timeout=timeout, later=messages[start:])
     background.wait()
     total = context + sum(costs)
     text = summary.text

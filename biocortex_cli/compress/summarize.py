@@ -1,10 +1,13 @@
 """The summary of the compressed portion of a conversation.
 
-Built in (the default): a deterministic extract, no model involved. One pass over the messages
-collects what an agent needs to go on: decisions and instructions, errors (the informative line
+Built in (the default): a deterministic extract, no model involved. Two pinned lines come first
+at every budget: the user's first request and the assistant's latest conclusions (:func:`pinned`),
+whole when the summary can hold them. Then one pass over the messages collects what an agent
+needs to go on: decisions and instructions, errors (the informative line
 of a traceback or log) with the sentence that fixed or explained them, tool calls with their
 parameters, file paths, identifiers and biological entities (``biocortex_cli.bio.entities``),
-numbers with units or named parameters, and open questions. Each item is tagged with the number
+numbers with units or named parameters, and open questions. A gene-like symbol that only a tool's
+output shows (one more row of a table) is not an entity unless someone wrote it too. Each item is tagged with the number
 of the message it came from (``m12``). The portion is cut into segments; each segment's items
 are ranked (kind, cue strength, repetition, recency) and as many as fit its share of the budget
 are printed, under a ``### messages i–j`` heading when there are several. When the segments'
@@ -62,6 +65,13 @@ SHARES = {"decision": 0.24, "error": 0.2, "tool": 0.14, "file": 0.1, "entity": 0
           "question": 0.1}
 MAX_SENTENCE = 360
 MAX_ERROR_LINE = 240
+#: the pinned lines: the user's first request and the assistant's latest conclusions, kept first
+#: at every budget (whole sentences, else cut): each within its share of the summary's room (the
+#: conclusions also within what the request leaves); the blocks get the rest
+REQUEST_TITLE, CONCLUSION_TITLE = "Request", "Latest conclusions"
+REQUEST_SHARE, CONCLUSION_SHARE = 0.5, 0.6
+#: an assistant message says a conclusion (not just "Counting." beside a tool call) from this long
+MIN_CONCLUSION_CHARS = 120
 
 # --- what counts as what ---------------------------------------------------------------------
 
@@ -136,7 +146,7 @@ _OPEN = re.compile(
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9*`])")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-_TAG = re.compile(r"^- m\d+(?:–m\d+)?(?: ×\d+)?(?: (?:user|assistant|tool))?: ")
+_TAG = re.compile(r"^- m\d+(?:–m\d+)?(?: ×\d+)?(?: [^:\s]+)?: ")  # label: a role, a tool's name, earlier
 _SUMMARY_LEVEL = re.compile(r"· level (\d+)")
 
 
@@ -526,23 +536,46 @@ def _segment(messages: Sequence[Message], limit: int) -> list[int]:
     return out
 
 
-def _scan_entities(digests: list[Digest]) -> None:
-    from biocortex_cli.bio.entities import entity_names
+def _scan_entities(digests: list[Digest], later: Sequence[str] = ()) -> None:
+    """Entities of each digest: every one that people or the agent wrote (prose, tool calls, errors,
+    ``later``: the messages kept verbatim after the portion), then from tool output the identifiers
+    (accessions, Ensembl, dbSNP, …) and only the gene-like symbols written somewhere too — a
+    table's other rows (non-hits under a threshold, read names) are not what the conversation is
+    about."""
+    from biocortex_cli.bio.entities import extract_entities
 
     share = max(8_000, ENTITY_SCAN_CHARS // max(1, len(digests)))
+    named: set[str] = set()
+    left = ENTITY_SCAN_CHARS // 4  # what the kept messages say: enough to know their names, and bounded
+    for text in later:
+        for piece in _pieces(text[:left]):
+            named.update(e.name.casefold() for e in extract_entities(piece))
+        left -= min(left, len(text))
+    found: list[list[tuple[int, str, str, float, bool]]] = []  # per digest: message, name, kind, weight, said
     for digest in digests:
-        texts = [(i.last, i.text + (" " + i.fix if i.fix else ""), 1.5) for i in digest.items.values()
+        # (message, text, weight, written by a person or the agent): an error line is tool output
+        # unless the user pasted it; the fix that follows it is the agent's
+        texts = [(i.last, i.text, 1.5, i.section != "error" or i.label == "user") for i in digest.items.values()
                  if i.section in ("decision", "error", "question", "tool")]
-        texts += sorted(digest.entity_texts, key=lambda t: -t[2])  # prose before tool output
-        seen = 0
-        for idx, text, weight in texts:
+        texts += [(i.fix_at, i.fix, 1.5, True) for i in digest.items.values() if i.section == "error" and i.fix]
+        texts += [(idx, text, weight, weight >= 1)  # prose before tool output
+                  for idx, text, weight in sorted(digest.entity_texts, key=lambda t: -t[2])]
+        seen, mine = 0, []
+        for idx, text, weight, said in texts:
             for piece in _pieces(text[: max(0, share - seen)]):
-                for name in entity_names(piece):
-                    digest.add(Item("entity", name.casefold(), name, idx, idx, weight))
+                for entity in extract_entities(piece):
+                    mine.append((idx, entity.name, entity.kind, weight, said))
+                    if said:
+                        named.add(entity.name.casefold())
             seen += len(text)
             if seen >= share:
                 break
+        found.append(mine)
         digest.entity_texts = []
+    for digest, mine in zip(digests, found, strict=True):
+        for idx, name, kind, weight, said in mine:
+            if said or kind != "gene" or name.casefold() in named:
+                digest.add(Item("entity", name.casefold(), name, idx, idx, weight))
 
 
 def _pieces(text: str, size: int = 4000) -> Iterable[str]:
@@ -558,8 +591,10 @@ def _pieces(text: str, size: int = 4000) -> Iterable[str]:
         start = end
 
 
-def extract(messages: Sequence[Message], segment_chars: int | None = None) -> list[Digest]:
-    """The level-1 digests of ``messages`` (one per segment of ``SEGMENT_CHARS``)."""
+def extract(messages: Sequence[Message], segment_chars: int | None = None,
+            later: Sequence[Message] = ()) -> list[Digest]:
+    """The level-1 digests of ``messages`` (one per segment of ``SEGMENT_CHARS``); ``later``, the
+    messages after them, only tells which entities the conversation names."""
     segment_of = _segment(messages, segment_chars or SEGMENT_CHARS)
     digests: list[Digest] = []
     for seg, message in zip(segment_of, messages, strict=True):
@@ -567,8 +602,95 @@ def extract(messages: Sequence[Message], segment_chars: int | None = None) -> li
             digests.append(Digest(message.index, message.index))
         digests[seg].last = message.index
     _Extractor(digests).run(messages, segment_of)
-    _scan_entities(digests)
+    _scan_entities(digests, [_said(m) for m in later])
     return digests
+
+
+def _said(message: Message) -> str:
+    """What a person or the agent wrote in ``message``: its prose and its tool calls' arguments."""
+    p = parts(message)
+    return "\n".join([*(t for t in p.prose if t), *(text for c in p.calls for text in _strings(c.arguments))])
+
+
+# --- the pinned lines: the first request, the latest conclusions -------------------------------------
+
+
+@dataclass(frozen=True)
+class Pin:
+    index: int  # the message it comes from
+    label: str  # user, assistant, or earlier (read back from an earlier summary)
+    text: str
+
+
+def _prose_text(message: Message) -> str:
+    """The message's prose outside code fences, on one line."""
+    lines, in_code = [], False
+    for text in parts(message).prose:
+        for line in (text or "").split("\n"):
+            if _FENCE.match(line):
+                in_code = not in_code
+            elif not in_code:
+                lines.append(line)
+    return " ".join(" ".join(lines).split())
+
+
+def _earlier_pin(content: str, title: str) -> str | None:
+    for line in content.split("\n"):
+        if line.startswith(title + " (m"):
+            return line.split("): ", 1)[1] if "): " in line else None
+    return None
+
+
+def pinned(messages: Sequence[Message]) -> tuple[Pin | None, Pin | None]:
+    """The user's first request and the assistant's latest conclusions in ``messages``: the first
+    user message with prose, and the latest assistant message with at least ``MIN_CONCLUSION_CHARS``
+    of prose. A summary of an earlier run carries its own (``Request …``, ``Latest conclusions …``):
+    the request it kept is the first; its conclusions count when nothing newer says one."""
+    return (_find_pin(messages, REQUEST_TITLE, "user", 1),
+            _find_pin(messages[::-1], CONCLUSION_TITLE, "assistant", MIN_CONCLUSION_CHARS))
+
+
+def _find_pin(messages: Sequence[Message], title: str, role: str, min_chars: int) -> Pin | None:
+    """The first of ``messages`` from ``role`` with ``min_chars`` of prose, or the line an earlier
+    summary pinned under ``title``, whichever comes first."""
+    for m in messages:
+        content = m.data.get("content")
+        if isinstance(content, str) and content.startswith(SUMMARY_MARK):
+            kept = _earlier_pin(content, title)
+            if kept:
+                return Pin(m.index, "earlier", kept)
+        elif m.role == role:
+            text = _prose_text(m)
+            if len(text) >= min_chars:
+                return Pin(m.index, role, text)
+    return None
+
+
+def _pin_line(title: str, pin: Pin, cap: int, counter: TokenCounter) -> str:
+    """``Title (mN label): text`` in at most ``cap`` tokens: whole sentences from the start, else
+    the text cut on a word."""
+    head = f"{title} (m{pin.index} {pin.label}): "
+    line = head + pin.text
+    if counter.count(line) <= cap:
+        return line
+    sentences = _SENTENCE_END.split(pin.text)
+    kept = ""
+    for n in range(1, len(sentences)):
+        candidate = head + " ".join(sentences[:n]) + " …"
+        if counter.count(candidate) > cap:
+            break
+        kept = candidate
+    return kept or counter.truncate(line, max(0, cap - 1)) + "…"
+
+
+def _drop_pinned(digests: list[Digest], pins: Sequence[Pin], shown: str) -> None:
+    """Leave out of the blocks the sentences the pinned lines already show."""
+    at = {p.index for p in pins}
+    for digest in digests:
+        for key, item in list(digest.items.items()):
+            if item.section in ("decision", "question") and item.first == item.last and item.first in at \
+                    and item.text.rstrip("…") in shown:
+                del digest.items[key]
 
 
 # --- rendering within a budget -------------------------------------------------------------------
@@ -802,9 +924,10 @@ def summarizer_argv(command: str) -> list[str]:
 
 
 def summarize(messages: Sequence[Message], *, budget: int, tokens: int | Callable[[], int], counter: TokenCounter,
-              command: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> Summary:
+              command: str | None = None, timeout: float = DEFAULT_TIMEOUT, later: Sequence[Message] = ()) -> Summary:
     """The summary of ``messages`` (the compressed portion, ``tokens`` tokens: a number, or a
-    function that returns it once it is known) in at most ``budget`` tokens."""
+    function that returns it once it is known) in at most ``budget`` tokens. ``later``: the
+    messages kept verbatim after the portion (they tell which entities the conversation names)."""
     if isinstance(tokens, int):
         tokens = functools.partial(int, tokens)
     if command is not None:
@@ -815,14 +938,27 @@ def summarize(messages: Sequence[Message], *, budget: int, tokens: int | Callabl
             return Summary(text, level, "command")
         except CommandFailed as exc:
             warning = f"biocortex: warning: summarizer {command!r} {exc}; using the built-in summary"
-            text, level = _builtin(messages, tokens, budget, counter)
+            text, level = _builtin(messages, tokens, budget, counter, later)
             return Summary(text, level, "built-in (fallback)", (warning,))
-    text, level = _builtin(messages, tokens, budget, counter)
+    text, level = _builtin(messages, tokens, budget, counter, later)
     return Summary(text, level, "built-in")
 
 
 def _builtin(messages: Sequence[Message], tokens: Callable[[], int], budget: int,
-             counter: TokenCounter) -> tuple[str, int]:
-    digests = extract(messages)
-    return _assemble(messages, tokens, budget, counter, "biocortex compress (deterministic extract)",
-                     lambda room: builtin_blocks(digests, room, counter))
+             counter: TokenCounter, later: Sequence[Message] = ()) -> tuple[str, int]:
+    digests = extract(messages, later=later)
+    request, conclusion = pinned(messages)
+
+    def build(room: int) -> tuple[list[str], int]:
+        """The pinned lines first, each within its share; the blocks get the rest."""
+        lines, used = [], 0
+        for title, pin, share in ((REQUEST_TITLE, request, REQUEST_SHARE),
+                                  (CONCLUSION_TITLE, conclusion, CONCLUSION_SHARE)):
+            if pin is not None:
+                lines.append(_pin_line(title, pin, min(room - used, int(room * share)), counter))
+                used += counter.count(lines[-1]) + 1
+        _drop_pinned(digests, [p for p in (request, conclusion) if p is not None], "\n".join(lines))
+        blocks, level = builtin_blocks(digests, max(0, room - used), counter)
+        return lines + [b for b in blocks if b], level
+
+    return _assemble(messages, tokens, budget, counter, "biocortex compress (deterministic extract)", build)

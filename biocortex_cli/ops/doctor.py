@@ -62,6 +62,17 @@ def check_git(vault: Vault) -> list[Finding]:
                            f"{len(changed)} uncommitted change(s) in the memory folders: {_some(changed)}",
                            "commit them (`git add -A && git commit`) or discard them "
                            "(`git checkout -- FILE`, `git clean -i`); other agents do not see them"))
+    if git.signing(top):
+        out.append(Finding("git", "info", "commits are signed (commit.gpgsign is on): biocortex signs its "
+                           "commits too, so the key must sign without a prompt",
+                           "use gpg-agent or ssh-agent for the signing key; a write that cannot sign "
+                           "fails and commits nothing"))
+    skipped = git.hooks(top)
+    if skipped:
+        out.append(Finding("git", "info", f"biocortex's commits do not run the repository's git hooks "
+                           f"({', '.join(skipped)}): they validate what they write themselves",
+                           "run the hooks over the vault yourself (e.g. `pre-commit run --all-files`, "
+                           "or in CI); `biocortex check` validates every note"))
     for lock in git.git_locks(top):
         try:
             age = time.time() - lock.stat().st_mtime

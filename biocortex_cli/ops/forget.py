@@ -10,7 +10,6 @@ episodes stay indexed with an ``archived`` flag: out of default recall, back wit
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -22,8 +21,6 @@ if TYPE_CHECKING:
     from biocortex_cli.store.vault import Vault
 
 ARCHIVE = "archive/"
-_AGE = re.compile(r"(\d+)([dwy])")
-_DAYS = {"d": 1, "w": 7, "y": 365}
 
 
 @dataclass(frozen=True)
@@ -69,23 +66,11 @@ class ForgetResult:
 
 
 def cutoff(older_than: str, now: dt.datetime) -> str:
-    """``365d`` / ``52w`` / ``2y`` before ``now``, or a date: as the index stores ``created``."""
-    text = older_than.strip()
-    match = _AGE.fullmatch(text)
-    if match:
-        try:
-            when = now - dt.timedelta(days=int(match.group(1)) * _DAYS[match.group(2)])
-        except (OverflowError, ValueError):  # before year 1, or more digits than int() takes
-            raise UsageError(f"--older-than {text} reaches back before the year 1",
-                             hint="give a shorter age (e.g. 100y) or a date (2000-01-31)") from None
-    else:
-        try:
-            when = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-        except ValueError:
-            raise UsageError(f"--older-than takes an age (365d, 52w, 2y) or a date (2025-01-31), not {older_than!r}",
-                             ) from None
-        if when.tzinfo is not None:
-            when = when.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    """The time ``older_than`` names (:mod:`biocortex_cli.dates`: an age before ``now`` or a
+    date), as the index stores ``created``."""
+    from biocortex_cli.dates import parse_time
+
+    when = parse_time(older_than, option="--older-than", now=now)
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

@@ -27,7 +27,7 @@ from biocortex_cli.store.vault import Vault
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 FOLDERS = ("episodes", "facts", "entities", "lessons", "archive", "feedback")
 _SUBJECT = re.compile(r"^([a-z][a-z_-]*): ([a-z]+)\b ?(.*)$")
-_DURATION = re.compile(r"^(\d+)([hdw])$")
+_HEX = re.compile(r"[0-9a-f]{7,40}")
 _FEEDBACK_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.(.+)\.jsonl$")
 
 
@@ -117,25 +117,17 @@ class Digest:
 
 
 def resolve_since(vault: Vault, since: str) -> str | None:
-    """The commit a ``--since`` value names: a duration (``7d``, ``12h``, ``2w``), a date or time
-    (``2026-11-01``), or a commit. None: the range starts before the first commit."""
+    """The commit a ``--since`` value names: a time in the grammar of :mod:`biocortex_cli.dates`
+    (``7d``, ``12h``, ``2026-11-01``), or a commit. None: the range starts before the first commit."""
+    from biocortex_cli.dates import FORMS, match_time
+
     root = vault.git_root
     text = since.strip()
-    cutoff: dt.datetime | None = None
-    m = _DURATION.match(text)
-    if m:
-        unit = {"h": "hours", "d": "days", "w": "weeks"}[m.group(2)]
-        try:
-            cutoff = dt.datetime.now(dt.timezone.utc) - dt.timedelta(**{unit: int(m.group(1))})
-        except OverflowError:  # further back than any date: from the first commit
-            return None
-    else:
-        try:
-            cutoff = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-        except ValueError:
-            cutoff = None
-        if cutoff is not None and cutoff.tzinfo is None:
-            cutoff = cutoff.replace(tzinfo=dt.timezone.utc)
+    if _HEX.fullmatch(text):  # an abbreviated commit such as 1234567d reads like an age too
+        out = git.run(root, "rev-parse", "--verify", "-q", f"{text}^{{commit}}", check=False).strip()
+        if out:
+            return out
+    cutoff = match_time(text, option="--since")
     if cutoff is not None:
         if cutoff >= dt.datetime.now(dt.timezone.utc):
             return vault.head()  # nothing can be newer than now
@@ -146,8 +138,9 @@ def resolve_since(vault: Vault, since: str) -> str | None:
         out = git.run(root, "rev-parse", "--verify", "-q", f"{text}^{{commit}}", check=False).strip()
         if out:
             return out
-    raise UsageError(f"--since {since!r} is neither a duration, a date nor a commit",
-                     hint="use e.g. --since 7d, --since 12h, --since 2026-11-01 or --since <commit>")
+    raise UsageError(f"--since takes {FORMS} or a commit, not {since!r}",
+                     hint="e.g. --since 7d, --since 12h, --since 2026-11-01 or --since <commit> "
+                          "(docs/cli.md, 'Dates and ages')")
 
 
 def digest(vault: Vault, old: str | None, new: str | None = None, *, limit: int | None = None) -> Digest:

@@ -49,11 +49,14 @@ class SyncReport:
     attempts: int
     merged_notes: list[str]  # settled without a person: entity notes (remote copy), facts (merged)
     arrived: Digest
+    #: what sync did or advises about the remote's default branch (see :func:`remote_head`)
+    notices: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, object]:
         return {"remote": self.remote, "url": self.url, "branch": self.branch, "before": self.before,
                 "after": self.after, "pulled": self.pulled, "pushed": self.pushed, "attempts": self.attempts,
-                "merged_notes": self.merged_notes, "arrived": self.arrived.as_json()}
+                "merged_notes": self.merged_notes, "arrived": self.arrived.as_json(),
+                "notices": list(self.notices)}
 
 
 class SyncConflict(BiocortexError):
@@ -108,7 +111,7 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
             said = proc.stdout + proc.stderr
             if not any(word in said for word in _REJECTED):
                 raise BiocortexError(
-                    f"could not push to {name} ({url}): {_last_line(said)}", path=str(vault.root),
+                    f"could not push to {name} ({url}): {git.reason(said)}", path=str(vault.root),
                     hint="your commits are safe in the vault and already on top of the remote's; "
                          "fix access to the remote and run `biocortex sync` again")
             time.sleep(random.uniform(0.05, 0.3) * attempt)  # another clone pushed first: again
@@ -119,9 +122,68 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
         after = git.head(root)
         base = _merge_base(root, before, upstream) if upstream and before else None
         arrived = digest(vault, base, upstream, limit=limit) if upstream else digest(vault, after, after)
+        notice = remote_head(root, name, url, branch, first_push=upstream is None and pushed > 0, env=net,
+                             timeout=timeout)
     return SyncReport(remote=name, url=url, branch=branch, before=before, after=after,
                       pulled=len(arrived.commits), pushed=pushed, attempts=attempt,
-                      merged_notes=sorted(set(merged)), arrived=arrived)
+                      merged_notes=sorted(set(merged)), arrived=arrived, notices=(notice,) if notice else ())
+
+
+def remote_head(root: Path, name: str, url: str, branch: str, *, first_push: bool, env: dict[str, str],
+                timeout: float) -> str | None:
+    """Make the remote cloneable: its HEAD must name the vault's branch, or ``git clone URL`` checks
+    out nothing ("remote HEAD refers to nonexistent ref": ``git init --bare`` names ``master``
+    where git's default branch is master, and the vault's branch is ``main``).
+
+    A bare repository on this machine (a path or ``file://``) whose HEAD names a branch it does not
+    have is pointed at ``branch`` (``git symbolic-ref``), at every sync, so remotes made before this
+    was done are repaired too. On a server, after the first push of ``branch``, the remote's HEAD
+    is read (``git ls-remote --symref``) and, when it names another branch, the sentence returned
+    says exactly what to do. None: nothing to say."""
+    clone_hint = f"teammates can join with `biocortex clone {url}`, which finds the vault's branch"
+    bare = _local_bare(root, url)
+    if bare is not None:
+        head = git.run(bare, "symbolic-ref", "-q", "HEAD", check=False).strip()
+        if head == f"refs/heads/{branch}":
+            return None
+        if head and git.call(bare, "rev-parse", "--verify", "-q", head).returncode == 0:
+            return (f"the remote's default branch is {head.removeprefix('refs/heads/')}, not {branch}: "
+                    f"`git clone {url}` checks that branch out; {clone_hint} (or `git clone -b {branch} {url}`)")
+        if git.call(bare, "symbolic-ref", "HEAD", f"refs/heads/{branch}").returncode != 0:
+            return (f"could not set the default branch (HEAD) of {url} to {branch}: a plain `git clone {url}` "
+                    f"will not check out the vault; run `git --git-dir={bare} symbolic-ref HEAD "
+                    f"refs/heads/{branch}` with write access there; meanwhile {clone_hint}")
+        return (f"set the default branch (HEAD) of {url} to {branch}, which holds the vault "
+                f"(it named {head.removeprefix('refs/heads/') or 'nothing'}), so `git clone {url}` checks it out")
+    if not first_push:
+        return None
+    proc = git.call(root, "-c", "credential.interactive=never", "ls-remote", "--symref", name, "HEAD", env=env,
+                    timeout=timeout)
+    named = next((line.split()[1] for line in proc.stdout.splitlines() if line.startswith("ref: ")), "")
+    if proc.returncode != 0 or named == f"refs/heads/{branch}":
+        return None
+    said = f"is {named.removeprefix('refs/heads/')}" if named else "names no branch the remote has"
+    return (f"the default branch (HEAD) of {url} {said}, not {branch}: "
+            f"a plain `git clone {url}` will not check out the vault. Make {branch} the default branch on the "
+            f"server (GitLab, GitHub, Gitea: the repository's settings; a bare repository: `git --git-dir=PATH "
+            f"symbolic-ref HEAD refs/heads/{branch}` there); meanwhile {clone_hint}")
+
+
+def _local_bare(root: Path, url: str) -> Path | None:
+    """The bare repository ``url`` names on this machine (a path, relative to the vault's repository,
+    or a ``file://`` address), or None (a server, or not a bare repository)."""
+    if url.startswith("file://"):
+        path = Path(url[len("file://"):])
+    elif "://" in url or ":" in url.split("/", 1)[0]:
+        return None  # ssh://, https://, or scp-like host:path (a colon before the first slash, as git reads it)
+    else:
+        path = Path(url).expanduser()
+    path = path if path.is_absolute() else root / path
+    try:
+        is_bare = (path / "HEAD").is_file() and (path / "objects").is_dir() and not (path / ".git").exists()
+    except OSError:
+        return None
+    return path if is_bare else None
 
 
 def _remote(root: Path, branch: str, wanted: str | None) -> str:
@@ -178,7 +240,7 @@ def _fetch(root: Path, name: str, url: str, branch: str, env: dict[str, str], ti
         said = proc.stderr + proc.stdout
         if "couldn't find remote ref" in said:
             return None
-        raise BiocortexError(f"cannot reach the remote {name} ({url}): {_last_line(said)}",
+        raise BiocortexError(f"cannot reach the remote {name} ({url}): {git.reason(said)}",
                              path=str(root),
                              hint="check the address (git remote -v), the network and your access; "
                                   "the vault was not changed")
@@ -224,7 +286,7 @@ def _rebase(vault: Vault, root: Path, upstream: str, before: str | None, ident: 
         if before and git.head(root) != before:  # never expected: put HEAD back where it was
             git.run(root, "reset", "--hard", "-q", before)
         if not conflicted:
-            raise BiocortexError(f"git rebase failed: {_last_line(said)}; the vault was left as it was",
+            raise BiocortexError(f"git rebase failed: {git.reason(said)}; the vault was left as it was",
                                  path=str(root), hint="run `git status` in the vault")
         shown = ", ".join(conflicted[:10]) + (f" and {len(conflicted) - 10} more" if len(conflicted) > 10 else "")
         raise SyncConflict(
@@ -273,17 +335,3 @@ def _same_generated_note(root: Path, path: str) -> bool:
         meta = {k: v for k, v in note.meta.items() if k not in _GENERATED_KEYS}
         versions.append((meta, note.body))
     return versions[0] == versions[1]
-
-
-def _last_line(text: str) -> str:
-    """git's reason: its ``fatal:``/``error:`` lines, what the remote said and why it rejected the
-    push, and the files it names — else its last line."""
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    if not lines:
-        return "no message from git"
-    keep = [ln for ln in lines if ln.startswith(("fatal:", "error:", "remote:")) or "[remote rejected]" in ln]
-    for i, ln in enumerate(lines):  # "error: … would be overwritten by checkout:" lists the files after it
-        if ln.endswith(":") and ln.startswith("error:"):
-            keep += [f for f in lines[i + 1 : i + 6] if not f.startswith(("error:", "fatal:", "Please", "Aborting"))]
-    keep = list(dict.fromkeys(keep))
-    return "; ".join(keep[:8]) if keep else lines[-1]

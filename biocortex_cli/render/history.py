@@ -1,10 +1,12 @@
-"""Text for reviewers: what changed in memory (``biocortex log``) and what a sync brought."""
+"""Text for reviewers: what changed in memory (``biocortex log``), what a sync brought, what a
+new clone holds."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from biocortex_cli.ops.clone import CloneReport
     from biocortex_cli.ops.history import Digest, Record
     from biocortex_cli.ops.sync import SyncReport
 
@@ -73,3 +75,22 @@ def sync_summary(report: SyncReport) -> str:
     if report.attempts > 1:
         parts.append(f"{report.attempts} attempts (the remote moved meanwhile)")
     return f"biocortex: synced with {report.remote} ({report.url}), {report.branch}: " + ", ".join(parts)
+
+
+def clone_summary(report: CloneReport) -> str:
+    """What a new clone holds, for stderr: its notes per folder and its last commit."""
+    n = report.notes
+
+    def count(k: int, word: str) -> str:
+        return f"{k:,} {word}{'' if k == 1 else 's'}"
+
+    held = [count(n["episodes"], "episode") + (f" (+{n['archive']:,} archived)" if n["archive"] else ""),
+            count(n["facts"], "fact"), count(n["lessons"], "lesson"), count(n["entities"], "entity note")]
+    last = report.last_commit
+    where = ("" if report.remote_head in (None, report.branch)
+             else f" (the remote's default branch is {report.remote_head})")
+    return (f"biocortex: cloned {report.url} into {report.path}, branch {report.branch}{where}\n"
+            f"  it holds {', '.join(held)}\n"
+            f"  last commit {last.sha} {last.date[:10]} by {last.author}: {last.subject}\n"
+            f"  next: cd {report.path} && biocortex recall \"…\"   (biocortex sync shares what you add)")
+

@@ -87,7 +87,7 @@ class EpisodeFilter:
     tool: str | None = None
     entity: str | None = None
     success: bool | None = None
-    since: str | None = None
+    since: dt.datetime | None = None  # aware (UTC); the CLI parses it with biocortex_cli.dates
     limit: int | None = None
 
 
@@ -425,7 +425,7 @@ def iter_episode_notes(vault: Vault) -> Iterator[str]:
 
 def list_episodes(vault: Vault, filt: EpisodeFilter) -> tuple[list[Episode], list[DataError]]:
     """Episodes matching ``filt``, newest first, and the notes that could not be read."""
-    since = parse_created(filt.since) if filt.since else None
+    since = filt.since
     found: list[Episode] = []
     problems: list[DataError] = []
     for rel in iter_episode_notes(vault):

@@ -57,7 +57,9 @@ def call(root: Path, *args: str, env: dict[str, str] | None = None,
     except FileNotFoundError:
         raise BiocortexError("git is not installed", hint="install git and try again") from None
     except subprocess.TimeoutExpired:
-        raise BiocortexError(f"git {args[0]} gave no answer within {timeout:g} s", path=str(root),
+        command = next((a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] != "-c")),
+                       args[0])  # the subcommand, not the -c NAME=VALUE before it
+        raise BiocortexError(f"git {command} gave no answer within {timeout:g} s", path=str(root),
                              hint="check the network and the remote's address (git remote -v)") from None
 
 
@@ -68,6 +70,20 @@ def run(root: Path, *args: str, env: dict[str, str] | None = None, check: bool =
         raise BiocortexError(f"git {args[0]} failed: {msg[-1] if msg else proc.returncode}",
                              path=str(root), hint="run `biocortex check` and `git status` in the vault")
     return proc.stdout
+
+
+def reason(text: str) -> str:
+    """git's reason: its ``fatal:``/``error:`` lines, what the remote said and why it rejected the
+    push, and the files it names — else its last line."""
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    if not lines:
+        return "no message from git"
+    keep = [ln for ln in lines if ln.startswith(("fatal:", "error:", "remote:")) or "[remote rejected]" in ln]
+    for i, ln in enumerate(lines):  # "error: … would be overwritten by checkout:" lists the files after it
+        if ln.endswith(":") and ln.startswith("error:"):
+            keep += [f for f in lines[i + 1 : i + 6] if not f.startswith(("error:", "fatal:", "Please", "Aborting"))]
+    keep = list(dict.fromkeys(keep))
+    return "; ".join(keep[:8]) if keep else lines[-1]
 
 
 def toplevel(path: Path) -> Path | None:
@@ -244,21 +260,48 @@ def refuse_unfinished(root: Path) -> None:
                              hint="check out the vault's branch first (git switch main)")
 
 
+def signing(root: Path) -> bool:
+    """Whether the repository asks for signed commits (``commit.gpgsign``, any config level)."""
+    return run(root, "config", "--bool", "--get", "commit.gpgsign", check=False).strip() == "true"
+
+
+def hooks(root: Path) -> list[str]:
+    """The commit hooks a person's ``git commit`` would run here, which biocortex's commits skip."""
+    folder = root / run(root, "rev-parse", "--git-path", "hooks", check=False).strip()  # core.hooksPath too
+    names = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
+    return [n for n in names if (folder / n).is_file() and os.access(folder / n, os.X_OK)]
+
+
 def commit(root: Path, paths: Sequence[str], message: str, author: Author) -> None:
-    """Stage ``paths`` (added, changed or removed) and commit exactly them. Call under the lock."""
+    """Stage ``paths`` (added, changed or removed) and commit exactly them. Call under the lock.
+
+    Commits are signed when the repository asks for it (``commit.gpgsign``), as ``git commit``
+    would; git hooks are not run (``--no-verify``): a hook may prompt, take seconds or reject
+    what biocortex validated itself (``doctor`` says when hooks are installed)."""
     clear_stale_locks(root)
     ident = {"GIT_AUTHOR_NAME": author.name, "GIT_AUTHOR_EMAIL": author.email,
              "GIT_COMMITTER_NAME": author.name, "GIT_COMMITTER_EMAIL": author.email}
     # Pathspecs come from a file so thousands of paths never hit the argv limit.
     spec = "\0".join(paths)
     run_stdin(root, ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], spec, ident)
-    if _commit_staged(root, paths, message, ident):
+    sign = signing(root)
+    if _commit_staged(root, paths, message, ident, sign):
         return
-    run_stdin(root, ["-c", "gc.auto=0", "commit", "-q", "--no-verify", "-m", message,
-                      "--pathspec-from-file=-", "--pathspec-file-nul"], spec, ident)
+    try:
+        run_stdin(root, ["-c", "gc.auto=0", "commit", "-q", "--no-verify", "-m", message,
+                          "--pathspec-from-file=-", "--pathspec-file-nul"], spec, ident)
+    except BiocortexError as exc:
+        if sign:
+            exc.hint = f"if signing failed: {SIGNING_HINT.format(root=root)}; else: {exc.hint}"
+        raise
 
 
-def _commit_staged(root: Path, paths: Sequence[str], message: str, ident: dict[str, str]) -> bool:
+SIGNING_HINT = ("commit.gpgsign is on for this repository: make the signing key usable without a prompt "
+                "(gpg-agent or ssh-agent, user.signingkey), or turn signing off for the vault "
+                "(git -C {root} config commit.gpgsign false); nothing was committed")
+
+
+def _commit_staged(root: Path, paths: Sequence[str], message: str, ident: dict[str, str], sign: bool) -> bool:
     """Commit the index as it is, with plumbing, when it holds exactly our staged paths.
 
     ``git commit -- paths`` builds a temporary index (two passes over every entry): at 100k notes
@@ -273,10 +316,14 @@ def _commit_staged(root: Path, paths: Sequence[str], message: str, ident: dict[s
     if not names or not names <= set(paths):
         return False  # nothing staged (the porcelain commit says so), or someone else's changes
     tree = run(root, "write-tree", env=ident).strip()
-    proc = subprocess.run(["git", "-C", str(root), "commit-tree", tree, "-p", head, "-F", "-"],
-                          input=message, capture_output=True, text=True, check=False,
+    # commit-tree ignores commit.gpgsign (git commit honours it): -S asks for the signature
+    proc = subprocess.run(["git", "-C", str(root), "commit-tree", tree, "-p", head, *(["-S"] if sign else []),
+                           "-F", "-"], input=message, capture_output=True, text=True, check=False,
                           env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **ident})
     if proc.returncode != 0:
+        if sign:  # without -S commit-tree has nothing left to fail on here
+            raise BiocortexError(f"the commit could not be signed: {reason(proc.stderr)}", path=str(root),
+                                 hint=SIGNING_HINT.format(root=root))
         return False
     run(root, "update-ref", "-m", f"commit: {message.splitlines()[0]}", "HEAD", proc.stdout.strip(), head,
         env=ident)

@@ -259,8 +259,10 @@ def template_dir() -> Path:
                          hint="reinstall biocortex")  # pragma: no cover
 
 
-def init_vault(path: Path, author: str | None = None) -> Vault:
-    """Create a vault from the template at ``path``; refuse (touching nothing) if one exists."""
+def init_vault(path: Path, author: str | None = None, *, in_repo: bool = False) -> Vault:
+    """Create a vault from the template at ``path``; refuse (touching nothing) if one exists, or
+    if ``path`` is inside another git repository (whose history the vault's commits would join)
+    unless ``in_repo`` says that is wanted. A folder that repository ignores gets its own."""
     root = path.expanduser()
     if (root / CONFIG_REL).exists():
         raise BiocortexError(f"{root} is already a biocortex vault; nothing was changed",
@@ -273,9 +275,17 @@ def init_vault(path: Path, author: str | None = None) -> Vault:
     if clashes:
         raise BiocortexError(f"{root} already has {', '.join(clashes[:5])}; nothing was changed",
                              hint="init into an empty folder, or move those files away first")
+    existing = next((p for p in (root.absolute(), *root.absolute().parents) if p.is_dir()), Path.cwd())
+    top = git.toplevel(existing)
+    if top is not None and git.is_ignored(top, root):
+        top = None  # an ignored folder of another repository: the vault gets its own
+    if top is not None and not in_repo:
+        raise BiocortexError(f"{root} is inside the git repository {top}: the vault's commits would go into "
+                             "its history; nothing was created",
+                             hint=f"to keep the vault in that repository, run `biocortex init {path} --in-repo`; "
+                                  "else choose a folder outside it")
     root.mkdir(parents=True, exist_ok=True)
-    top = git.toplevel(root)
-    if top is None or git.is_ignored(top, root):  # an ignored folder of another repo: its own repo
+    if top is None:
         git.init(root)
     written: list[str] = []
     for src in sorted(template.rglob("*")):
