@@ -27,6 +27,7 @@ A new signal: compute it here, add its name to :data:`SIGNALS` (and a default we
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import sqlite3
@@ -35,6 +36,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from biocortex_cli.index.weights import QueryWeights
     from biocortex_cli.recall.engine import RecallOptions
 
 K1 = 1.2
@@ -47,6 +49,26 @@ _SUCCESS_INTENT = re.compile(
     r"\b(?:worked|works\s+well|what\s+works|success(?:es|ful|fully)?|succeeded|best\s+practice)\b")
 ATTR_SIGNAL = {"tool": "tools", "domain": "domains", "entity": "entities"}
 ATTR_COLUMN = {"entities": 0, "tools": 1, "domains": 2}
+#: Words that say what any analysis does, or how, rather than what it is about ("preprocess the
+#: new data", "filter", "predict"): never an informative concept of a question, so an episode
+#: that shares only these with it does not pass the gate. Stemmed like the question when used.
+GENERIC_WORDS = """
+    new old first next predict prediction filter analyse analyze analysis data dataset
+    run use used using make made do done get got give gave given take took need want help
+    change changed compare check result method approach process preprocess step work worked
+    good bad best better improve apply perform study experiment low high top quality not
+"""
+#: The least IDF-weighted share of a question's informative concepts an episode must cover to
+#: pass the gate (docs/recall.md, measured in docs/eval.md).
+MIN_COVERAGE = 0.1
+
+
+@functools.cache
+def generic_terms() -> frozenset[str]:
+    """:data:`GENERIC_WORDS` as recall's tokeniser writes them."""
+    from biocortex_cli.bio.text import tokenize
+
+    return frozenset(tokenize(GENERIC_WORDS))
 
 
 def outcome_intent(query: str) -> bool | None:
@@ -88,19 +110,25 @@ def light_lists(ordered: list[tuple[float, Any, dict[int, int]]], bound: float) 
 
 
 def text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[int], seeds: set[int], *,
-                 store_dls: Any, avg_dl: float, denominator: float) -> dict[int, float]:
-    """Text scores (0-1) of the episodes that may pass the gate: ``seeds`` and those in at least
-    one posting list outside ``light``. Sums run in query order, with the same arithmetic, in
-    the same order, as the SQL ``SUM`` this replaced (tested bit for bit)."""
+                 store_dls: Any, avg_dl: float, denominator: float,
+                 masks: Sequence[int] = ()) -> tuple[dict[int, float], dict[int, int]]:
+    """Text scores of the episodes that may pass the gate: ``seeds`` and those in at least one
+    posting list outside ``light``, unclipped (above 1 when an episode has more evidence than one
+    occurrence of every query term at average length), and which of the query's concepts each
+    covers: the union of ``masks[i]`` (bits, :class:`Concepts`) over the lists it is in. Sums run
+    in query order, with the same arithmetic, in the same order, as the SQL ``SUM`` this replaced
+    (tested bit for bit)."""
     scoring = set(seeds)
     for i, (_w, docs, _tfs) in enumerate(ordered):
         if i not in light:
             scoring.update(docs)
     sums = dict.fromkeys(scoring, 0.0)
+    covered: dict[int, int] = {}
     k1_1, k1, one_b, b = K1 + 1, K1, 1 - B, B
     at_tf1: dict[int, float] = {}  # a note's term weight at tf 1 depends on its length only
-    for w, docs, tfs in ordered:
-        for doc in scoring.intersection(docs):
+    for i, (w, docs, tfs) in enumerate(ordered):
+        found = scoring.intersection(docs)
+        for doc in found:
             tf = tfs.get(doc, 1) if tfs else 1
             if tf == 1:
                 g = at_tf1.get(doc)
@@ -109,14 +137,20 @@ def text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[int
             else:
                 g = tf * k1_1 / (tf + k1 * (one_b + b * store_dls[doc] / avg_dl))
             sums[doc] += w * g
+        mask = masks[i] if i < len(masks) else 0
+        if mask:
+            for doc in found:
+                covered[doc] = covered.get(doc, 0) | mask
     if not denominator:
-        return dict.fromkeys(sums, 0.0)
-    return {doc: min(1.0, s / denominator) for doc, s in sums.items()}
+        return dict.fromkeys(sums, 0.0), covered
+    return {doc: s / denominator for doc, s in sums.items()}, covered
 
 
-def learned(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions, info: dict[int, dict[str, Any]],
-             passing: list[tuple[float, int, dict[str, float]]]) -> list[tuple[float, int, dict[str, float]]]:
-    """Scores moved by utility (from feedback) and multiplied by recency (module docstring)."""
+def learned(conn: sqlite3.Connection, meta: dict[str, Any], words: QueryWeights | None,
+            info: dict[int, dict[str, Any]], passing: list[tuple[float, int, dict[str, float]]],
+            opts: RecallOptions) -> list[tuple[float, int, dict[str, float]]]:
+    """Scores moved by utility (from feedback) and multiplied by recency (module docstring); never
+    clipped, so utility moves even a full match."""
     w_utility = float(opts.weights.get("utility", 0.0))
     use_utility = w_utility > 0 and int(meta.get("feedback_ids", 0)) > 0
     use_recency = opts.half_life_days > 0 and bool(meta.get("newest_created"))
@@ -139,7 +173,7 @@ def learned(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
         if use_utility:
             value = utility.get(info[doc]["id"], 0.5)
             signals["utility"] = round(value, 4)
-            score = min(1.0, max(0.0, score + w_utility * (value - 0.5)))
+            score += w_utility * (value - 0.5)
         if use_recency:
             age = (newest - dt.datetime.fromisoformat(created[doc][:19])).total_seconds() / 86400
             factor = 2.0 ** (-max(0.0, age) / opts.half_life_days)
