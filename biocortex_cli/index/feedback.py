@@ -1,22 +1,37 @@
-"""Feedback in the sidecar index: one utility estimate per memory id (docs/learning.md).
+"""Feedback in the sidecar index: what every vote said, and the question it was given on
+(docs/learning.md).
 
 At every refresh the feedback files' names, mtimes and sizes are hashed; when the hash changed,
-every file is read again and the ``utility`` table rebuilt (thousands of lines take
-milliseconds). Lines that cannot be read go to ``feedback_problems`` as ``path:line: message``;
-the other lines still count. Any id is aggregated — episodes and lessons alike.
+every file is read again and two tables rebuilt (thousands of lines take milliseconds):
+``votes``, one row per distinct record (the same record twice counts once) with the
+fingerprints of its question's words, and ``vote_evidence``, what that record says of each
+memory id it names or injected. Lines that cannot be read go to ``feedback_problems`` as
+``path:line: message``; the other lines still count. Any id is aggregated — episodes and
+lessons alike.
 
-The model, per id, from every distinct feedback record (the same record twice counts once):
+What a record says of a memory:
 
-* evidence for: ``+1`` per record naming it helpful, ``+CREDIT`` per record that injected it
-  without naming it, with outcome success;
-* evidence against: ``+1`` per record naming it unhelpful, ``+CREDIT`` per record that injected
-  it without naming it, with outcome failure;
-* utility = ``(for + PRIOR) / (for + against + 2 * PRIOR) - EXPLORE * (1 - 1 / sqrt(1 + n))``,
-  ``n = for + against``, clipped to 0-1. The Beta(PRIOR, PRIOR) prior keeps one vote from
-  swinging it; the exploration term is 0 for a memory nobody judged yet and tends to
-  ``-EXPLORE`` as votes accumulate, so a new memory (0.5) keeps a small edge over one whose
-  record is known to be merely average (an upper-confidence-bound bonus, shifted so that
-  "no feedback" is exactly 0.5).
+* evidence for: ``1`` when it names it helpful, ``CREDIT`` when it injected it without naming
+  it and the outcome was success;
+* evidence against: ``1`` when it names it unhelpful, ``CREDIT`` when it injected it without
+  naming it and the outcome was failure.
+
+A memory's utility for a question ``q`` weighs each record by how alike its question ``v`` and
+``q`` are — the IDF-weighted Jaccard similarity of their words,
+``sim(q, v) = sum(idf, q & v) / sum(idf, q | v)`` over the indexed episodes (1 for a record
+without a question) — so a vote counts in full for the question it was given on and not at all
+for an unrelated one:
+
+* ``for = sum(sim * for_r)``, ``against = sum(sim * against_r)``, ``n = for + against``;
+* utility = ``(for + PRIOR) / (n + 2 * PRIOR) - EXPLORE * (1 - 1 / sqrt(1 + n))``, clipped to
+  0-1. The Beta(PRIOR, PRIOR) prior keeps one vote from swinging it; the exploration term is 0
+  for a memory nobody judged yet and tends to ``-EXPLORE`` as votes accumulate, so a new memory
+  (0.5) keeps a small edge over one whose record is known to be merely average (an
+  upper-confidence-bound bonus, shifted so that "no feedback" is exactly 0.5).
+
+Without a question (``forget --utility-below``, ``biocortex lessons``) every record weighs 1.
+The IDF is read from the index when the utility is asked for, never stored with the votes, so
+the same vault commit gives the same utilities however the index was built.
 """
 
 from __future__ import annotations
@@ -53,15 +68,25 @@ def feedback_digest(root: Path) -> str:
     return _stamps(root)[1]
 
 
+def question_fingerprints(query: str) -> list[int]:
+    """The fingerprints of a question's words (recall's tokens, each once, sorted)."""
+    from biocortex_cli.bio.text import tokenize
+    from biocortex_cli.index.fingerprints import fingerprint
+    from biocortex_cli.index.weights import MAX_QUERY_TERMS
+
+    return sorted({fingerprint(token) for token in tokenize(query)[:MAX_QUERY_TERMS]})
+
+
 def refresh_feedback(conn: sqlite3.Connection, root: Path, meta: dict[str, Any]) -> dict[str, Any]:
-    """Re-aggregate the feedback files if they changed (inside the refresh's write transaction);
+    """Re-read the feedback files if they changed (inside the refresh's write transaction);
     returns the meta values to store."""
     from biocortex_cli.store.feedback import parse_feedback
 
     rels, digest = _stamps(root)
     if meta.get("feedback_digest") == digest:
         return {}
-    votes: dict[str, list[float]] = {}  # id -> [for, against, records]
+    said: dict[tuple[str, int], list[float]] = {}  # (id, vote) -> [for, against]
+    questions: list[bytes] = []
     seen: set[tuple[Any, ...]] = set()
     problems: list[tuple[str, int, str]] = []
     for rel in rels:
@@ -76,43 +101,103 @@ def refresh_feedback(conn: sqlite3.Connection, root: Path, meta: dict[str, Any])
             if record.key() in seen:
                 continue
             seen.add(record.key())
+            vote = len(questions)
+            questions.append(_pack(question_fingerprints(record.query)))
             named = set(record.helpful) | set(record.unhelpful)
             for ident in record.helpful:
-                _add(votes, ident, 1.0, 0.0)
+                _add(said, ident, vote, 1.0, 0.0)
             for ident in record.unhelpful:
-                _add(votes, ident, 0.0, 1.0)
+                _add(said, ident, vote, 0.0, 1.0)
             success = record.outcome == "success"
             for ident in dict.fromkeys(record.injected):
                 if ident not in named:
-                    _add(votes, ident, CREDIT if success else 0.0, 0.0 if success else CREDIT)
-    conn.execute("DELETE FROM utility")
+                    _add(said, ident, vote, CREDIT if success else 0.0, 0.0 if success else CREDIT)
+    conn.execute("DELETE FROM votes")
+    conn.execute("DELETE FROM vote_evidence")
     conn.execute("DELETE FROM feedback_problems")
-    conn.executemany("INSERT INTO utility(id, helpful, unhelpful, votes, value) VALUES (?, ?, ?, ?, ?)",
-                     [(ident, f, a, int(n), utility_value(f, a)) for ident, (f, a, n) in sorted(votes.items())])
+    conn.executemany("INSERT INTO votes(vote, fps) VALUES (?, ?)", enumerate(questions))
+    conn.executemany("INSERT INTO vote_evidence(id, vote, pro, con) VALUES (?, ?, ?, ?)",
+                     [(ident, vote, f, a) for (ident, vote), (f, a) in sorted(said.items())])
     conn.executemany("INSERT OR REPLACE INTO feedback_problems(rel, line, message) VALUES (?, ?, ?)", problems)
-    return {"feedback_digest": digest, "feedback_ids": len(votes)}
+    return {"feedback_digest": digest, "feedback_ids": len({ident for ident, _vote in said})}
 
 
-def _add(votes: dict[str, list[float]], ident: str, evidence_for: float, evidence_against: float) -> None:
-    entry = votes.setdefault(ident, [0.0, 0.0, 0])
+def _add(said: dict[tuple[str, int], list[float]], ident: str, vote: int, evidence_for: float,
+         evidence_against: float) -> None:
+    entry = said.setdefault((ident, vote), [0.0, 0.0])
     entry[0] += evidence_for
     entry[1] += evidence_against
-    entry[2] += 1
 
 
-def utilities(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, float]:
-    """id -> utility (0-1) for each of ``ids``; NEUTRAL (0.5) for an id without feedback."""
-    out = dict.fromkeys(ids, NEUTRAL)
-    unique = list(out)
-    for i in range(0, len(unique), 500):
-        chunk = unique[i : i + 500]
-        out.update(conn.execute(f"SELECT id, value FROM utility WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+def _pack(fps: Sequence[int]) -> bytes:
+    return b"".join(fp.to_bytes(6, "little") for fp in fps)  # fingerprints are 48-bit
+
+
+def _unpack(blob: bytes) -> list[int]:
+    return [int.from_bytes(blob[i : i + 6], "little") for i in range(0, len(blob), 6)]
+
+
+def evidence(conn: sqlite3.Connection, ids: Sequence[str] | None = None, *,
+             question: Sequence[int] | None = None) -> dict[str, tuple[float, float]]:
+    """id -> (evidence for, evidence against) of each of ``ids`` with feedback (every judged id
+    when None), each record weighed by the similarity of its question to ``question`` (the
+    fingerprints of the question's words, :func:`question_fingerprints`), 1 each without one."""
+    rows: list[tuple[str, int, float, float]] = []
+    if ids is None:
+        rows = conn.execute("SELECT id, vote, pro, con FROM vote_evidence ORDER BY id, vote").fetchall()
+    else:
+        unique = list(dict.fromkeys(ids))
+        for i in range(0, len(unique), 500):
+            chunk = unique[i : i + 500]
+            rows += conn.execute(f"SELECT id, vote, pro, con FROM vote_evidence WHERE id IN"
+                                 f" ({','.join('?' * len(chunk))}) ORDER BY id, vote", chunk).fetchall()
+    weight = _similarities(conn, question, sorted({vote for _i, vote, _f, _a in rows})) if question else {}
+    out: dict[str, tuple[float, float]] = {}
+    for ident, vote, pro, con in rows:
+        w = weight.get(vote, 1.0)
+        f, a = out.get(ident, (0.0, 0.0))
+        out[ident] = (f + w * pro, a + w * con)
     return out
 
 
-def evidence(conn: sqlite3.Connection) -> dict[str, tuple[float, float]]:
-    """id -> (evidence for, evidence against) of every id with feedback (few: only judged ids)."""
-    return {str(i): (float(f), float(a)) for i, f, a in conn.execute("SELECT id, helpful, unhelpful FROM utility")}
+def _similarities(conn: sqlite3.Connection, question: Sequence[int], votes: Sequence[int]) -> dict[int, float]:
+    """vote -> the IDF-weighted Jaccard similarity of its question's words and ``question``'s
+    (votes without a question are left out: they weigh 1)."""
+    from biocortex_cli.index.store import document_frequencies
+    from biocortex_cli.index.weights import idf
+
+    asked: dict[int, list[int]] = {}
+    for i in range(0, len(votes), 500):
+        chunk = votes[i : i + 500]
+        for vote, blob in conn.execute(f"SELECT vote, fps FROM votes WHERE vote IN ({','.join('?' * len(chunk))})",
+                                       chunk):
+            if blob:
+                asked[vote] = _unpack(blob)
+    if not asked:
+        return {}
+    mine = set(question)
+    words = sorted(mine.union(*asked.values()))
+    row = conn.execute("SELECT value FROM meta WHERE key = 'n_docs'").fetchone()
+    n_docs = int(row[0]) if row else 0
+    dfs = document_frequencies(conn, words)
+    weight = {fp: idf(n_docs, dfs.get(fp, 0)) for fp in words}
+    total = sum(weight[fp] for fp in mine)
+    out: dict[int, float] = {}
+    for vote, fps in asked.items():
+        shared = sum(weight[fp] for fp in fps if fp in mine)
+        union = total + sum(weight[fp] for fp in fps if fp not in mine)
+        out[vote] = shared / union if union > 0 else 1.0
+    return out
+
+
+def utilities(conn: sqlite3.Connection, ids: Sequence[str], *,
+              question: Sequence[int] | None = None) -> dict[str, float]:
+    """id -> utility (0-1) for each of ``ids``, for ``question`` (module docstring); NEUTRAL
+    (0.5) for an id without feedback."""
+    out = dict.fromkeys(ids, NEUTRAL)
+    for ident, (f, a) in evidence(conn, ids, question=question).items():
+        out[ident] = utility_value(f, a)
+    return out
 
 
 def pooled_utility(table: dict[str, tuple[float, float]], ids: Sequence[str]) -> float:

@@ -496,7 +496,7 @@ def _filtered(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, fus
             signals["outcome"] = value
             score = (fused + fusion.outcome_w * value) / (fusion.relevance_w + fusion.outcome_w)
         passing.append((score, doc, signals))
-    return learned(conn, meta, asked.words, info, passing, opts), info
+    return learned(conn, meta, opts, info, passing), info
 
 
 def _ranked(passing: list[tuple[float, int, dict[str, float]]], info: dict[int, dict[str, Any]],

@@ -15,8 +15,10 @@
 What the memory learned (docs/learning.md) moves the score of an episode that passed the gate,
 never the gate itself (:func:`learned`):
 
-- ``utility``: the episode's utility from recorded feedback (0-1, 0.5 without any), added as
-  ``weight * (utility - 0.5)``; shown only once the vault holds feedback.
+- ``utility``: the episode's utility for this question from recorded feedback (0-1, 0.5
+  without any; each vote weighs the similarity of the question it was given on to this one:
+  index/feedback.py), added as ``weight * (utility - 0.5)``, never clipped; shown only once
+  the vault holds feedback.
 - ``recency``: ``2 ** (-age / half_life_days)``, the age counted back from the newest indexed
   episode (not from the clock: the same commit gives the same ranking); the score is multiplied
   by it. Off (and not shown) when ``half_life_days`` is 0.
@@ -36,7 +38,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from biocortex_cli.index.weights import QueryWeights
     from biocortex_cli.recall.engine import RecallOptions
 
 K1 = 1.2
@@ -146,9 +147,8 @@ def text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[int
     return {doc: s / denominator for doc, s in sums.items()}, covered
 
 
-def learned(conn: sqlite3.Connection, meta: dict[str, Any], words: QueryWeights | None,
-            info: dict[int, dict[str, Any]], passing: list[tuple[float, int, dict[str, float]]],
-            opts: RecallOptions) -> list[tuple[float, int, dict[str, float]]]:
+def learned(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions, info: dict[int, dict[str, Any]],
+            passing: list[tuple[float, int, dict[str, float]]]) -> list[tuple[float, int, dict[str, float]]]:
     """Scores moved by utility (from feedback) and multiplied by recency (module docstring); never
     clipped, so utility moves even a full match."""
     w_utility = float(opts.weights.get("utility", 0.0))
@@ -158,9 +158,10 @@ def learned(conn: sqlite3.Connection, meta: dict[str, Any], words: QueryWeights 
         return passing
     utility: dict[str, float] = {}
     if use_utility:
-        from biocortex_cli.index.feedback import utilities
+        from biocortex_cli.index.feedback import question_fingerprints, utilities
 
-        utility = utilities(conn, [info[doc]["id"] for _s, doc, _sig in passing])
+        utility = utilities(conn, [info[doc]["id"] for _s, doc, _sig in passing],
+                            question=question_fingerprints(opts.query))
     if use_recency:
         import datetime as dt
 
