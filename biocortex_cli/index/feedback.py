@@ -2,12 +2,13 @@
 (docs/learning.md).
 
 At every refresh the feedback files' names, mtimes and sizes are hashed; when the hash changed,
-every file is read again and two tables rebuilt (thousands of lines take milliseconds):
-``votes``, one row per distinct record (the same record twice counts once) with the
-fingerprints of its question's words, and ``vote_evidence``, what that record says of each
-memory id it names or injected. Lines that cannot be read go to ``feedback_problems`` as
-``path:line: message``; the other lines still count. Any id is aggregated — episodes and
-lessons alike.
+every file is read again and three tables rebuilt (thousands of lines take milliseconds):
+``questions``, every distinct question feedback was given on (the fingerprints of its words);
+``question_words``, for each word, the questions that have it; and ``question_evidence``, what
+the records given on a question say of each memory id they name or injected, summed (the same
+record twice counts once).
+Lines that cannot be read go to ``feedback_problems`` as ``path:line: message``; the other
+lines still count. Any id is aggregated — episodes and lessons alike.
 
 What a record says of a memory:
 
@@ -39,6 +40,8 @@ from __future__ import annotations
 import hashlib
 import math
 import sqlite3
+import sys
+from array import array
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -47,6 +50,8 @@ PRIOR = 2.0
 CREDIT = 0.25
 EXPLORE = 0.05
 NEUTRAL = 0.5
+#: the ``question_words`` key of the records without a question (fingerprints are 48-bit, never negative)
+NO_QUESTION = -1
 
 
 def utility_value(evidence_for: float, evidence_against: float) -> float:
@@ -80,13 +85,14 @@ def question_fingerprints(query: str) -> list[int]:
 def refresh_feedback(conn: sqlite3.Connection, root: Path, meta: dict[str, Any]) -> dict[str, Any]:
     """Re-read the feedback files if they changed (inside the refresh's write transaction);
     returns the meta values to store."""
+    from biocortex_cli.index.store import to_array, to_blob
     from biocortex_cli.store.feedback import parse_feedback
 
     rels, digest = _stamps(root)
     if meta.get("feedback_digest") == digest:
         return {}
-    said: dict[tuple[str, int], list[float]] = {}  # (id, vote) -> [for, against]
-    questions: list[bytes] = []
+    said: dict[tuple[int, str], list[float]] = {}  # (question, id) -> [for, against]
+    questions: dict[tuple[int, ...], int] = {}  # a question's word fingerprints -> its number
     seen: set[tuple[Any, ...]] = set()
     problems: list[tuple[str, int, str]] = []
     for rel in rels:
@@ -101,92 +107,122 @@ def refresh_feedback(conn: sqlite3.Connection, root: Path, meta: dict[str, Any])
             if record.key() in seen:
                 continue
             seen.add(record.key())
-            vote = len(questions)
-            questions.append(_pack(question_fingerprints(record.query)))
+            question = questions.setdefault(tuple(question_fingerprints(record.query)), len(questions))
             named = set(record.helpful) | set(record.unhelpful)
             for ident in record.helpful:
-                _add(said, ident, vote, 1.0, 0.0)
+                _add(said, question, ident, 1.0, 0.0)
             for ident in record.unhelpful:
-                _add(said, ident, vote, 0.0, 1.0)
+                _add(said, question, ident, 0.0, 1.0)
             success = record.outcome == "success"
             for ident in dict.fromkeys(record.injected):
                 if ident not in named:
-                    _add(said, ident, vote, CREDIT if success else 0.0, 0.0 if success else CREDIT)
-    conn.execute("DELETE FROM votes")
-    conn.execute("DELETE FROM vote_evidence")
-    conn.execute("DELETE FROM feedback_problems")
-    conn.executemany("INSERT INTO votes(vote, fps) VALUES (?, ?)", enumerate(questions))
-    conn.executemany("INSERT INTO vote_evidence(id, vote, pro, con) VALUES (?, ?, ?, ?)",
-                     [(ident, vote, f, a) for (ident, vote), (f, a) in sorted(said.items())])
+                    _add(said, question, ident, CREDIT if success else 0.0, 0.0 if success else CREDIT)
+    for table in ("questions", "question_words", "question_evidence", "feedback_problems"):
+        conn.execute(f"DELETE FROM {table}")
+    conn.executemany("INSERT INTO questions(question, fps) VALUES (?, ?)",
+                     [(n, _pack(fps)) for fps, n in questions.items()])
+    by_word: dict[int, array[int]] = {}
+    for fps, n in questions.items():
+        for fp in fps or (NO_QUESTION,):
+            by_word.setdefault(fp, to_array(None)).append(n)
+    conn.executemany("INSERT INTO question_words(fp, questions) VALUES (?, ?)",
+                     [(fp, to_blob(numbers)) for fp, numbers in sorted(by_word.items())])
+    conn.executemany("INSERT INTO question_evidence(question, id, pro, con) VALUES (?, ?, ?, ?)",
+                     [(question, ident, f, a) for (question, ident), (f, a) in sorted(said.items())])
     conn.executemany("INSERT OR REPLACE INTO feedback_problems(rel, line, message) VALUES (?, ?, ?)", problems)
-    return {"feedback_digest": digest, "feedback_ids": len({ident for ident, _vote in said})}
+    return {"feedback_digest": digest, "feedback_ids": len({ident for _question, ident in said})}
 
 
-def _add(said: dict[tuple[str, int], list[float]], ident: str, vote: int, evidence_for: float,
+def _add(said: dict[tuple[int, str], list[float]], question: int, ident: str, evidence_for: float,
          evidence_against: float) -> None:
-    entry = said.setdefault((ident, vote), [0.0, 0.0])
+    entry = said.setdefault((question, ident), [0.0, 0.0])
     entry[0] += evidence_for
     entry[1] += evidence_against
 
 
 def _pack(fps: Sequence[int]) -> bytes:
-    return b"".join(fp.to_bytes(6, "little") for fp in fps)  # fingerprints are 48-bit
+    packed = array("q", fps)
+    if sys.byteorder != "little":  # pragma: no cover - big-endian machines
+        packed.byteswap()
+    return packed.tobytes()
 
 
-def _unpack(blob: bytes) -> list[int]:
-    return [int.from_bytes(blob[i : i + 6], "little") for i in range(0, len(blob), 6)]
+def _unpack(blob: bytes) -> array[int]:
+    out = array("q")
+    out.frombytes(blob)
+    if sys.byteorder != "little":  # pragma: no cover - big-endian machines
+        out.byteswap()
+    return out
 
 
 def evidence(conn: sqlite3.Connection, ids: Sequence[str] | None = None, *,
              question: Sequence[int] | None = None) -> dict[str, tuple[float, float]]:
     """id -> (evidence for, evidence against) of each of ``ids`` with feedback (every judged id
     when None), each record weighed by the similarity of its question to ``question`` (the
-    fingerprints of the question's words, :func:`question_fingerprints`), 1 each without one."""
-    rows: list[tuple[str, int, float, float]] = []
-    if ids is None:
-        rows = conn.execute("SELECT id, vote, pro, con FROM vote_evidence ORDER BY id, vote").fetchall()
+    fingerprints of the question's words, :func:`question_fingerprints`), 1 each without one.
+
+    With a question, only the records whose question shares a word with it (or that have none)
+    are read: the others weigh 0 (``question_words`` lists the questions by word)."""
+    wanted = None if ids is None else set(ids)
+    weight: dict[int, float] = {}
+    if question is None:
+        rows = conn.execute("SELECT question, id, pro, con FROM question_evidence").fetchall()
     else:
-        unique = list(dict.fromkeys(ids))
-        for i in range(0, len(unique), 500):
-            chunk = unique[i : i + 500]
-            rows += conn.execute(f"SELECT id, vote, pro, con FROM vote_evidence WHERE id IN"
-                                 f" ({','.join('?' * len(chunk))}) ORDER BY id, vote", chunk).fetchall()
-    weight = _similarities(conn, question, sorted({vote for _i, vote, _f, _a in rows})) if question else {}
+        weight = _similarities(conn, question)
+        numbers = sorted(weight)
+        rows = []
+        for i in range(0, len(numbers), 500):
+            chunk = numbers[i : i + 500]
+            rows += conn.execute(f"SELECT question, id, pro, con FROM question_evidence WHERE question IN"
+                                 f" ({','.join('?' * len(chunk))})", chunk).fetchall()
     out: dict[str, tuple[float, float]] = {}
-    for ident, vote, pro, con in rows:
-        w = weight.get(vote, 1.0)
+    for number, ident, pro, con in rows:  # in (question, id) order: the same sums in the same order
+        if wanted is not None and ident not in wanted:
+            continue
+        w = weight.get(number, 1.0)
         f, a = out.get(ident, (0.0, 0.0))
         out[ident] = (f + w * pro, a + w * con)
     return out
 
 
-def _similarities(conn: sqlite3.Connection, question: Sequence[int], votes: Sequence[int]) -> dict[int, float]:
-    """vote -> the IDF-weighted Jaccard similarity of its question's words and ``question``'s
-    (votes without a question are left out: they weigh 1)."""
-    from biocortex_cli.index.store import document_frequencies
+def _similarities(conn: sqlite3.Connection, question: Sequence[int]) -> dict[int, float]:
+    """question number -> the IDF-weighted Jaccard similarity of its words and ``question``'s,
+    for every recorded question that shares a word with it; 1 for records without a question."""
+    from biocortex_cli.index.store import document_frequencies, to_array
     from biocortex_cli.index.weights import idf
 
-    asked: dict[int, list[int]] = {}
-    for i in range(0, len(votes), 500):
-        chunk = votes[i : i + 500]
-        for vote, blob in conn.execute(f"SELECT vote, fps FROM votes WHERE vote IN ({','.join('?' * len(chunk))})",
-                                       chunk):
-            if blob:
-                asked[vote] = _unpack(blob)
+    mine = set(question)
+    keys = [NO_QUESTION, *sorted(mine)]
+    found: set[int] = set()
+    for i in range(0, len(keys), 500):
+        chunk = keys[i : i + 500]
+        for (blob,) in conn.execute(f"SELECT questions FROM question_words WHERE fp IN"
+                                    f" ({','.join('?' * len(chunk))})", chunk):
+            found.update(to_array(blob))
+    numbers = sorted(found)
+    asked: dict[int, array[int]] = {}
+    for i in range(0, len(numbers), 500):
+        chunk = numbers[i : i + 500]
+        for number, blob in conn.execute(f"SELECT question, fps FROM questions WHERE question IN"
+                                         f" ({','.join('?' * len(chunk))})", chunk):
+            asked[number] = _unpack(blob)
     if not asked:
         return {}
-    mine = set(question)
     words = sorted(mine.union(*asked.values()))
     row = conn.execute("SELECT value FROM meta WHERE key = 'n_docs'").fetchone()
     n_docs = int(row[0]) if row else 0
     dfs = document_frequencies(conn, words)
     weight = {fp: idf(n_docs, dfs.get(fp, 0)) for fp in words}
-    total = sum(weight[fp] for fp in mine)
+    total = sum(weight[fp] for fp in sorted(mine))
     out: dict[int, float] = {}
-    for vote, fps in asked.items():
+    for number in numbers:
+        fps = asked[number]
+        if not fps:
+            out[number] = 1.0  # records without a question count whatever the question
+            continue
         shared = sum(weight[fp] for fp in fps if fp in mine)
         union = total + sum(weight[fp] for fp in fps if fp not in mine)
-        out[vote] = shared / union if union > 0 else 1.0
+        out[number] = shared / union if union > 0 else 0.0
     return out
 
 
