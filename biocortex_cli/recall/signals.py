@@ -57,7 +57,7 @@ GENERIC_WORDS = """
     new old first next predict prediction filter analyse analyze analysis data dataset
     run use used using make made do done get got give gave given take took need want help
     change changed compare check result method approach process preprocess step work worked
-    good bad best better improve apply perform study experiment low high top quality not
+    good bad best better improve apply perform study experiment low high quality not
 """
 #: The least IDF-weighted share of a question's informative concepts an episode must cover to
 #: pass the gate (docs/recall.md, measured in docs/eval.md).
