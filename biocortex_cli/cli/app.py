@@ -8,6 +8,7 @@ paying for typer's import.
 
 from __future__ import annotations
 
+import functools
 from types import ModuleType
 
 import typer
@@ -136,9 +137,34 @@ app.command("sync")(sync_cmd.sync)
 app.command("log")(log_cmd.log)
 
 
+@functools.cache
+def _command() -> typer.core.TyperGroup:
+    """The click command typer builds from the app, built once per process: building it costs
+    ~30 ms (every command's signature evaluated), more than a whole refused write, and an MCP
+    server or a test suite runs many commands in one process."""
+    command = typer.main.get_command(app)
+    assert isinstance(command, typer.core.TyperGroup)
+    return command
+
+
+def _redacting(argv: list[str]) -> bool:
+    """Whether ``--redact`` is among the global options (before the command)."""
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        if argv[i] == "--redact":
+            return True
+        i += 2 if argv[i] in ("--vault", "--author") else 1
+    return False
+
+
 def run(argv: list[str]) -> int:
+    if _redacting(argv):  # every text given on the command line, before any command sees it
+        from biocortex_cli.store.secrets import scrub_input
+
+        argv = scrub_input(argv, "the command line")
+
     def call() -> int:
-        result = app(args=argv, prog_name="biocortex", standalone_mode=False)
+        result = _command().main(args=argv, prog_name="biocortex", standalone_mode=False)
         return result if isinstance(result, int) else 0
 
     return guarded(call, as_json="--json" in argv, debug="--debug" in argv)

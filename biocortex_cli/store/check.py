@@ -14,6 +14,7 @@ from pathlib import Path
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.store.episodes import ID_RE, check_fields, parse_created
+from biocortex_cli.store.files import read_regular
 from biocortex_cli.store.notes import Note, read_note
 from biocortex_cli.store.vault import Vault
 
@@ -146,8 +147,44 @@ def check_vault(vault: Vault) -> CheckReport:
     problems.extend(_check_links(vault, notes))
     problems.extend(_check_contradictions(vault, notes))
     problems.extend(_check_feedback(vault))
+    problems.extend(check_links(vault))
     problems.sort(key=lambda p: (p.path, p.line, p.message))
     return CheckReport(notes=len(notes), problems=problems)
+
+
+#: the tool's own files and folders: a symbolic link there is a problem even if not committed
+OWN_PATHS = (".biocortex", ".biocortex/config.yaml", ".biocortex/tmp", ".biocortex/logs", ".biocortex/index.sqlite",
+             ".biocortex/write.lock", "AGENTS.md", "Home.md", "templates", *NOTE_DIRS, "feedback")
+
+
+def check_links(vault: Vault) -> list[VaultProblem]:
+    """Symbolic links git holds in the vault, and any at the tool's own paths. biocortex never
+    follows one (a committed ``AGENTS.md -> ~/.ssh/id_rsa`` would put a key into an agent's
+    prompt; a committed ``.biocortex/logs -> /elsewhere`` would write outside the vault), and
+    ``sync`` refuses to bring one in: each is a problem to remove."""
+    from biocortex_cli.store import git
+
+    prefix = vault.root.resolve().relative_to(vault.git_root.resolve()).as_posix()
+    listed = git.run(vault.git_root, "ls-files", "-s", "-z", "--", "." if prefix == "." else prefix, check=False)
+    found = {}
+    for item in listed.split("\0"):
+        meta, _tab, name = item.partition("\t")
+        if name and meta.startswith("120000 "):
+            rel = name if prefix == "." else name.removeprefix(prefix + "/")
+            found[rel] = "committed "
+    for rel in OWN_PATHS:
+        if os.path.islink(vault.root / rel):
+            found.setdefault(rel, "")
+    out = []
+    for rel, committed in sorted(found.items()):
+        try:
+            target = os.readlink(vault.root / rel)
+        except OSError:
+            target = "?"
+        out.append(VaultProblem(rel, 1, f"{committed}symbolic link (-> {target}): biocortex never follows it",
+                                f"replace it by a real file or folder: git rm --cached {rel}, then commit"
+                                if committed else f"replace it by a real file or folder: rm {rel}"))
+    return out
 
 
 def _check_feedback(vault: Vault) -> list[VaultProblem]:
@@ -156,7 +193,11 @@ def _check_feedback(vault: Vault) -> list[VaultProblem]:
 
     out = []
     for rel in feedback_files(vault.root):
-        _records, bad = parse_feedback((vault.root / rel).read_bytes(), rel)
+        try:
+            data = read_regular(vault.root / rel) or b""
+        except DataError:
+            continue  # a symbolic link: check_links reports it
+        _records, bad = parse_feedback(data, rel)
         out += [_problem(exc, rel) for exc in bad]
     return out
 
