@@ -108,7 +108,9 @@ CHECKS: dict[str, Callable[[Note], list[VaultProblem]]] = {
 def check_vault(vault: Vault) -> CheckReport:
     problems: list[VaultProblem] = []
     notes: list[Note] = []
-    for rel in iter_note_paths(vault):
+    paths = list(iter_note_paths(vault))
+    problems.extend(_check_case(paths))
+    for rel in paths:
         if not rel.endswith(".md"):
             problems.append(VaultProblem(rel, 1, "not a markdown note",
                                          "keep only .md notes in the memory folders"))
@@ -145,6 +147,7 @@ def check_vault(vault: Vault) -> CheckReport:
                                          "author is missing", "write author: Name <email>"))
         problems.extend(CHECKS[str(kind)](note))
     problems.extend(_check_links(vault, notes))
+    problems.extend(_check_aliases(notes))
     problems.extend(_check_contradictions(vault, notes))
     problems.extend(_check_feedback(vault))
     problems.extend(check_links(vault))
@@ -184,6 +187,47 @@ def check_links(vault: Vault) -> list[VaultProblem]:
         out.append(VaultProblem(rel, 1, f"{committed}symbolic link (-> {target}): biocortex never follows it",
                                 f"replace it by a real file or folder: git rm --cached {rel}, then commit"
                                 if committed else f"replace it by a real file or folder: rm {rel}"))
+    return out
+
+
+def _check_case(paths: list[str]) -> list[VaultProblem]:
+    """Files whose paths differ only in case (``entities/TOX.md``, ``entities/Tox.md``): one file
+    on macOS and Windows, where a clone silently loses one of them."""
+    groups: dict[str, list[str]] = {}
+    for rel in paths:
+        groups.setdefault(rel.casefold(), []).append(rel)
+    out = []
+    for group in groups.values():
+        for rel in group if len(group) > 1 else ():
+            others = ", ".join(r for r in group if r != rel)
+            out.append(VaultProblem(rel, 1, f"file name differs only in case from {others}: one file on macOS "
+                                            "and Windows",
+                                    "merge them into one note, or rename one to a distinct name "
+                                    "(e.g. 'Tox (mouse).md', keeping 'Tox' in its aliases)"))
+    return out
+
+
+def _check_aliases(notes: list[Note]) -> list[VaultProblem]:
+    """A name or alias that two entity notes claim (a hand-made alias loop: TP53 lists MDM2 and
+    MDM2 lists TP53): which entity it means is not decidable, so it is a problem to fix. Facts
+    resolve a name to the note whose own name it is, never silently to the other."""
+    claims: dict[str, dict[str, str]] = {}
+    for note in notes:
+        if note.meta.get("type") != "entity":
+            continue
+        name = note.meta.get("name")
+        own = name if isinstance(name, str) and name.strip() else Path(note.rel).stem
+        listed = note.meta.get("aliases")
+        for alias in {own, *(a for a in listed if isinstance(a, str))} if isinstance(listed, list) else {own}:
+            claims.setdefault(alias.casefold(), {})[note.rel] = own
+    out = []
+    for key, by in sorted(claims.items()):
+        if len(by) < 2 or len({rel.casefold() for rel in by}) == 1:
+            continue  # one name, or files differing only in case (_check_case)
+        names = ", ".join(f"{own} ({rel})" for rel, own in sorted(by.items()))
+        for rel in sorted(by):
+            out.append(VaultProblem(rel, 1, f"{key!r} is claimed by {len(by)} entity notes: {names}",
+                                    "keep each name in one note: remove it from the aliases of the others"))
     return out
 
 

@@ -67,7 +67,8 @@ def check_git(vault: Vault) -> list[Finding]:
                      *CONTENT_DIRS, "feedback", check=False).splitlines()
     changed = [line[3:] for line in status if line.strip()]
     temps = [p for p in changed if line_is_temp(p)]
-    changed = [p for p in changed if p not in temps]
+    pending = set(_journaled(vault))  # a killed write's files: the lock check says what happens to them
+    changed = [p for p in changed if p not in temps and p not in pending]
     if temps:  # never "commit them": half-written copies of notes
         out.append(Finding("git", "warning",
                            f"{len(temps)} temporary file(s) left by a killed write: {_some(temps)}",
@@ -111,11 +112,9 @@ def check_lock(vault: Vault) -> list[Finding]:
     journal = vault.state_dir / JOURNAL_NAME
     if journal.exists() or journal.is_symlink():
         try:
-            text = read_regular(journal) or b""
+            listed = _journaled(vault, strict=True)
         except DataError as exc:
             return [*out, Finding("lock", "error", exc.message, exc.hint or "")]
-        entries, legacy = read_journal(text.decode("utf-8", errors="replace"))
-        listed = sorted({*entries, *legacy})
         if not out:  # no writer holds the lock: the journal belongs to one that was killed
             out.append(Finding("lock", "error",
                                f"a write was killed before its commit; it had begun to change {len(listed)} "
@@ -123,6 +122,18 @@ def check_lock(vault: Vault) -> list[Finding]:
                                "the next biocortex write puts back what that write changed, and nothing else "
                                "(a hand edit made since is kept)"))
     return out
+
+
+def _journaled(vault: Vault, *, strict: bool = False) -> list[str]:
+    """The files a killed write's journal names (none when there is no journal)."""
+    try:
+        text = read_regular(vault.state_dir / JOURNAL_NAME) or b""
+    except DataError:
+        if strict:
+            raise
+        return []
+    entries, legacy = read_journal(text.decode("utf-8", errors="replace"))
+    return sorted({*entries, *legacy})
 
 
 def check_config(vault: Vault) -> list[Finding]:

@@ -20,12 +20,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from biocortex_cli.errors import DataError
+from biocortex_cli.store.limits import MAX_INPUT_BYTES, MAX_NOTE_BYTES
 
-#: Largest note the tool will read (a hand-pasted 50 MB log is refused, not loaded).
-MAX_NOTE_BYTES = 8 * 1024 * 1024
-#: Largest input read from stdin or a file argument (``episode import``, ``episode add
-#: --from-json``, ``compress``, ``context --conversation``); more is refused after reading this much.
-MAX_INPUT_BYTES = 64 * 1024 * 1024
 _CHUNK = 1024 * 1024
 
 
@@ -110,7 +106,7 @@ def refuse_linked(root: Path, path: Path) -> None:
     link = linked(root, path)
     if link is not None:
         rel = link.relative_to(root).as_posix()
-        raise DataError(f"{rel} is a symbolic link; biocortex does not follow it", path=str(link),
+        raise DataError(f"{rel} is a symbolic link; biocortex does not follow it", path=rel,
                         hint=f"remove the link (and from git, if it was committed: git rm --cached {rel})")
 
 
@@ -220,6 +216,9 @@ def check_unicode(value: Any, where: str, line: int | None = None) -> None:
             except UnicodeEncodeError as exc:
                 raise DataError(f"text holds a lone surrogate (\\u{ord(item[exc.start]):04x}), which is not Unicode",
                                 path=where, line=line, hint="fix the \\u escape: surrogates come in pairs") from None
+            if "\0" in item:  # no file name, git commit message or YAML note can hold one
+                raise DataError("text holds a NUL character (\\u0000)", path=where, line=line,
+                                hint="remove the \\u0000 escape from the input")
         elif isinstance(item, dict):
             stack.extend(item)
             stack.extend(item.values())

@@ -21,6 +21,7 @@ from typing import Any
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.store.files import read_note_text
+from biocortex_cli.store.limits import MAX_YAML_DEPTH, MAX_YAML_VALUES  # shared with writes
 
 
 @cache
@@ -32,10 +33,6 @@ def _yaml() -> tuple[Any, type, type]:
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     return yaml, loader, dumper
 
-#: Most values (scalars, lists, mappings, counted after alias expansion) one YAML text may hold.
-MAX_YAML_VALUES = 100_000
-#: Deepest nesting of lists and mappings accepted in YAML.
-MAX_YAML_DEPTH = 50
 _PLAIN = (str, int, float, bool, type(None), dt.date)  # dt.datetime is a dt.date
 
 _FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)

@@ -157,8 +157,10 @@ class Transaction:
 
     def _guard(self, rel: str, text: str) -> str:
         from biocortex_cli.store import secrets
+        from biocortex_cli.store.limits import check_writable
 
         secrets.check_path(rel)
+        check_writable(rel, text)  # what a read would refuse is not committed
         text, findings = secrets.guard(rel, text, self.vault.secret_policy)
         for f in findings:
             verb = "redacted" if self.vault.secret_policy == secrets.REDACT else "WRITTEN ANYWAY (--allow-secret)"
@@ -250,7 +252,7 @@ def read_journal(text: str) -> tuple[dict[str, _Journaled], list[str]]:
     """Entries by path (first pre-image, last post-image), and paths of an older journal format."""
     entries: dict[str, _Journaled] = {}
     legacy: list[str] = []
-    for line in text.splitlines():
+    for line in text.split("\n"):
         if not line.strip():
             continue
         if not line.startswith("{"):
