@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import os
 import re
 import stat
@@ -69,9 +68,8 @@ def atomic_write(path: Path, data: str | bytes, *, fsync: bool = True) -> None:
         raise
 
 
-@functools.cache
 def _umask() -> int:
-    mask = os.umask(0o022)  # the only way to read it is to set it: put it straight back
+    mask = os.umask(0o022)  # the only way to read it is to set it: put it straight back (~1 us)
     os.umask(mask)
     return mask
 
