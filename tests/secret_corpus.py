@@ -1,6 +1,6 @@
 """The secret corpus: credential shapes that must never be committed, and biology look-alikes
 that must never be refused. Used by tests/test_secrets.py (every committed field) and
-benchmarks/secrets.py (the detector comparison in docs/reliability.md).
+benchmarks/secret_detectors.py (the detector comparison in docs/reliability.md).
 
 Token bodies are made here from a fixed seed rather than written out, so they look random (the
 entropy real keys have) without this file holding anything that looks like a live key.

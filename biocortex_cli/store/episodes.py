@@ -372,7 +372,7 @@ def parse_jsonl(text: str, source: str, author: Author, vault: Vault | None = No
             raise DataError(f"invalid JSON: {exc}", path=source, line=number,
                             hint="nothing was imported") from None
         try:
-            check_unicode(data, source, number)
+            check_unicode(data, source, number, record=True)
             if vault is not None:
                 data = _scrubbed(vault, data)
             ep = build_episode(data, author=author, now=now, where=source, line=number)

@@ -202,9 +202,11 @@ def linked(root: Path, path: Path) -> Path | None:
     return None
 
 
-def check_unicode(value: Any, where: str, line: int | None = None) -> None:
+def check_unicode(value: Any, where: str, line: int | None = None, *, record: bool = False) -> None:
     """Refuse strings that cannot be written as UTF-8: JSON's ``"\\ud800"`` escape decodes to a
-    lone surrogate, which no note, commit message or stdout can hold. Walks lists and dicts."""
+    lone surrogate, which no note, commit message or stdout can hold. Walks lists and dicts.
+    ``record``: the value becomes a note (and ids, file names, a commit message), which cannot
+    hold a NUL character either."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -214,7 +216,7 @@ def check_unicode(value: Any, where: str, line: int | None = None) -> None:
             except UnicodeEncodeError as exc:
                 raise DataError(f"text holds a lone surrogate (\\u{ord(item[exc.start]):04x}), which is not Unicode",
                                 path=where, line=line, hint="fix the \\u escape: surrogates come in pairs") from None
-            if "\0" in item:  # no file name, git commit message or YAML note can hold one
+            if record and "\0" in item:  # no file name, git commit message or YAML note can hold one
                 raise DataError("text holds a NUL character (\\u0000)", path=where, line=line,
                                 hint="remove the \\u0000 escape from the input")
         elif isinstance(item, dict):

@@ -7,6 +7,11 @@ invisible to the tool afterwards. docs/reliability.md ("Size limits") has the fi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from biocortex_cli.store.notes import Note
+
 #: Largest note the tool will read (a hand-pasted 50 MB log is refused, not loaded) or write.
 MAX_NOTE_BYTES = 8 * 1024 * 1024
 #: Largest input read from stdin or a file argument (``episode import``, ``episode add
@@ -20,10 +25,10 @@ MAX_YAML_DEPTH = 50
 MAX_TEXT = 100_000
 
 
-def check_writable(rel: str, text: str) -> None:
+def check_writable(rel: str, text: str) -> Note | None:
     """Refuse (DataError, naming the limit) a note a read would refuse: over MAX_NOTE_BYTES, or
     frontmatter nested deeper than MAX_YAML_DEPTH or holding more than MAX_YAML_VALUES values.
-    The note is parsed back exactly as a read parses it."""
+    The note is parsed back exactly as a read parses it; returns it (None: not a note)."""
     from biocortex_cli.errors import DataError
     from biocortex_cli.store.notes import parse_note
 
@@ -32,11 +37,12 @@ def check_writable(rel: str, text: str) -> None:
         raise DataError(f"the note would be {size / 2**20:.1f} MB, over the {MAX_NOTE_BYTES // 2**20} MB limit "
                         "every read applies; nothing was written", path=rel, line=1,
                         hint="keep large outputs outside the vault and link to them from the record")
-    if rel.endswith(".md") and text.startswith("---"):
-        try:
-            parse_note(text, rel)
-        except DataError as exc:
-            exc.message += " (a read would refuse this note); nothing was written"
-            exc.args = (exc.message,)
-            exc.hint = exc.hint or "make the record smaller or flatter"
-            raise
+    if not (rel.endswith(".md") and text.startswith("---")):
+        return None
+    try:
+        return parse_note(text, rel)
+    except DataError as exc:
+        exc.message += " (a read would refuse this note); nothing was written"
+        exc.args = (exc.message,)
+        exc.hint = exc.hint or "make the record smaller or flatter"
+        raise

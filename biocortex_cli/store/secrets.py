@@ -28,15 +28,18 @@ never imports this module); each rule runs only on text holding one of its keywo
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import DataError
+
+if TYPE_CHECKING:
+    from biocortex_cli.store.notes import Note
 
 REFUSE, REDACT, ALLOW = "refuse", "redact", "allow"
 _CTX = r"""(?i)[\w.-]{0,40}?"""  # the start of a "name = value" rule (gitleaks' own prefix)
@@ -136,7 +139,7 @@ class _RuleSet:
     stopwords: tuple[str, ...]
 
 
-@cache
+@functools.cache
 def _ruleset(ours: bool = True) -> _RuleSet:
     """gitleaks' rules and (``ours``) biocortex's additions, loaded on the first scan."""
     from pathlib import Path
@@ -217,7 +220,19 @@ def _spans(text: str, rs: _RuleSet | None = None) -> list[tuple[int, int, str]]:
     """(start, end, kind) of every secret in ``text``, overlapping ones merged, in order."""
     if len(text) < 8:
         return []
-    rs = rs or _ruleset()
+    if rs is None:
+        return list(_spans_of(text))
+    return _find(text, rs)
+
+
+@functools.lru_cache(maxsize=8192)
+def _spans_of(text: str) -> tuple[tuple[int, int, str], ...]:
+    """:func:`_find` with the default rules, remembered: a batch repeats most values (tools,
+    lessons, the author, field names), and a scan is pure."""
+    return tuple(_find(text, _ruleset()))
+
+
+def _find(text: str, rs: _RuleSet) -> list[tuple[int, int, str]]:
     low = text.lower()
     longest = {m.group(1) for m in rs.keywords.finditer(low)}  # the longest keyword at each position
     hits = {h[:n] for h in longest for n in range(1, len(h) + 1)}  # and those it starts with
@@ -332,11 +347,13 @@ def scrub_input(value: Any, what: str) -> Any:
     return cleaned
 
 
-def inspect(rel: str, text: str) -> list[Finding]:
+def inspect(rel: str, text: str, parsed: Note | None = None) -> list[Finding]:
     """Every finding in a file about to be written, scanned as decoded values: a note's
-    frontmatter values (with their keys) and body, each JSON line's values, else the text."""
+    frontmatter values (with their keys) and body, each JSON line's values, else the text.
+    ``parsed``: the note already parsed from ``text`` (a write parses it once)."""
     if rel.endswith(".md") and text.startswith("---"):
-        note = _parsed_note(text, rel)
+        note = _parsed_note(text, rel) if parsed is None else (parsed.meta, parsed.key_lines, parsed.body,
+                                                                parsed.body_line)
         if note is not None:
             meta, key_lines, body, body_line = note
             found = [f for key, value in meta.items()
@@ -422,9 +439,9 @@ def _refusal(rel: str, findings: list[Finding], what: str | None = None) -> Data
                           "(--allow-secret writes it anyway, into git history for good)")
 
 
-def guard(rel: str, text: str, policy: str) -> tuple[str, list[Finding]]:
+def guard(rel: str, text: str, policy: str, parsed: Note | None = None) -> tuple[str, list[Finding]]:
     """The text to write under ``policy``; raises DataError (nothing written) when refused."""
-    findings = inspect(rel, text)
+    findings = inspect(rel, text, parsed)
     if not findings:
         return text, []
     if policy == REDACT:

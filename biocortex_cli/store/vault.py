@@ -160,8 +160,8 @@ class Transaction:
         from biocortex_cli.store.limits import check_writable
 
         secrets.check_path(rel)
-        check_writable(rel, text)  # what a read would refuse is not committed
-        text, findings = secrets.guard(rel, text, self.vault.secret_policy)
+        parsed = check_writable(rel, text)  # what a read would refuse is not committed
+        text, findings = secrets.guard(rel, text, self.vault.secret_policy, parsed)
         for f in findings:
             verb = "redacted" if self.vault.secret_policy == secrets.REDACT else "WRITTEN ANYWAY (--allow-secret)"
             sys.stderr.write(f"biocortex: warning: {rel}:{f.line}: {f.kind} in field '{f.field}' {verb}\n")

@@ -6,7 +6,7 @@ For each: shapes found (of the corpus's credential shapes), biology look-alikes 
 left after redaction, the cost of the first scan in a fresh process (import + rule load), and
 scan speed on episode text (examples/sample_episodes.jsonl, decoded values).
 
-Run: .venv/bin/python benchmarks/secrets.py [--old-commit a105e02]
+Run: .venv/bin/python benchmarks/secret_detectors.py [--old-commit a105e02]
 (detect-secrets is not a dependency: ``pip install detect-secrets`` into the venv to include it.)
 """
 
