@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from biocortex_cli.errors import BiocortexError, DataError
 from biocortex_cli.store import git
-from biocortex_cli.store.files import TEMP_NAME, read_regular
+from biocortex_cli.store.files import TEMP_NAME, read_note_text, read_regular
 from biocortex_cli.store.vault import CONTENT_DIRS, JOURNAL_NAME, Vault, read_journal, template_dir
 
 SHOW = 5  # how many paths a finding names before "and N more"
@@ -160,7 +160,8 @@ def check_template(vault: Vault) -> list[Finding]:
                            f"copy them back from {template} and commit them"))
     try:
         ours = load_yaml((template / ".biocortex/config.yaml").read_text(), "template config") or {}
-        theirs = load_yaml((vault.root / ".biocortex/config.yaml").read_text(), "config") or {}
+        theirs = load_yaml(read_note_text(vault.root / ".biocortex/config.yaml", ".biocortex/config.yaml"),
+                           "config") or {}  # never through a symbolic link
     except (DataError, OSError):
         return out  # a broken config is reported by check_config
     want, have = ours.get("version"), theirs.get("version") if isinstance(theirs, dict) else None
