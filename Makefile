@@ -18,7 +18,7 @@ test: venv
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
 
 lint: venv
-	$(BIN)/ruff check biocortex_cli tests benchmarks
+	$(BIN)/ruff check biocortex_cli tests benchmarks scripts
 	$(BIN)/mypy
 
 demo: venv
