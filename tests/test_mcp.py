@@ -16,10 +16,8 @@ TOOLS = {"recall", "context", "episode_add", "fact_add", "fact_query", "feedback
 
 
 def _result(res: Any) -> tuple[bool, str, Any]:
-    """(is_error, text, structured content), whatever the SDK version names them."""
-    is_error = getattr(res, "is_error", getattr(res, "isError", None))
-    structured = getattr(res, "structured_content", getattr(res, "structuredContent", None))
-    return bool(is_error), res.content[0].text, structured
+    """(is_error, text, structured content) of a tool call."""
+    return bool(res.is_error), res.content[0].text, res.structured_content
 
 
 async def _session(vault: Path, log: Path, feedback: dict[str, Any]) -> list[tuple[bool, str, Any]]:
@@ -41,7 +39,7 @@ async def _calls(params: Any, errlog: Any, feedback: dict[str, Any]) -> list[tup
         await session.initialize()
         listed = await session.list_tools()
         names = {t.name for t in listed.tools}
-        schemas = {t.name: (getattr(t, "input_schema", None) or t.inputSchema) for t in listed.tools}
+        schemas = {t.name: t.input_schema for t in listed.tools}
         out.append((False, json.dumps(sorted(names)), schemas))
         calls: list[tuple[str, dict[str, Any]]] = [
             ("recall", {"query": "doublets in scRNA-seq with scDblFinder", "top_k": 2, "budget": 800}),
