@@ -95,6 +95,7 @@ demo: venv
 bench: venv
 	$(PY) benchmarks/startup.py
 	$(PY) benchmarks/recall.py
+	$(PY) benchmarks/writes.py
 
 stress: venv
 	$(PY) benchmarks/crash.py --trials 200
