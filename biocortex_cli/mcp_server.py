@@ -128,33 +128,20 @@ def build_server(open_vault: Callable[[], Vault], author: Callable[[Vault], Auth
                  confidence: float | None = None) -> dict[str, Any]:
         """Record a fact (subject, predicate, object) with its sources (PMID:…, DOI, episode id, URL);
         the same triple again merges its sources. Returns the stored fact, as `fact add --json`."""
-        from biocortex_cli.facts.notes import add_fact
+        from biocortex_cli.api.facts import fact_add as add
 
         vault = open_vault()
-        added = add_fact(vault, subject, predicate, object, sources=source or [], confidence=confidence,
-                         author=author(vault))
-        return {**added.fact.as_json(), "created": added.fact.record.get("created"),
-                "merged": not added.created, "contradicts": [c.id for c in added.conflicts],
-                "notes": list(added.notes)}
+        return add(vault, subject=subject, predicate=predicate, object=object, source=source or (),
+                   confidence=confidence, author=author(vault)).as_json()
 
     def fact_query(entity: str, predicate: str | None = None, hops: int = 1, min_confidence: float = 0.0,
                    all: bool = False, limit: int = 100) -> dict[str, Any]:
         """Facts about an entity (exact name, alias or part of a name), nearest and most confident
         first; hops > 1 also walks to its neighbours. Returns the JSON of `fact query --json`."""
-        from biocortex_cli.facts.index import open_facts
-        from biocortex_cli.facts.query import query_facts
+        from biocortex_cli.api.facts import fact_query as query
 
-        if not 1 <= hops <= 5:
-            raise UsageError(f"hops must be 1 to 5, not {hops}")
-        if not 0 <= min_confidence <= 1 or limit < 0:
-            raise UsageError("min_confidence must be 0-1 and limit 0 or more")
-        conn, source, problems = open_facts(open_vault())
-        with contextlib.closing(conn):
-            for problem in problems[:5]:
-                sys.stderr.write(f"biocortex: warning: {problem.location()}{problem.message} (skipped)\n")
-            found = query_facts(source, entity, predicate=predicate, hops=hops, min_confidence=min_confidence,
-                                include_all=all, limit=limit or None)
-        return found.as_json()
+        return query(open_vault(), entity=entity, predicate=predicate, hops=hops, min_confidence=min_confidence,
+                     all=all, limit=limit).as_json()
 
     def feedback(recall_id: str, outcome: str, helpful: list[str] | None = None,
                  unhelpful: list[str] | None = None, note: str = "") -> dict[str, Any]:

@@ -28,6 +28,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("features", ("facts", "lessons")),  # vertical slices: model → notes → render → index → recall part
     ("recall", ("recall",)),  # episodic recall, and the recall that composes every part
     ("operations", ("context", "evaluate", "ops")),  # across features: context, eval, check, sync, …
+    ("api", ("api",)),  # the library API: keyword arguments in, frozen dataclasses out; CLI and MCP call it
     ("mcp", ("mcp_server",)),
     ("cli", ("cli",)),
     ("main", ("__main__",)),

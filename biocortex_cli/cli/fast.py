@@ -40,20 +40,17 @@ SPECS: dict[tuple[str, ...], Spec] = {
         "biocortex_cli.cli.episode", "list_", (),
         {"--domain": ("domain", str), "--tool": ("tool", str), "--entity": ("entity", str),
          "--success": ("success", True), "--failure": ("success", False),
-         "--since": ("since", str), "--limit": ("limit", int), "--json": ("json_", FLAG)},
-        {"limit": 1}),
+         "--since": ("since", str), "--limit": ("limit", int), "--json": ("json_", FLAG)}),
     ("episode", "show"): Spec(
         "biocortex_cli.cli.episode", "show", ("ident",), {"--json": ("json_", FLAG)}),
     ("fact", "query"): Spec(
         "biocortex_cli.cli.fact", "query", ("entity",),
         {"--predicate": ("predicate", str), "--hops": ("hops", int),
          "--min-confidence": ("min_confidence", float), "--all": ("all_", FLAG),
-         "--limit": ("limit", int), "--json": ("json_", FLAG)},
-        {"hops": 1, "min_confidence": 0.0, "limit": 0}, {"hops": 5, "min_confidence": 1.0}),
+         "--limit": ("limit", int), "--json": ("json_", FLAG)}),
     ("fact", "verify"): Spec(
         "biocortex_cli.cli.fact", "verify", ("subject", "predicate", "object_"),
-        {"--hops": ("hops", int), "--min-confidence": ("min_confidence", float), "--json": ("json_", FLAG)},
-        {"hops": 1, "min_confidence": 0.0}, {"hops": 5, "min_confidence": 1.0}),
+        {"--hops": ("hops", int), "--min-confidence": ("min_confidence", float), "--json": ("json_", FLAG)}),
 }
 GLOBAL_OPTIONS = {"--vault": "vault", "--author": "author"}
 

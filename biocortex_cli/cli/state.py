@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from biocortex_cli.store.git import Author
     from biocortex_cli.store.vault import Vault
 
 
@@ -29,6 +30,11 @@ def vault() -> Vault:
 
     found = find_vault(OPTIONS.vault)
     return found if OPTIONS.secret_policy == found.secret_policy else replace(found, secret_policy=OPTIONS.secret_policy)
+
+
+def author(vault: Vault) -> Author:
+    """Who the commits of this command are by (``--author``, else the environment, else git)."""
+    return vault.author(OPTIONS.author)
 
 
 def out(text: str) -> None:
