@@ -1,4 +1,5 @@
-"""Recall through the library API: ``recall``, ``context`` and ``feedback``.
+"""What goes into a prompt, through the library API: ``recall``, ``context``, ``feedback``,
+``compress`` (working memory) and ``evaluate`` (recall's quality on a labelled set).
 
 Options left out (None) come from the vault's config (``episodic``, ``context``); what each
 returns has an ``as_json()`` that is the JSON of ``biocortex recall|context|feedback --json``
@@ -14,9 +15,12 @@ from typing import TYPE_CHECKING, Any
 from biocortex_cli.api.checks import UNIT, Bounds, Choice, checked
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
 
+    from biocortex_cli.compress.engine import CompressResult
     from biocortex_cli.context import ContextResult
+    from biocortex_cli.evaluate.run import EvalReport
     from biocortex_cli.recall.engine import RecallResult
     from biocortex_cli.store.feedback import FeedbackWrite
     from biocortex_cli.store.git import Author
@@ -104,3 +108,27 @@ def feedback(vault: Vault, *, recall_id: str, outcome: str, helpful: Sequence[st
 
     return record_feedback(vault, recall_id=recall_id, outcome=outcome, helpful=helpful, unhelpful=unhelpful,
                            note=note, author=author)
+
+
+@checked(budget=Bounds(1), keep_recent=Bounds(0), timeout=Bounds(0.1))
+def compress(*, raw: bytes, path: str = "<stdin>", budget: int | None = None, model: str | None = None,
+             keep_recent: int | None = None, summarizer: str | None = None, timeout: float | None = None,
+             vault: str | None = None) -> CompressResult:
+    """A conversation (its bytes; ``path`` names it) fitted into a token budget (``budget``, else 60%
+    of ``model``'s context, else the config's ``working_memory``): system and latest messages
+    verbatim, the oldest summarised. ``vault`` names the vault whose settings apply (default: the
+    one found from the working folder, else the defaults)."""
+    from biocortex_cli.compress.service import compress_input
+    from biocortex_cli.compress.summarize import DEFAULT_TIMEOUT
+
+    return compress_input(raw=raw, path=path, budget=budget, model=model, keep_recent=keep_recent,
+                          summarizer=summarizer, timeout=DEFAULT_TIMEOUT if timeout is None else timeout, vault=vault)
+
+
+@checked(k=Bounds(1, example=10), relevance_level=Bounds(1))
+def evaluate(*, dataset: Path, k: int = 10, relevance_level: int = 1, config: Path | None = None,
+             progress: Callable[[str], None] | None = None) -> EvalReport:
+    """Recall quality on a BEIR-style set (R@k, Hit@k, NDCG, MRR) beside a BM25 baseline."""
+    from biocortex_cli.evaluate.run import evaluate as run
+
+    return run(dataset, k=k, relevance_level=relevance_level, config=config, progress=progress)

@@ -51,6 +51,9 @@ class CheckReport:
     def ok(self) -> bool:
         return not self.errors
 
+    def as_json(self) -> dict[str, object]:
+        return {"notes": self.notes, "ok": self.ok, "problems": [p.as_json() for p in self.problems]}
+
 
 def _problem(exc: DataError, rel: str) -> VaultProblem:
     return VaultProblem(exc.path or rel, exc.line or 1, exc.message, exc.hint or "")
