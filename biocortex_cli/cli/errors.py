@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from biocortex_cli.errors import BiocortexError
+from biocortex_cli.errors import BiocortexError, error_json
 
 
 class Interrupted(BaseException):
@@ -26,7 +26,7 @@ def _on_sigint(signum: int, frame: object) -> None:
 def _emit(message: str, *, path: str | None, line: int | None, hint: str | None,
           as_json: bool, prefix: str = "error") -> None:
     if as_json:
-        payload = {"error": {"message": message, "path": path, "line": line, "hint": hint}}
+        payload = error_json(message, path=path, line=line, hint=hint)
         sys.stderr.write(json.dumps(payload, ensure_ascii=False) + "\n")
         return
     where = f"{path}:{line}: " if path and line else (f"{path}: " if path else "")
