@@ -178,7 +178,7 @@ def test_context_reads_a_conversation_inline_or_inside_the_vault_only(vault: Pat
     messages = [{"role": "user", "content": "Remove doublets from our 10x Multiome PBMC data"},
                 {"role": "assistant", "content": "I will run scDblFinder per sample."}]
     secret = tmp_path / "outside.json"
-    secret.write_text(json.dumps(messages + [{"role": "user", "content": "SECRET-OUTSIDE"}]), encoding="utf-8")
+    secret.write_text(json.dumps([*messages, {"role": "user", "content": "SECRET-OUTSIDE"}]), encoding="utf-8")
     (vault / "notes").mkdir()
     (vault / "notes" / "chat.json").write_text(json.dumps(messages), encoding="utf-8")
     (vault / "notes" / "link.json").symlink_to(secret)
