@@ -21,11 +21,24 @@ from tests.conftest import REPO
 HANG = 60  # seconds: only a hung server takes this long to answer one line
 
 
+BLOCK_MCP = """
+import sys
+class NotInstalled:  # finds no module named mcp, as when the package is not installed
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "mcp":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, NotInstalled())
+from biocortex_cli.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
 class Raw:
     """The server process, written to and read from as bytes."""
 
-    def __init__(self, vault: Path) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "biocortex_cli", "--vault", str(vault), "mcp"],
+    def __init__(self, vault: Path, *, without_sdk: bool = False) -> None:
+        start = ["-c", BLOCK_MCP] if without_sdk else ["-m", "biocortex_cli"]
+        self.proc = subprocess.Popen([sys.executable, *start, "--vault", str(vault), "mcp"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
         self.buffer = b""
@@ -152,3 +165,17 @@ def test_nothing_but_protocol_reaches_stdout_while_a_tool_runs(server: Raw, vaul
                                            "source": ["PMID:8319905"]}, 15))
     assert answer["id"] == 15 and answer["result"]["structuredContent"]["object"] == "MDM2"
     assert server.request(16, "tools/list")["result"]["tools"][0]["name"] == "recall"
+
+
+def test_the_server_needs_no_sdk(vault: Path) -> None:
+    """`pip install biocortex` has no MCP SDK (only the dev extra brings it, for the client in
+    tests/test_mcp.py): `biocortex mcp` serves without it."""
+    raw = Raw(vault, without_sdk=True)
+    try:
+        init = raw.request(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                             "clientInfo": {"name": "raw", "version": "0"}})
+        assert init["result"]["serverInfo"]["name"] == "biocortex"
+        assert len(raw.request(1, "tools/list")["result"]["tools"]) == 11
+    finally:
+        raw.proc.kill()
+        raw.proc.wait()

@@ -64,7 +64,7 @@ def episode_record(text: str, where: str) -> dict[str, Any]:
         raise DataError(f"invalid JSON: {exc}", path=where) from None
     if not isinstance(loaded, dict):
         raise DataError("--from-json needs one JSON object", path=where)
-    check_unicode(loaded, where)
+    check_unicode(loaded, where, record=True)
     return loaded
 
 

@@ -8,11 +8,10 @@ read are skipped with a warning on stderr, like the index's.
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from biocortex_cli.api.checks import UNIT, Bounds, Choice, checked
 
@@ -23,6 +22,7 @@ if TYPE_CHECKING:
     from biocortex_cli.store.git import Author
     from biocortex_cli.store.vault import Vault
 
+T = TypeVar("T")
 HOPS = Bounds(1, 5)
 STATUS = Choice(("current", "retracted", "superseded", "all"))
 
@@ -66,19 +66,18 @@ class EntityAliases:
         return {"name": self.name, "aliases": list(self.aliases)}
 
 
-@contextlib.contextmanager
-def _facts(vault: Vault) -> Iterator[IndexedFacts]:
-    """The index's facts, refreshed; broken notes are skipped with a warning (five at most)."""
-    from biocortex_cli.facts.index import open_facts
+def _using(vault: Vault, use: Callable[[IndexedFacts], T]) -> T:
+    """``use`` on the index's facts, refreshed (and rebuilt when damaged); the notes that could
+    not be read are skipped with a warning (five at most)."""
+    from biocortex_cli.facts.index import with_facts
 
-    conn, source, problems = open_facts(vault)
+    result, problems = with_facts(vault, use)
     for problem in problems[:5]:
         sys.stderr.write(f"biocortex: warning: {problem.location()}{problem.message} "
                          "(skipped; run `biocortex check`)\n")
     if len(problems) > 5:
         sys.stderr.write(f"biocortex: warning: {len(problems) - 5} more broken fact or entity notes skipped\n")
-    with contextlib.closing(conn):
-        yield source
+    return result
 
 
 @checked(confidence=UNIT)
@@ -100,9 +99,9 @@ def fact_query(vault: Vault, *, entity: str, predicate: str | None = None, hops:
     first; ``all`` includes retracted and superseded ones; ``limit`` 0 means no limit."""
     from biocortex_cli.facts.query import query_facts
 
-    with _facts(vault) as source:
-        return query_facts(source, entity, predicate=predicate, hops=hops, min_confidence=min_confidence,
-                           include_all=all, limit=limit or None)
+    return _using(vault, lambda source: query_facts(source, entity, predicate=predicate, hops=hops,
+                                                    min_confidence=min_confidence, include_all=all,
+                                                    limit=limit or None))
 
 
 @checked(status=STATUS, min_confidence=UNIT, limit=Bounds(1))
@@ -113,10 +112,9 @@ def fact_list(vault: Vault, *, subject: str | None = None, predicate: str | None
     confidence, sorted by subject, predicate and object."""
     from biocortex_cli.facts.model import normalize_predicate
 
-    with _facts(vault) as memory:
-        facts = memory.all_facts()
-        s_keys = memory.spellings(subject) if subject else None
-        o_keys = memory.spellings(object) if object else None
+    facts, s_keys, o_keys = _using(vault, lambda memory: (
+        memory.all_facts(), memory.spellings(subject) if subject else None,
+        memory.spellings(object) if object else None))
     pred = normalize_predicate(predicate) if predicate else None
     rows = [f for f in facts
             if (status == "all" or f.status == status)
@@ -151,9 +149,9 @@ def fact_verify(vault: Vault, *, subject: str, predicate: str, object: str, hops
     from biocortex_cli.facts.query import verify_claim
 
     s, o = clean_text(subject, "subject"), clean_text(object, "object")
-    with _facts(vault) as source:
-        return verify_claim(source, FactRules.from_config(vault), s, predicate, o, hops=hops,
-                            min_confidence=min_confidence)
+    rules = FactRules.from_config(vault)
+    return _using(vault, lambda source: verify_claim(source, rules, s, predicate, o, hops=hops,
+                                                     min_confidence=min_confidence))
 
 
 def entity_show(vault: Vault, *, name: str) -> EntityPage:

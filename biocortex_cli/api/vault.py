@@ -206,13 +206,22 @@ def restore(vault: Vault, *, ids: Sequence[str], author: Author) -> Restored:
 
 def guide(vault: Vault | None) -> Guide:
     """The agent guide: the vault's ``AGENTS.md``, else (no vault, or one made before the guide
-    existed) the one biocortex ships."""
+    existed) the one biocortex ships. This text goes into an agent's system prompt: a symbolic
+    link there is refused with a warning, never followed, and the shipped guide is given."""
+    import sys
+
+    from biocortex_cli.errors import DataError
+    from biocortex_cli.store.files import read_note_text
     from biocortex_cli.store.vault import template_dir
 
-    path = vault.root / "AGENTS.md" if vault is not None else None
-    if path is None or not path.is_file():
-        path = template_dir() / "AGENTS.md"
-    return Guide(path, path.read_text(encoding="utf-8"))
+    shipped = template_dir() / "AGENTS.md"
+    mine = vault.root / "AGENTS.md" if vault is not None else None
+    if mine is not None and (mine.exists() or mine.is_symlink()):
+        try:
+            return Guide(mine, read_note_text(mine, "AGENTS.md"))
+        except DataError as exc:
+            sys.stderr.write(f"biocortex: warning: {exc.location()}{exc.message}; using the guide biocortex ships\n")
+    return Guide(shipped, shipped.read_text(encoding="utf-8"))
 
 
 def init(*, path: Path, author: str | None = None, in_repo: bool = False) -> Created:

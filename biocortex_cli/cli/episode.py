@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     import typer
 
 def read_input(source: str) -> str:
-    """Text from a file or '-' (stdin), refusing more than ``files.MAX_INPUT_BYTES``."""
+    """Text from a file or '-' (stdin), refusing more than ``limits.MAX_INPUT_BYTES``."""
     from biocortex_cli.errors import DataError, NotFoundError
     from biocortex_cli.store.files import read_capped
 

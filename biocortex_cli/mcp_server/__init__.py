@@ -81,7 +81,8 @@ def run_tool(tool: Tool, arguments: dict[str, Any], open_vault: Callable[[], Vau
     from biocortex_cli.store.files import check_unicode
 
     try:
-        check_unicode(arguments, "<arguments>")  # "\ud800" decodes to a lone surrogate: no note can hold it
+        # "\ud800" decodes to a lone surrogate, which no note can hold; nor can a note hold a NUL
+        check_unicode(arguments, "<arguments>", record=not tool.read_only)
         keywords = tool.keywords(arguments)
         function = tool.api()
         vault = open_vault()

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from biocortex_cli.store.files import MAX_INPUT_BYTES
+from biocortex_cli.store.limits import MAX_INPUT_BYTES
 
 #: Protocol revisions this server speaks through the ``initialize`` handshake, oldest first.
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
