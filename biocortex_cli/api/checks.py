@@ -11,8 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, NamedTuple, ParamSpec, TypeVar
 
 from biocortex_cli.errors import UsageError
 
@@ -25,8 +24,7 @@ def option(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-@dataclass(frozen=True)
-class Bounds:
+class Bounds(NamedTuple):  # a NamedTuple, not a frozen dataclass: defined in a tenth of the time on recall's path
     """A number from ``low`` to ``high`` (either may be open); None (not given) passes."""
 
     low: float | None = None
@@ -56,8 +54,7 @@ class Bounds:
         return out
 
 
-@dataclass(frozen=True)
-class Choice:
+class Choice(NamedTuple):
     """One of a few words."""
 
     values: tuple[str, ...]

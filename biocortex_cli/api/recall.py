@@ -9,8 +9,7 @@ returns has an ``as_json()`` that is the JSON of ``biocortex recall|context|feed
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from biocortex_cli.api.checks import UNIT, Bounds, Choice, checked
 
@@ -29,8 +28,7 @@ if TYPE_CHECKING:
 OUTCOME = Choice(("success", "failure"))
 
 
-@dataclass(frozen=True)
-class Recalled:
+class Recalled(NamedTuple):  # frozen and typed; a NamedTuple is defined faster than a dataclass (start-up)
     result: RecallResult
     explain: bool  # the JSON carries each hit's matched terms and the query's terms
 
