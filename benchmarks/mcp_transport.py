@@ -30,7 +30,8 @@ from common import BIOCORTEX, machine
 
 REPO = Path(__file__).resolve().parents[1]
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "bench", "version": "0"}}}
 RECALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
           "params": {"name": "recall", "arguments": {"query": "doublets in 10x multiome scRNA-seq"}}}
 DEEP = b"[" * 3000 + b"]" * 3000
@@ -144,8 +145,9 @@ def main() -> None:
         vault = str(Path(tmp) / "vault")
         env = {**os.environ, "HOME": tmp}
         subprocess.run([*BIOCORTEX, "init", vault], check=True, capture_output=True, env=env)
-        subprocess.run([*BIOCORTEX, "--vault", vault, "episode", "import", str(REPO / "examples/sample_episodes.jsonl")],
-                       check=True, capture_output=True, env=env)
+        sample = str(REPO / "examples/sample_episodes.jsonl")
+        subprocess.run([*BIOCORTEX, "--vault", vault, "episode", "import", sample], check=True, capture_output=True,
+                       env=env)
         servers = {"by hand (biocortex mcp)": [*BIOCORTEX, "--vault", vault, "mcp"],
                    "official SDK (mcp 2)": [sys.executable, __file__, "--serve-sdk", vault]}
         for name, cmd in servers.items():
@@ -159,8 +161,9 @@ def main() -> None:
             start, calls = timings(cmd, args.runs)
             print(f"  start to the initialize answer: {_ms(start)}")
             print(f"  tools/list + recall:            {_ms(calls)}")
-        print(f"\nimport CPU, min of {args.runs}: biocortex_cli.mcp_server {import_cpu('biocortex_cli.mcp_server', args.runs) * 1000:.0f} ms; "
-              f"mcp.server.mcpserver {import_cpu('mcp.server.mcpserver', args.runs) * 1000:.0f} ms")
+        ours, sdk = import_cpu("biocortex_cli.mcp_server", args.runs), import_cpu("mcp.server.mcpserver", args.runs)
+        print(f"\nimport CPU, min of {args.runs}: biocortex_cli.mcp_server {ours * 1000:.0f} ms; "
+              f"mcp.server.mcpserver {sdk * 1000:.0f} ms")
         protocol = REPO / "biocortex_cli/mcp_server/protocol.py"
         print(f"lines: {protocol.relative_to(REPO)} {len(protocol.read_text().splitlines())}")
 

@@ -2,10 +2,13 @@
 episode list, and recall on a vault of ``--size`` episodes, measured in turns (one run of each
 process, then the next round), so every row sees the same load.
 
-Run: .venv/bin/python benchmarks/startup.py [--runs 30] [--size 10000]
+Run: .venv/bin/python benchmarks/startup.py [--runs 30] [--size 10000] [--instructions]
 
 The recall vault is benchmarks/synthetic.py's (generated once, cached); ``--size 0`` skips it.
-Where a process's time goes: ``python -X importtime -m biocortex_cli … 2> imports.txt``.
+``--instructions`` also counts the instructions each of the floor, recall and recall's imports
+alone executes, under valgrind's callgrind: unlike times, the counts do not depend on the load
+of a shared machine (git's child processes are not counted). Where a process's time goes:
+``python -X importtime -m biocortex_cli … 2> imports.txt`` (with PYTHONDONTWRITEBYTECODE unset).
 """
 
 from __future__ import annotations
@@ -52,10 +55,30 @@ def in_turns(rows: list[tuple[str, list[str], dict[str, str]]], runs: int,
     return out
 
 
+def instructions(cmd: list[str], env: dict[str, str]) -> int:
+    """Instructions the process executes (callgrind's "I refs")."""
+    full_env = {k: v for k, v in {**os.environ, **env}.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd], env=full_env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+    line = next(ln for ln in proc.stderr.splitlines() if "I   refs:" in ln or "I refs:" in ln)
+    return int(line.rsplit(":", 1)[1].replace(",", "").strip())
+
+
+def recall_modules(vault: Path) -> list[str]:
+    """The modules a recall imports (run in-process once)."""
+    code = ("import io, sys; before = set(sys.modules); from biocortex_cli.cli.main import main; "
+            "out, sys.stdout = sys.stdout, io.StringIO(); main(sys.argv[1:]); sys.stdout = out; "
+            "print(' '.join(sorted(set(sys.modules) - before)))")
+    done = subprocess.run([sys.executable, "-c", code, "--vault", str(vault), "recall", QUERY], capture_output=True,
+                          text=True, check=True)
+    return done.stdout.split()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--size", type=int, default=10000, help="episodes in the recall vault (0: no recall row)")
+    parser.add_argument("--instructions", action="store_true", help="count instructions with valgrind (callgrind)")
     args = parser.parse_args()
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -83,6 +106,14 @@ def main() -> None:
             (floor, floor_cpu), (recall, recall_cpu) = times[rows[0][0]], times[rows[-1][0]]
             print(f"recall / floor, medians: wall {statistics.median(recall) / statistics.median(floor):.1f}x, "
                   f"CPU {statistics.median(recall_cpu) / statistics.median(floor_cpu):.1f}x")
+        if args.size and args.instructions:
+            floor_i = instructions([sys.executable, "-c", "pass"], {})
+            recall_i = instructions(rows[-1][1], {"HOME": tmp})
+            imports = " ".join(f"import {m};" for m in recall_modules(big))
+            imports_i = instructions([sys.executable, "-c", imports], {})
+            print(f"instructions: floor {floor_i / 1e6:.1f}M, recall {recall_i / 1e6:.1f}M "
+                  f"({recall_i / floor_i:.1f}x), recall's imports alone {imports_i / 1e6:.1f}M ({(imports_i - floor_i) / (recall_i - floor_i):.0%} "
+                  "of what recall adds to the floor)")
 
 
 if __name__ == "__main__":
