@@ -112,8 +112,9 @@ def main() -> None:
             imports = " ".join(f"import {m};" for m in recall_modules(big))
             imports_i = instructions([sys.executable, "-c", imports], {})
             share = (imports_i - floor_i) / (recall_i - floor_i)
-            print(f"instructions: floor {floor_i / 1e6:.1f}M, recall {recall_i / 1e6:.1f}M ({recall_i / floor_i:.1f}x), "
-                  f"recall's imports alone {imports_i / 1e6:.1f}M ({share:.0%} of what recall adds to the floor)")
+            print(f"instructions: floor {floor_i / 1e6:.1f}M, recall {recall_i / 1e6:.1f}M "
+                  f"({recall_i / floor_i:.1f}x), recall's imports alone {imports_i / 1e6:.1f}M "
+                  f"({share:.0%} of what recall adds to the floor)")
 
 
 if __name__ == "__main__":
