@@ -46,7 +46,12 @@ def build_server(open_vault: Callable[[], Vault], author: Callable[[Vault], Auth
     def guide() -> str:
         from biocortex_cli.api.vault import guide as agent_guide
 
-        return PREFACE + agent_guide(open_vault()).text
+        try:
+            vault: Vault | None = open_vault()
+        except BiocortexError as exc:  # the vault went away: the guide biocortex ships, and why on stderr
+            sys.stderr.write(f"biocortex: warning: {exc.location()}{exc.message}\n")
+            vault = None
+        return PREFACE + agent_guide(vault).text
 
     def list_tools(_params: dict[str, Any]) -> dict[str, Any]:
         return {"tools": [tool.schema() for tool in TOOLS]}
