@@ -65,6 +65,15 @@ def test_singular_keys_from_json_are_the_plural_fields(vault: Path, cli: Cli, tm
     assert cli("recall", "MACS2 ATAC-seq peaks", "--json").json()["results"][0]["id"] == data["id"]
 
 
+def test_singular_keys_in_an_import_are_the_plural_fields(vault: Path, cli: Cli) -> None:
+    line = json.dumps({"task": TASK, "id": "zf-import", "tool": ["MACS2"], "lesson": ["Use --nomodel for ATAC-seq"]})
+    r = cli("episode", "import", "-", stdin=line + "\n")
+    assert r.code == 0 and "warning" not in r.err
+    data = cli("episode", "show", "zf-import", "--json").json()
+    assert data["tools"] == ["MACS2"] and data["lessons"] == ["Use --nomodel for ATAC-seq"] and "tool" not in data
+    assert [e["id"] for e in cli("episode", "list", "--tool", "macs2", "--json").json()] == ["zf-import"]
+
+
 def test_options_override_a_singular_key_of_the_json(vault: Path, cli: Cli, tmp_path: Path) -> None:
     src = tmp_path / "ep.json"
     src.write_text(json.dumps({"task": TASK, "tool": ["MACS2"]}), encoding="utf-8")
