@@ -13,7 +13,8 @@ command pays only for what it uses):
 
 - :mod:`.episodes`: ``episode_record``, ``episode_add``, ``episode_import``, ``episode_show``,
   ``episode_list``, ``episode_related``, ``suggest_related``
-- :mod:`.recall`: ``recall``, ``context``, ``feedback``, ``compress``, ``evaluate``
+- :mod:`.recall`: ``recall``, ``context`` (``vault_text``: a file inside the vault), ``feedback``,
+  ``compress``, ``evaluate``
 - :mod:`.facts`: ``fact_add``, ``fact_query``, ``fact_list``, ``fact_retract``, ``fact_supersede``,
   ``fact_verify``, ``entity_show``, ``entity_alias``
 - :mod:`.lessons`: ``lessons``, ``lesson_promote``, ``lessons_refresh``
