@@ -18,7 +18,7 @@ A filter list that is not shipped: the English word list of Debian's ``wamerican
 
 Every input is pinned by SHA-256; the output is byte-identical for the same inputs and tokeniser.
 Keys and synonyms are stored in recall's token space (``bio.text.tokenize``: lower case, stop words
-dropped, light stemming): **rebuild whenever the tokeniser changes** (tests/test_vocabulary.py
+dropped, Snowball stemming): **rebuild whenever the tokeniser changes** (tests/test_vocabulary.py
 fails when a stored key no longer equals the tokenisation of its raw form).
 
 The rules (docs/vocabulary.md says why):
@@ -307,6 +307,21 @@ def hgnc_genes(text: str) -> list[Gene]:
     return genes
 
 
+def check_kept_symbols(genes: list[Gene]) -> None:
+    """``bio.text.KEPT`` must hold every lower-case approved symbol (any locus type) of five or
+    more letters that the Snowball stemmer would change: the tokeniser never stems those."""
+    import textwrap
+
+    from biocortex_cli.bio.text import KEPT, _snowball
+
+    snowball = _snowball()
+    wanted = sorted({g.symbol.lower() for g in genes if len(g.symbol) > 4 and g.symbol.isalpha()
+                     and snowball(g.symbol.lower()) != g.symbol.lower()})
+    if set(wanted) != KEPT:
+        listed = textwrap.fill(" ".join(wanted), 96, initial_indent="    ", subsequent_indent="    ")
+        sys.exit(f"biocortex_cli/bio/text.py: KEPT is stale ({len(wanted)} symbols); write:\n{listed}")
+
+
 def lossy(raw: str) -> bool:
     """Whether tokenising ``raw`` drops one of its words (``TAF-I``: "i" is a stop word)."""
     words = re.findall(r"[^\W_]+", raw.lower())
@@ -464,7 +479,7 @@ def notice_text(meta: dict[str, str], counts: dict[str, int]) -> str:
         "",
         "The biology vocabulary recall expands questions with (docs/vocabulary.md). Built by",
         "scripts/build_vocabulary.py from the sources below; keys and synonyms are stored in",
-        "biocortex's token space (lower-cased, stop words dropped, lightly stemmed), filtered and",
+        "biocortex's token space (lower-cased, stop words dropped, Snowball-stemmed), filtered and",
         "regrouped as that script documents. SHA-256 of the built file is not fixed here: it",
         "depends on the tokeniser.",
         "",
@@ -527,11 +542,13 @@ def main(argv: list[str] | None = None) -> int:
                      f"{sha256(WORD_LIST.read_bytes())}",
         "sources": "; ".join(f"{s.name}: {s.package} {s.version} {s.member}" for s in SOURCES),
     }
+    genes = hgnc_genes(hgnc_text)
+    check_kept_symbols(genes)
     lab = lab_groups(LAB_LIST)
     withheld: dict[str, tuple[str, str]] = {}
     edam = edam_groups(edam_text, words, withheld)
     terms = {phrase(k) for g in (*lab, *edam) for m in g.members if m.role != "target" for k in m.keys}
-    hgnc = hgnc_groups(hgnc_genes(hgnc_text), terms, words, withheld)
+    hgnc = hgnc_groups(genes, terms, words, withheld)
     # A withheld key leaves every HGNC group, as a key and as a synonym.
     for group in hgnc:
         group.members = [m for m in group.members
