@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any
+from collections.abc import Callable
 
 __all__ = ["KEPT", "QUESTION_WORDS", "STOP_WORDS", "stem", "tokenize"]
 
@@ -123,10 +123,10 @@ def stem(word: str) -> str:
     return _snowball()(word)
 
 
-_SNOWBALL: list[Any] = []
+_SNOWBALL: list[Callable[[str], str]] = []
 
 
-def _snowball() -> Any:
+def _snowball() -> Callable[[str], str]:
     """PyStemmer's English stemmer's ``stemWord``, made on first use (its import costs ~1.5 ms)."""
     if not _SNOWBALL:
         import Stemmer
