@@ -39,7 +39,12 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-__all__ = ["KEPT", "QUESTION_WORDS", "STOP_WORDS", "stem", "tokenize"]
+__all__ = ["KEPT", "QUESTION_WORDS", "STOP_WORDS", "VERSION", "stem", "tokenize"]
+
+#: Changes whenever ``tokenize`` gives other tokens for the same text: what was compiled with an
+#: older tokeniser (a vault's vocabulary, store/vocabulary.py) is compiled again. (The index has
+#: its own schema version, index/store.py, bumped with it.)
+VERSION = 2  # 2: Snowball stems
 
 STOP_WORDS = frozenset("""
     a about above after again against all am an and any are aren as at be because been before
