@@ -120,9 +120,10 @@ class Expanded(NamedTuple):
 
 
 def expand(tokens: Sequence[str], *, local: Local | None = None, max_per_term: int = MAX_PER_TERM,
-           max_total: int = MAX_TOTAL) -> Expanded:
+           max_total: int = MAX_TOTAL, nested: bool = False) -> Expanded:
     """Synonyms of the uni-, bi- and trigrams of ``tokens`` (the output of ``tokenize``), from the
-    vault's ``local`` vocabulary first, then the shipped one."""
+    vault's ``local`` vocabulary first, then the shipped one. ``nested`` also expands a term inside
+    a longer phrase that expands (``herg`` in ``herg liabil``): for name lookups, not for scoring."""
     spans = _ngrams(tokens)
     if not spans:
         return Expanded(())
@@ -148,7 +149,7 @@ def expand(tokens: Sequence[str], *, local: Local | None = None, max_per_term: i
     for gram, start, end in spans:  # longest first, then left to right
         if gram not in terms or gram in seen_terms:
             continue
-        if any(s <= start and end <= e and (e - s) > (end - start) for s, e in covered):
+        if not nested and any(s <= start and end <= e and (e - s) > (end - start) for s, e in covered):
             continue
         seen_terms.add(gram)
         grps, why = terms[gram]

@@ -37,7 +37,7 @@ def query_keys(conn: sqlite3.Connection, query: str, *, synonyms: bool = True,
         from biocortex_cli.bio.text import tokenize
         from biocortex_cli.bio.vocabulary import expand
 
-        grams |= {e.raw.casefold() for e in expand(tokenize(query), local=local).expansions if e.raw}
+        grams |= {e.raw.casefold() for e in expand(tokenize(query), local=local, nested=True).expansions if e.raw}
     grams.discard("")
     if not grams:
         return set()

@@ -146,6 +146,7 @@ def check_vault(vault: Vault) -> CheckReport:
     problems.extend(_check_aliases(notes))
     problems.extend(_check_contradictions(vault, notes))
     problems.extend(_check_feedback(vault))
+    problems.extend(_check_vocabulary(vault, notes))
     problems.extend(check_links(vault))
     problems.sort(key=lambda p: (p.path, p.line, p.message))
     return CheckReport(notes=len(notes), problems=problems)
@@ -153,7 +154,7 @@ def check_vault(vault: Vault) -> CheckReport:
 
 #: the tool's own files and folders: a symbolic link there is a problem even if not committed
 OWN_PATHS = (".biocortex", ".biocortex/config.yaml", ".biocortex/tmp", ".biocortex/logs", ".biocortex/index.sqlite",
-             ".biocortex/write.lock", "AGENTS.md", "Home.md", "templates", *MEMORY_DIRS, "feedback")
+             ".biocortex/write.lock", "AGENTS.md", "Home.md", "vocabulary.md", "templates", *MEMORY_DIRS, "feedback")
 
 
 def check_links(vault: Vault) -> list[VaultProblem]:
@@ -225,6 +226,33 @@ def _check_aliases(notes: list[Note]) -> list[VaultProblem]:
             out.append(VaultProblem(rel, 1, f"{key!r} is claimed by {len(by)} entity notes: {names}",
                                     "keep each name in one note: remove it from the aliases of the others"))
     return out
+
+
+def _check_vocabulary(vault: Vault, notes: list[Note]) -> list[VaultProblem]:
+    """The vault's vocabulary note (store/vocabulary.py): its malformed lines, cycles of one-way
+    entries, and groups whose terms are separate entity notes (by name or alias)."""
+    from biocortex_cli.store import vocabulary
+
+    try:
+        parsed = vocabulary.read(vault.root)
+    except DataError as exc:  # a symbolic link is reported by check_links
+        linked = os.path.islink(vault.root / vocabulary.VOCABULARY_REL)
+        return [] if linked else [_problem(exc, vocabulary.VOCABULARY_REL)]
+    if not parsed.groups and not parsed.problems:
+        return []
+    owners: dict[str, str] = {}
+    for note in notes:
+        if note.meta.get("type") != "entity":
+            continue
+        name = note.meta.get("name")
+        listed = note.meta.get("aliases")
+        for alias in (name, *(listed if isinstance(listed, list) else ())):
+            if isinstance(alias, str) and alias.strip():
+                owners.setdefault(alias.strip().casefold(), note.rel)
+        owners.setdefault(Path(note.rel).stem.casefold(), note.rel)
+    found = [*parsed.problems, *vocabulary.cycles(parsed),
+             *vocabulary.entity_problems(parsed, lambda term: owners.get(term.strip().casefold()))]
+    return [_problem(exc, vocabulary.VOCABULARY_REL) for exc in found]
 
 
 def _check_feedback(vault: Vault) -> list[VaultProblem]:

@@ -401,7 +401,7 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
     assert asked.words is not None
     opts, words, denominator = asked.opts, asked.words, asked.words.denominator
     lists = posting_lists(conn, [*words.weights, *words.synonym_weights])
-    ordered, concepts = text_lists(words, lists)
+    _fps, ordered, concepts = text_lists(words, lists)
     everyone: set[int] = set(named.hits)
     for _w, docs, _tfs in ordered:
         everyone.update(docs)

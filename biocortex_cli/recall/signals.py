@@ -89,23 +89,24 @@ def light_lists(ordered: list[tuple[float, Any, dict[int, int]]], bound: float) 
     return light, total
 
 
-def text_lists(words: QueryWeights, lists: dict[int, Any]
-               ) -> tuple[list[tuple[float, Any, dict[int, int]]], list[tuple[int, bool] | None] | None]:
-    """The posting lists to score, as (weight, episodes, term frequencies), in query order with the
-    synonyms last; and, when the query has synonyms, each list's concept (index, is a synonym) or
+def text_lists(words: QueryWeights, lists: dict[int, Any]) -> tuple[
+        list[int], list[tuple[float, Any, dict[int, int]]], list[tuple[int, bool] | None] | None]:
+    """The posting lists to score: their fingerprints, in query order with the synonyms last (what
+    ``words.concept_of`` says each one stands for); the lists as (weight, episodes, term
+    frequencies); and, when the query has synonyms, each list's concept (index, is a synonym) or
     None for a list scored on its own (index/weights.py: a concept scores the best of its matches)."""
-    ordered = [(w, *lists[fp]) for fp, w in words.weights.items() if fp in lists]
+    fps = [fp for fp in words.weights if fp in lists]
+    if words.synonym_weights:
+        fps += [fp for fp in words.synonym_weights if fp in lists]
+    weight = {**words.weights, **words.synonym_weights}
+    ordered = [(weight[fp], *lists[fp]) for fp in fps]
     if not words.synonym_weights:
-        return ordered, None
+        return fps, ordered, None
     index = {c: i for i, c in enumerate(sorted(words.grouped))}
     concepts: list[tuple[int, bool] | None] = [
-        (index[words.concept_of[fp]], False) if words.concept_of.get(fp) in index else None
-        for fp in words.weights if fp in lists]
-    for fp, w in words.synonym_weights.items():
-        if fp in lists:
-            ordered.append((w, *lists[fp]))
-            concepts.append((index[words.concept_of[fp]], True))
-    return ordered, concepts
+        (index[words.concept_of[fp]], fp in words.synonyms) if words.concept_of.get(fp) in index else None
+        for fp in fps]
+    return fps, ordered, concepts
 
 
 def text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[int], seeds: set[int], *,
