@@ -98,7 +98,8 @@ def explain_text(result: RecallResult) -> str:
         cut = f"; {result.synonyms_dropped} more cut by the caps" if result.synonyms_dropped else ""
         lines.append(f"explain: synonyms not in the vault: {', '.join(absent) or '-'}{cut}")
     if result.withheld_terms:
-        lines.append("explain: not expanded: " + "; ".join(f"{w['term']} ({w['reason']})" for w in result.withheld_terms))
+        withheld = "; ".join(f"{w['term']} ({w['reason']})" for w in result.withheld_terms)
+        lines.append(f"explain: not expanded: {withheld}")
     lines.append(f"explain: {result.matched} of {result.searched} episodes passed the gate; "
                  f"dropped {result.dropped}")
     for rank, hit in enumerate(result.results, start=1):
