@@ -229,17 +229,7 @@ def _check_aliases(notes: list[Note]) -> list[VaultProblem]:
 
 
 def _check_vocabulary(vault: Vault, notes: list[Note]) -> list[VaultProblem]:
-    """The vault's vocabulary note (store/vocabulary.py): its malformed lines, cycles of one-way
-    entries, and groups whose terms are separate entity notes (by name or alias)."""
-    from biocortex_cli.store import vocabulary
-
-    try:
-        parsed = vocabulary.read(vault.root)
-    except DataError as exc:  # a symbolic link is reported by check_links
-        linked = os.path.islink(vault.root / vocabulary.VOCABULARY_REL)
-        return [] if linked else [_problem(exc, vocabulary.VOCABULARY_REL)]
-    if not parsed.groups and not parsed.problems:
-        return []
+    """The vocabulary note, with entity notes' names and aliases read from ``notes``."""
     owners: dict[str, str] = {}
     for note in notes:
         if note.meta.get("type") != "entity":
@@ -250,9 +240,21 @@ def _check_vocabulary(vault: Vault, notes: list[Note]) -> list[VaultProblem]:
             if isinstance(alias, str) and alias.strip():
                 owners.setdefault(alias.strip().casefold(), note.rel)
         owners.setdefault(Path(note.rel).stem.casefold(), note.rel)
-    found = [*parsed.problems, *vocabulary.cycles(parsed),
-             *vocabulary.entity_problems(parsed, lambda term: owners.get(term.strip().casefold()))]
-    return [_problem(exc, vocabulary.VOCABULARY_REL) for exc in found]
+    return check_vocabulary(vault, lambda term: owners.get(term.strip().casefold()))
+
+
+def check_vocabulary(vault: Vault, owner: Callable[[str], str | None]) -> list[VaultProblem]:
+    """The vault's vocabulary note (store/vocabulary.py): its malformed lines, cycles of one-way
+    entries, and groups whose terms are separate entity notes (``owner`` names a term's note)."""
+    from biocortex_cli.store import vocabulary
+
+    try:
+        parsed = vocabulary.read(vault.root)
+    except DataError as exc:  # a symbolic link is reported by check_links
+        linked = os.path.islink(vault.root / vocabulary.VOCABULARY_REL)
+        return [] if linked else [_problem(exc, vocabulary.VOCABULARY_REL)]
+    found = [*parsed.problems, *vocabulary.cycles(parsed), *vocabulary.entity_problems(parsed, owner)]
+    return sorted((_problem(exc, vocabulary.VOCABULARY_REL) for exc in found), key=lambda p: (p.line, p.message))
 
 
 def _check_feedback(vault: Vault) -> list[VaultProblem]:
