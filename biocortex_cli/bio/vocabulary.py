@@ -297,6 +297,7 @@ GroupMember = tuple[str, str, tuple[str, ...]]
 _MARKS = {"both": "", "key": "<", "target": ">"}
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def member_keys(raw: str) -> tuple[str, ...]:
     """The keys of a term as written: its tokenisation, then that of its lower-case form when it
     differs (``PD-L1`` is the entity ``pd-l1``; typed ``pd-l1`` it is ``pd l1``). Empty when the
@@ -306,7 +307,7 @@ def member_keys(raw: str) -> tuple[str, ...]:
     target = tokenize(raw)
     if not target or len(target) > MAX_NGRAM:
         return ()
-    lower = tokenize(raw.lower())
+    lower = tokenize(raw.lower()) if raw != raw.lower() else target
     if lower and len(lower) <= MAX_NGRAM and lower != target:
         return (" ".join(target), " ".join(lower))
     return (" ".join(target),)
@@ -315,11 +316,17 @@ def member_keys(raw: str) -> tuple[str, ...]:
 def lossy(raw: str) -> bool:
     """Whether tokenising ``raw`` drops one of its words (``knock-out`` would be ``knock``, the same
     as ``knock-down``; ``T cell`` would be ``cell``): such a term is refused."""
+    words, dropped = _dropped()
+    return any(w in dropped for w in words(raw.lower()))
+
+
+@functools.cache
+def _dropped() -> tuple[Callable[[str], list[str]], frozenset[str]]:
     import re
 
     from biocortex_cli.bio.text import QUESTION_WORDS, STOP_WORDS
 
-    return any(w in STOP_WORDS or w in QUESTION_WORDS for w in re.findall(r"[^\W_]+", raw.lower()))
+    return re.compile(r"[^\W_]+").findall, STOP_WORDS | QUESTION_WORDS
 
 
 def group_lines(members: Iterable[GroupMember]) -> list[str]:
@@ -341,9 +348,10 @@ def group_lines(members: Iterable[GroupMember]) -> list[str]:
 
 
 def write(path: Path, groups: Iterable[tuple[str, str, Sequence[GroupMember]]],
-          withheld: dict[str, tuple[str, str]], meta: dict[str, str]) -> dict[str, int]:
+          withheld: dict[str, tuple[str, str]], meta: dict[str, str], *, vacuum: bool = True) -> dict[str, int]:
     """Write a vocabulary file: ``groups`` as (source, label, members), ``withheld`` keys as
-    key -> (reason, detail); replaces ``path`` atomically. Returns counts by kind."""
+    key -> (reason, detail); replaces ``path`` atomically (``vacuum``: as small as it can be, for
+    the shipped file). Returns counts by kind."""
     import os
     from collections import defaultdict
 
@@ -378,7 +386,8 @@ def write(path: Path, groups: Iterable[tuple[str, str, Sequence[GroupMember]]],
         meta = {"schema_version": SCHEMA_VERSION, **meta, **{f"count_{k}": str(v) for k, v in sorted(counts.items())}}
         db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
         db.commit()
-        db.execute("VACUUM")
+        if vacuum:
+            db.execute("VACUUM")
     finally:
         db.close()
     os.replace(tmp, path)

@@ -348,11 +348,11 @@ def _compile(root: Path, text: str, compiled: Path) -> Path:
         rows.append(("vault", f"{VOCABULARY_REL}:{group.line}", members))
     try:
         compiled.parent.mkdir(parents=True, exist_ok=True)
-        write(compiled, rows, {}, {"source": VOCABULARY_REL})
+        write(compiled, rows, {}, {"source": VOCABULARY_REL}, vacuum=False)
     except OSError:  # a read-only vault: compiled where this user may write, keyed the same way
         compiled = Path(tempfile.gettempdir()) / f"biocortex-{os.getuid()}-{compiled.name}"
         if not compiled.is_file():
-            write(compiled, rows, {}, {"source": VOCABULARY_REL})
+            write(compiled, rows, {}, {"source": VOCABULARY_REL}, vacuum=False)
         return compiled
     for old in compiled.parent.glob(COMPILED_NAME.format(key="*")):
         if old != compiled:
