@@ -4,9 +4,11 @@
 ones to ``vocabulary.md`` (one commit). Two kinds of evidence, each counted:
 
 * **feedback**: a recall whose feedback marks a memory *helpful* although that memory lacks some
-  of the question's words. Each such word of the question (``multiplet``) is paired with each
-  word of the helpful episode's task that the question lacks (``doublet``): the memory answered
-  the question in other words. One feedback record is one unit of support.
+  of the question's words. Each such word of the question (``rerun``) is paired with each word
+  of the helpful episode's task that the question lacks (``redo``): the memory answered the
+  question in other words. One helpful *episode* is one unit of support, however many records
+  name it: a pair must come back from different memories (one memory's task pairs the missing
+  word with all of its words alike).
 * **alike episodes**: two episodes that share a tool and at least half of their tools and
   entities (the same analysis, most likely) and whose tasks differ by one or two words on each
   side (the same sentence with words swapped): each word only the first task has is paired with
@@ -54,7 +56,7 @@ _WORD = re.compile(r"[^\W_]+")
 class Suggestion:
     words: tuple[str, str]  # as people wrote them: (the question's or first task's, the other)
     keys: tuple[str, str]  # the same as recall's tokens (a phrase: tokens joined by a space)
-    feedback: int  # feedback records where a helpful memory said words[1] for the question's words[0]
+    feedback: int  # helpful episodes that said words[1] where the question said words[0]
     alike: int  # pairs of alike episodes, one saying words[0], the other words[1]
     evidence: tuple[str, ...]  # recall ids and episode ids (the first few)
 
@@ -66,7 +68,7 @@ class Suggestion:
     def group(self) -> Group:
         why = []
         if self.feedback:
-            why.append(f"{self.feedback} helpful feedback")
+            why.append(f"{self.feedback} helpful episodes")
         if self.alike:
             why.append(f"{self.alike} pairs of alike episodes")
         return Group(0, self.words, (), "suggested: " + ", ".join(why))
@@ -143,7 +145,7 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
             in_tasks.setdefault(word, set()).add(ident)
     common = {w for w, ids in in_tasks.items() if len(tasks) >= 20 and len(ids) > MAX_DF * len(tasks)}
 
-    feedback: Counter[tuple[str, str]] = Counter()
+    helped: dict[tuple[str, str], set[str]] = {}  # pair -> the helpful episodes that support it
     alike: Counter[tuple[str, str]] = Counter()
     evidence: dict[tuple[str, str], list[str]] = {}
     records = _feedback(vault)
@@ -154,8 +156,9 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
                 continue
             lacking = asked - _all_words(task_words[ident], attrs.get(ident))
             for pair in _pairs(lacking, task_words[ident] - asked, common):
-                feedback[pair] += 1
+                helped.setdefault(pair, set()).add(ident)
                 evidence.setdefault(pair, []).append(record.recall_id)
+    feedback = Counter({pair: len(episodes) for pair, episodes in helped.items()})
     for first, second in _alike_pairs(attrs):
         a, b = task_words[first] - common, task_words[second] - common
         if not 0 < len(a - b) <= MAX_SWAPPED or not 0 < len(b - a) <= MAX_SWAPPED:

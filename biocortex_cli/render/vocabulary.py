@@ -14,7 +14,7 @@ def suggestions_text(report: SuggestReport) -> str:
     for n, s in enumerate(report.suggestions, start=1):
         why = []
         if s.feedback:
-            why.append(f"{s.feedback} helpful feedback")
+            why.append(f"{s.feedback} helpful episodes")
         if s.alike:
             why.append(f"{s.alike} alike episode pairs")
         lines.append(f"{n:>3}. {' | '.join(s.words)}    support {s.support} ({', '.join(why)}) · "
