@@ -172,7 +172,7 @@ def test_explain_lists_withheld_terms_and_synonyms_the_vault_lacks(vault: Path, 
     build(cli, [{"id": "nrf2", "task": "NRF2 targets after sulforaphane", "success": True}])
     r = cli("recall", "NRF2 and multiplets", "--explain")
     assert "explain: not expanded: nrf2 (ambiguous: an alias or previous symbol of" in r.err
-    assert "explain: synonyms not in the vault: " in r.err and "doublet" in r.err
+    assert "explain: synonyms not searched (in no episode, or too common): " in r.err and "doublet" in r.err
 
 
 def test_lessons_and_facts_use_synonyms_too(vault: Path, cli: Cli) -> None:

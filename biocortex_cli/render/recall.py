@@ -96,7 +96,7 @@ def explain_text(result: RecallResult) -> str:
     absent = [s["synonym"] for s in result.synonyms if not s["searched"]]
     if absent or result.synonyms_dropped:
         cut = f"; {result.synonyms_dropped} more cut by the caps" if result.synonyms_dropped else ""
-        lines.append(f"explain: synonyms not in the vault: {', '.join(absent) or '-'}{cut}")
+        lines.append(f"explain: synonyms not searched (in no episode, or too common): {', '.join(absent) or '-'}{cut}")
     if result.withheld_terms:
         withheld = "; ".join(f"{w['term']} ({w['reason']})" for w in result.withheld_terms)
         lines.append(f"explain: not expanded: {withheld}")
