@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 from conftest import Cli
+from hypothesis import given
+from hypothesis import strategies as st
 
+from biocortex_cli.index.weights import QueryWeights
 from biocortex_cli.store.vocabulary import VOCABULARY_REL
 
 # Noise every vault below shares, so IDF means something: analyses that use the question's
@@ -200,3 +203,21 @@ def test_vocabulary_off_means_no_synonyms(vault: Path, cli: Cli, query: str) -> 
     config = vault / ".biocortex" / "config.yaml"
     config.write_text(config.read_text().replace("vocabulary: true", "vocabulary: false"))
     assert recall(cli, query, "--min-relevance", "0")["explain"]["synonyms"] == []  # type: ignore[index]
+
+
+@given(st.lists(st.tuples(st.integers(0, 9), st.floats(0, 5)), max_size=30))
+def test_a_concept_scores_its_best_match_never_more_than_all_and_never_less_than_its_own(
+        found: list[tuple[int, float]]) -> None:
+    """Fingerprints 0-3 are plain words, 4-6 the concept "multiplet"'s own, 7-9 its synonyms."""
+    from biocortex_cli.bio.vocabulary import Expansion
+
+    syn = Expansion("multiplet", "doublet", 0.8, "lab", "lab.txt:1")
+    words = QueryWeights(fingerprints={}, weights={}, unknown_weights={}, denominator=1.0, unknown=[], common=[],
+                         synonyms={7: syn, 8: syn, 9: syn},
+                         concept_of={**{i: f"w{i}" for i in range(4)}, **dict.fromkeys(range(4, 10), "multiplet")},
+                         grouped=frozenset({"multiplet"}))
+    seen = dict(found)  # one contribution per fingerprint, as an episode has
+    pairs = list(seen.items())
+    own = sum(v for fp, v in pairs if fp < 7)
+    assert own - 1e-9 <= words.coverage(pairs) <= sum(v for _fp, v in pairs) + 1e-9
+    assert words.coverage([p for p in pairs if p[0] < 7]) == pytest.approx(own)

@@ -141,3 +141,18 @@ def test_a_ten_thousand_line_vocabulary_works(vault: Path, cli: Cli) -> None:
     assert [s["synonym"] for s in data["explain"]["synonyms"]] == ["tissu dissoci"]
     assert data["results"][0]["task"].startswith("Tissue dissociation")
     assert cli("check").code == 0
+
+
+def test_groups_accepted_in_two_clones_merge_without_conflict(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    remote, other = tmp_path / "remote.git", tmp_path / "other"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    git(vault, "remote", "add", "origin", str(remote))
+    assert cli("sync").code == 0
+    git(tmp_path, "clone", "-q", str(remote), str(other))
+    assert cli("vocabulary", "accept", "doublet | multiplet").code == 0
+    assert cli("--vault", other, "vocabulary", "accept", "hERG | Kv11.1").code == 0
+    assert cli("sync").code == 0
+    r = cli("--vault", other, "sync")
+    assert r.code == 0, r.err
+    groups = [g.text() for g in parse((other / VOCABULARY_REL).read_text()).groups]
+    assert sorted(groups) == ["doublet | multiplet  # accepted", "hERG | Kv11.1  # accepted"]
