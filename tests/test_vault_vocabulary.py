@@ -79,6 +79,8 @@ def test_the_template_note_is_valid_and_its_examples_are_not_used(vault: Path, c
     assert "organoid QC | organoid quality control" in text  # the commented example
     assert parse(text) == parse("")
     assert cli("check").code == 0
+    assert local_vocabulary(vault) is None  # nothing to open on recall's path
+    assert local_vocabulary(vault) is None and len(list((vault / ".biocortex" / "tmp").glob("vocabulary-*"))) == 1
 
 
 def test_a_group_of_two_separate_entity_notes_is_refused_with_a_hint_to_merge(vault: Path, cli: Cli) -> None:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 VOCABULARY_REL = "vocabulary.md"
 COMPILED_DIR = ".biocortex/tmp"  # git-ignored
 COMPILED_NAME = "vocabulary-{key}.sqlite"
+EMPTY_NAME = "vocabulary-{key}.empty"  # a note without groups: nothing to open
 
 _ITEM = re.compile(r"^\s{0,3}[-*+]\s+(?:\[[ xX]\]\s+)?(.*)$")
 _COMMENT = re.compile(r"\s#(?:\s|$)")
@@ -203,9 +204,15 @@ def local_vocabulary(root: Path) -> Local | None:
         return None  # `biocortex check` says why
     data = text.encode("utf-8", "surrogateescape")
     key = f"{zlib.crc32(data):08x}-{len(data)}-{VERSION}"
-    compiled = root / COMPILED_DIR / COMPILED_NAME.format(key=key)
+    folder = root / COMPILED_DIR
+    compiled = folder / COMPILED_NAME.format(key=key)
     if not compiled.is_file():
-        compiled = _compile(root, text, compiled)
+        if (folder / EMPTY_NAME.format(key=key)).is_file():
+            return None  # the template's note: prose and a commented example, no group
+        made = _compile(root, text, key)
+        if made is None:
+            return None
+        compiled = made
     owner = note_owner(root)
 
     def refuses(terms: Sequence[str]) -> str | None:
@@ -325,9 +332,10 @@ def _conflict(terms: Iterable[str], owner: Callable[[str], str | None]) -> tuple
             "or remove the line")
 
 
-def _compile(root: Path, text: str, compiled: Path) -> Path:
-    """Write the compiled form of ``text`` to ``compiled`` (or, in a vault that cannot be written,
-    to the system's temporary folder), remove older ones, and say the note's problems once."""
+def _compile(root: Path, text: str, key: str) -> Path | None:
+    """Write the compiled form of ``text`` under ``key`` (or, in a vault that cannot be written,
+    to the system's temporary folder), remove older ones, and say the note's problems once. None
+    (and a marker saying so) when the note has no group."""
     import contextlib
     import os
     import tempfile
@@ -346,19 +354,27 @@ def _compile(root: Path, text: str, compiled: Path) -> Path:
         role = "key" if group.targets else "both"
         members = [(role, t, _keys(t)) for t in group.keys] + [("target", t, _keys(t)) for t in group.targets]
         rows.append(("vault", f"{VOCABULARY_REL}:{group.line}", members))
+    folder = root / COMPILED_DIR
+    compiled = folder / (COMPILED_NAME if rows else EMPTY_NAME).format(key=key)
     try:
-        compiled.parent.mkdir(parents=True, exist_ok=True)
-        write(compiled, rows, {}, {"source": VOCABULARY_REL}, vacuum=False)
+        folder.mkdir(parents=True, exist_ok=True)
+        if rows:
+            write(compiled, rows, {}, {"source": VOCABULARY_REL}, vacuum=False)
+        else:
+            compiled.touch()
     except OSError:  # a read-only vault: compiled where this user may write, keyed the same way
+        if not rows:
+            return None
         compiled = Path(tempfile.gettempdir()) / f"biocortex-{os.getuid()}-{compiled.name}"
         if not compiled.is_file():
             write(compiled, rows, {}, {"source": VOCABULARY_REL}, vacuum=False)
         return compiled
-    for old in compiled.parent.glob(COMPILED_NAME.format(key="*")):
-        if old != compiled:
-            with contextlib.suppress(OSError):
-                old.unlink()
-    return compiled
+    for pattern in (COMPILED_NAME, EMPTY_NAME):
+        for old in folder.glob(pattern.format(key="*")):
+            if old != compiled:
+                with contextlib.suppress(OSError):
+                    old.unlink()
+    return compiled if rows else None
 
 
 def _keys(term: str) -> tuple[str, ...]:
