@@ -11,16 +11,16 @@ if TYPE_CHECKING:
 
 
 def suggest(
-    min_support: Annotated[int, typer.Option("--min-support", min=1, help="Only pairs with at least this much evidence.")] = 2,
-    limit: Annotated[int, typer.Option("--limit", min=0, help="At most this many suggestions, best supported first (0 = all).")] = 20,
+    min_support: Annotated[int, typer.Option("--min-support", help="Only pairs with at least this much evidence (1 or more).")] = 2,
+    limit: Annotated[int, typer.Option("--limit", help="At most this many suggestions, best supported first (0 = all).")] = 20,
     json_: Annotated[bool, typer.Option("--json", help="Print the suggestions as JSON.")] = False,
 ) -> int:
     """Synonym pairs mined from the vault's feedback and alike episodes, with their support. Nothing
     is applied: accept the ones you want with `biocortex vocabulary accept`."""
-    from biocortex_cli.ops.vocabulary import suggest as mine
+    from biocortex_cli.api.vocabulary import vocabulary_suggest
     from biocortex_cli.render.vocabulary import suggestions_text
 
-    report = mine(state.vault(), min_support=min_support, limit=limit or None)
+    report = vocabulary_suggest(state.vault(), min_support=min_support, limit=limit)
     state.emit_json(report.as_json()) if json_ else state.write(suggestions_text(report))
     state.info(f"biocortex: {len(report.suggestions)} suggestion(s) from {report.episodes} episodes and "
                f"{report.feedback_records} feedback records ({report.known} already in the vocabulary, "
@@ -30,15 +30,15 @@ def suggest(
 
 def accept(
     groups: Annotated[list[str], typer.Argument(metavar="GROUP...", help='Groups as vocabulary.md writes them ("doublet | multiplet"), or numbers of `vocabulary suggest`.')],
-    min_support: Annotated[int, typer.Option("--min-support", min=1, help="The --min-support the numbers were listed with.")] = 2,
+    min_support: Annotated[int, typer.Option("--min-support", help="The --min-support the numbers were listed with.")] = 2,
     json_: Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")] = False,
 ) -> int:
     """Add synonym groups to the vault's vocabulary.md, in one commit."""
-    from biocortex_cli.ops.vocabulary import accept as write
+    from biocortex_cli.api.vocabulary import vocabulary_accept
     from biocortex_cli.render.vocabulary import accepted_text
 
     vault = state.vault()
-    report = write(vault, groups, vault.author(state.OPTIONS.author), min_support=min_support)
+    report = vocabulary_accept(vault, groups=groups, author=state.author(vault), min_support=min_support)
     state.emit_json(report.as_json()) if json_ else state.write(accepted_text(report))
     return 0
 
@@ -48,23 +48,23 @@ def show(
     json_: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> int:
     """What a question's words expand to (synonyms, weights, sources; terms withheld and why)."""
-    from biocortex_cli.ops.vocabulary import show as expansion
+    from biocortex_cli.api.vocabulary import vocabulary_show
     from biocortex_cli.render.vocabulary import expansion_text
 
-    shown = expansion(state.vault(), text)
-    state.emit_json(shown) if json_ else state.write(expansion_text(shown))
+    shown = vocabulary_show(state.vault(), text=text)
+    state.emit_json(shown.as_json()) if json_ else state.write(expansion_text(shown.data))
     return 0
 
 
 def check(json_: Annotated[bool, typer.Option("--json", help="Print the problems as JSON.")] = False) -> int:
     """Validate vocabulary.md alone (`biocortex check` includes it). Exit 1 on problems."""
-    from biocortex_cli.ops.vocabulary import check_note
+    from biocortex_cli.api.vocabulary import vocabulary_check
     from biocortex_cli.render.text import check_report
 
-    problems = check_note(state.vault())
+    found = vocabulary_check(state.vault())
     if json_:
-        state.emit_json({"ok": not problems, "problems": [p.as_json() for p in problems]})
-    elif problems:
-        state.out(check_report(problems))
-    state.info(f"biocortex: vocabulary.md: {len(problems)} problem(s)")
-    return 1 if problems else 0
+        state.emit_json(found.as_json())
+    elif found.problems:
+        state.out(check_report(found.problems))
+    state.info(f"biocortex: vocabulary.md: {len(found.problems)} problem(s)")
+    return 0 if found.ok else 1

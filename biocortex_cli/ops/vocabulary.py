@@ -129,8 +129,6 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
     """Synonym pairs mined from the vault's feedback and alike episodes (module docstring)."""
     from biocortex_cli.index.build import refresh
 
-    if min_support < 1:
-        raise UsageError(f"--min-support must be at least 1, not {min_support}")
     conn, _report = refresh(vault, vault.config.tokenizer.encoding)
     try:
         tasks, attrs = _episodes(conn)
