@@ -20,6 +20,8 @@ command pays only for what it uses):
 - :mod:`.lessons`: ``lessons``, ``lesson_promote``, ``lessons_refresh``
 - :mod:`.vault`: ``index``, ``index_stale``, ``check``, ``doctor``, ``log``, ``sync``, ``forget``,
   ``restore``, ``guide``, ``init``, ``clone``
+- :mod:`.vocabulary`: ``vocabulary_suggest``, ``vocabulary_accept``, ``vocabulary_show``,
+  ``vocabulary_check``
 
 Example::
 
