@@ -39,7 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 7  # 7: feedback by the question it was given on (questions, question_words, question_evidence)
+# 8: feedback by the question it was given on (questions, question_words, question_evidence);
+# 7: Snowball stems; 6: no id_pieces table, a format key
+SCHEMA_VERSION = 8
 INDEX_NAME = "index.sqlite"
 
 SCHEMA = """
