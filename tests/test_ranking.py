@@ -133,3 +133,13 @@ def test_a_domain_alone_does_not_pass_the_gate(organoids: Path, cli: Cli) -> Non
     assert not any(h["task"].startswith("Cell type annotation") for h in data["results"])
     # a question about the domain only still finds its episodes
     assert "qc-failure" in ids(recall(cli, "scRNA-seq"))
+
+
+def test_a_domain_is_enough_when_nothing_else_the_question_names_is_in_memory(organoids: Path, cli: Cli) -> None:
+    """"sewage surveillance" is in no episode and has no synonym: the domain is the only thing the
+    question shares with memory that could be shared, so its episodes pass (on relevance)."""
+    data = recall(cli, "sewage surveillance scRNA-seq over time", "--explain")
+    assert {"sewag", "surveil"} <= set(data["explain"]["unknown_terms"])
+    assert "qc-failure" in ids(data)
+    # a question naming a word the vault knows still needs more than the domain (test above)
+    assert not any(h["task"].startswith("Cell type annotation") for h in recall(cli, QC_Q)["results"])

@@ -286,8 +286,10 @@ class _Concepts:
     A concept is a word of the question, or a domain it names (its words together); a synonym
     of a word stands for that word. A word is informative unless it is generic
     (signals.GENERIC_WORDS: "new", "filter", "predict") or too common to count (``max_df``); a
-    domain is, but never enough on its own. Each weighs its IDF; bit ``i`` of a mask is
-    ``names[i]``."""
+    domain is, but never enough on its own when the question names something else an episode could
+    match (a word no episode has, nor any of its synonyms, cannot be matched: a question whose only
+    matchable concept is a domain gates on coverage and relevance alone). Each weighs its IDF; bit
+    ``i`` of a mask is ``names[i]``."""
 
     names: tuple[str, ...]
     weights: tuple[float, ...]  # IDF weights (a word no episode has: the text signal's weight)
@@ -302,10 +304,14 @@ class _Concepts:
 
     def admits(self, mask: int) -> bool:
         """Whether an episode covering ``mask`` passes this part of the gate: at least
-        ``MIN_COVERAGE`` of the concepts, and not only domains when the question names more."""
+        ``MIN_COVERAGE`` of the concepts, and not only domains when the question names more that
+        some episode has."""
         if not self.names:
             return True
-        others = ((1 << len(self.names)) - 1) & ~self.domains
+        matchable = 0
+        for bits in self.masks.values():
+            matchable |= bits
+        others = matchable & ~self.domains
         return bool(mask) and self.share(mask) >= MIN_COVERAGE and not (others and not mask & others)
 
 
