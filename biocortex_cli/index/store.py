@@ -35,9 +35,8 @@ import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 # 8: feedback by the question it was given on (questions, question_words, question_evidence);
 # 7: Snowball stems; 6: no id_pieces table, a format key
@@ -81,8 +80,7 @@ class IndexUnusable(Exception):
     """The file is missing, corrupt, or from another schema: rebuild it."""
 
 
-@dataclass(frozen=True)
-class DocRow:
+class DocRow(NamedTuple):
     """What the indexer stores for one note."""
 
     rel: str
@@ -388,8 +386,7 @@ def insert(conn: sqlite3.Connection, rows: Iterable[DocRow]) -> int:
     return added
 
 
-@dataclass
-class ChunkPostings:
+class ChunkPostings(NamedTuple):
     """The posting lists of a batch of notes, with their final note numbers: what a rebuild's
     worker hands back (arrays pickle as bytes, a dict per note would cost the loader ~0.3 ms)."""
 
