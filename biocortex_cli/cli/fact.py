@@ -177,4 +177,18 @@ def _open(vault: Vault) -> tuple[sqlite3.Connection, IndexedFacts]:
         state.info(f"biocortex: warning: {problem.location()}{problem.message} (skipped; run `biocortex check`)")
     if len(problems) > 5:
         state.info(f"biocortex: warning: {len(problems) - 5} more broken fact or entity notes skipped")
-    return conn, source
+    return conn, _with_datasets(vault, source)
+
+
+def _with_datasets(vault: Vault, source: IndexedFacts) -> IndexedFacts:
+    """The registered datasets' edges beside the notes (facts/datasets_registry.py)."""
+    from biocortex_cli.store.walk import has_notes
+
+    if not has_notes(vault.root, "datasets"):
+        return source
+    from biocortex_cli.facts.datasets_registry import WithDatasets, consult
+
+    found = consult(vault, notice=state.info)
+    for warning in found.warnings:
+        state.info(warning)
+    return WithDatasets(source, found.edges) if found.edges else source  # type: ignore[return-value]

@@ -91,11 +91,18 @@ def _check_lesson(note: Note) -> list[VaultProblem]:
     return [_problem(e, note.rel) for e in lesson_problems(note.meta, note)]
 
 
+def _check_dataset(note: Note) -> list[VaultProblem]:
+    from biocortex_cli.facts.datasets import dataset_problems
+
+    return [_problem(e, note.rel) for e in dataset_problems(note)]
+
+
 CHECKS: dict[str, Callable[[Note], list[VaultProblem]]] = {
     "episode": _check_episode,
     "fact": _check_fact,
     "entity": _check_entity,
     "lesson": _check_lesson,
+    "dataset": _check_dataset,
 }
 
 
@@ -141,6 +148,7 @@ def check_vault(vault: Vault) -> CheckReport:
     problems.extend(_check_links(vault, notes))
     problems.extend(_check_contradictions(vault, notes))
     problems.extend(_check_feedback(vault))
+    problems.extend(_check_dataset_files(vault, notes))
     problems.sort(key=lambda p: (p.path, p.line, p.message))
     return CheckReport(notes=len(notes), problems=problems)
 
@@ -154,6 +162,15 @@ def _check_feedback(vault: Vault) -> list[VaultProblem]:
         _records, bad = parse_feedback((vault.root / rel).read_bytes(), rel)
         out += [_problem(exc, rel) for exc in bad]
     return out
+
+
+def _check_dataset_files(vault: Vault, notes: list[Note]) -> list[VaultProblem]:
+    """Registered datasets whose file is missing or changed: answers leave them out until fixed."""
+    if not any(n.meta.get("type") == "dataset" and n.rel.startswith("datasets/") for n in notes):
+        return []
+    from biocortex_cli.facts.datasets_registry import file_problems
+
+    return [_problem(e, e.path or "datasets/") for e in file_problems(vault)]
 
 
 def _check_contradictions(vault: Vault, notes: list[Note]) -> list[VaultProblem]:

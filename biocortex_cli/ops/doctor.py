@@ -22,7 +22,7 @@ SHOW = 5  # how many paths a finding names before "and N more"
 
 @dataclass(frozen=True)
 class Finding:
-    check: str  # git, lock, config, template, index, notes
+    check: str  # git, lock, config, template, index, datasets, notes
     severity: str  # error, warning or info
     message: str
     hint: str = ""
@@ -184,8 +184,30 @@ def check_notes(vault: Vault) -> list[Finding]:
                     "run `biocortex check` for the full list, fix each note, then commit")]
 
 
+def check_datasets(vault: Vault) -> list[Finding]:
+    """Each registered dataset that cannot answer here: a file missing (warning) or changed
+    (error: its index would give answers the note does not vouch for); not yet indexed (info)."""
+    from biocortex_cli.store.walk import has_notes
+
+    if not has_notes(vault.root, "datasets"):
+        return []
+    from biocortex_cli.facts.datasets_registry import statuses
+
+    found, problems = statuses(vault)
+    out = [Finding("datasets", "error", f"{p.location()}{p.message}", p.hint or "fix the note, then commit")
+           for p in problems]
+    for status in found:
+        if status.state == "ok":
+            continue
+        severity = {"changed": "error", "missing": "warning"}.get(status.state, "info")
+        hint = status.hint if severity != "info" else (
+            "the first fact query, verify or recall indexes it; `biocortex dataset refresh` does it now")
+        out.append(Finding("datasets", severity, status.message, hint))
+    return out
+
+
 CHECKS: tuple[Callable[[Vault], list[Finding]], ...] = (
-    check_git, check_lock, check_config, check_template, check_index, check_notes)
+    check_git, check_lock, check_config, check_template, check_index, check_datasets, check_notes)
 
 
 def diagnose(vault: Vault) -> list[Finding]:

@@ -1,0 +1,538 @@
+"""A registered dataset's edges, indexed outside git: one SQLite file per dataset.
+
+``.biocortex/datasets/<name>.sqlite`` (the folder ignores itself in git) is derived from the
+file the dataset note names and can be rebuilt from it at any time. One file per dataset, not
+tables in the sidecar index, because the measurement said so (docs/datasets.md): recall's index
+stays the size of the vault's own memory, rebuilding the episode index never re-reads a 1M-edge
+file, and registering, refreshing or removing one dataset writes one file, atomically (a build
+writes a temporary file and renames it over the old one, so readers never see half of it).
+
+Tables: ``nodes`` (one row per distinct end: its name as the file writes it and the tokens of
+`` <name>`` in the vault's encoding), ``names`` (case-folded name, and for KGX the node's id →
+node), ``predicates`` and ``quals`` (interned, with their tokens), ``edges`` (subject, object,
+predicate, qualifiers, the row's line in the file, its publications), and ``meta``: the schema,
+the checksum and stamp (size, mtime, inode) of every file read, a digest of the note's mapping,
+the renderer's format key, the encoding, and what the build skipped.
+
+Freshness, on every use (:func:`open_dataset`): a file's stamp equal to the one recorded at build
+time means the indexed file is the one the note registered. A different stamp with the same size
+is hashed once (a copy or ``touch`` keeps its checksum) and the stamp renewed; a different
+checksum or size is a changed file and is never answered from; a file that is missing leaves
+answers to the notes, with a warning.
+
+Recall never loads a tokenizer: a dataset's recall line is rendered from pieces that each begin
+with a space after a non-space character — a pre-token boundary in cl100k and o200k — so its
+tokens are the sum of the pieces' tokens, counted once per node, predicate and qualifier set at
+build time (tests/test_datasets.py compares the sum with tiktoken's count).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from biocortex_cli.errors import DataError
+from biocortex_cli.facts.datasets import Dataset, EdgeReader, Progress, resolve_path
+from biocortex_cli.render.blocks import format_key
+
+if TYPE_CHECKING:
+    from biocortex_cli.facts.model import Fact
+
+SCHEMA_VERSION = 1
+#: the key of the code that builds an index: how rows are read (datasets.py) and what is stored,
+#: with the recall lines whose pieces' tokens it counts (here); a new one rebuilds on first use
+FORMAT = format_key(str(Path(__file__).with_name("datasets.py")), __file__)
+FOLDER = "datasets"  # under .biocortex/
+BATCH = 50_000
+SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE nodes(id INTEGER PRIMARY KEY, name TEXT NOT NULL, tokens INTEGER NOT NULL);
+CREATE TABLE names(key TEXT NOT NULL, node INTEGER NOT NULL, PRIMARY KEY(key, node)) WITHOUT ROWID;
+CREATE TABLE predicates(id INTEGER PRIMARY KEY, name TEXT NOT NULL, tokens INTEGER NOT NULL);
+CREATE TABLE quals(id INTEGER PRIMARY KEY, json TEXT NOT NULL, text TEXT NOT NULL, tokens INTEGER NOT NULL);
+CREATE TABLE edges(s INTEGER NOT NULL, o INTEGER NOT NULL, p INTEGER NOT NULL, q INTEGER NOT NULL,
+  line INTEGER NOT NULL, nrefs INTEGER NOT NULL, refs TEXT);
+"""
+INDEXES = "CREATE INDEX edges_s ON edges(s); CREATE INDEX edges_o ON edges(o);"
+MAX_IN = 500  # keys per IN (...) list
+
+
+def index_dir(state_dir: Path) -> Path:
+    return state_dir / FOLDER
+
+
+def index_file(state_dir: Path, name: str) -> Path:
+    return index_dir(state_dir) / f"{name}.sqlite"
+
+
+def _ensure_dir(state_dir: Path) -> Path:
+    folder = index_dir(state_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():  # derived files: never committed, in vaults made before this folder existed too
+        ignore.write_text("# Derived from the registered datasets' files (biocortex dataset refresh rebuilds "
+                          "them).\n*\n", encoding="utf-8")
+    return folder
+
+
+def note_digest(dataset: Dataset) -> str:
+    """What the index depends on in the note: the files' checksums, format, mapping, and what the
+    recall lines print (the dataset's source and confidence)."""
+    import hashlib
+
+    data = [dataset.origin, dataset.format, dataset.header, dataset.confidence,
+            [tuple(f) for f in dataset.files()], dataset.mapping.as_json()]
+    return hashlib.sha1(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+# --- the recall line ----------------------------------------------------------------------------
+
+
+def line_pieces(dataset: Dataset) -> dict[str, str]:
+    """The constant pieces of a dataset's recall lines (each begins with a space, but the first)."""
+    conf = f"confidence {dataset.confidence:g})\n"
+    return {"dash": "-", "open": f" ({dataset.origin},", "one": f" publication; {conf}",
+            "many": f" publications; {conf}", "none": f" ({dataset.origin}; {conf}"}
+
+
+def number_tokens(n: int) -> int:
+    """Tokens of `` <n>``: the space, then one per run of three digits (cl100k, o200k and the estimate)."""
+    return 1 + -(-len(str(n)) // 3)
+
+
+def recall_line(dataset: Dataset, s: str, pred: str, o: str, quals: str, nrefs: int) -> str:
+    """``- TP53 activates CDKN1A [human] (dataset:trrust@2, 28 publications; confidence 0.8)``."""
+    pieces = line_pieces(dataset)
+    head = f"- {s} {pred.replace('_', ' ')} {o}{quals}"
+    if not nrefs:
+        return head + pieces["none"]
+    return head + pieces["open"] + f" {nrefs}" + pieces["one" if nrefs == 1 else "many"]
+
+
+def qualifier_suffix(quals: dict[str, str]) -> str:
+    """`` [human · T cell]`` (taxon by common name where known), or ""."""
+    if not quals:
+        return ""
+    try:
+        from biocortex_cli.facts.model import qualifier_text  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:  # before qualifiers land in the fact model
+        return " [" + " · ".join(quals.values()) + "]"
+    return f" [{qualifier_text(quals)}]"
+
+
+# --- building -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    dataset: str
+    rows: int
+    edges: int
+    nodes: int
+    skipped: dict[str, int]
+    problems: list[DataError]
+    checksums: dict[str, str]
+    sizes: dict[str, int]
+    seconds: float
+    bytes: int  # of the index file
+
+    def as_json(self) -> dict[str, Any]:
+        return {"dataset": self.dataset, "rows": self.rows, "edges": self.edges, "nodes": self.nodes,
+                "skipped": self.skipped, "seconds": round(self.seconds, 3), "index_bytes": self.bytes,
+                "problems": [{"path": p.path, "line": p.line, "message": p.message} for p in self.problems]}
+
+
+class ChecksumMismatch(DataError):
+    """The file read is not the one the note registered."""
+
+
+def _stamp(path: Path) -> list[int]:
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def build_index(dataset: Dataset, root: Path, state_dir: Path, *, encoding: str, progress: Progress | None = None,
+                verify: bool = True) -> BuildReport:
+    """Index ``dataset``'s file(s) into ``.biocortex/datasets/<name>.sqlite``, replacing it whole.
+
+    With ``verify``, what was read must have the checksums the note records (else
+    :class:`ChecksumMismatch`, and the old index stays). ``progress(bytes read, bytes in all)``."""
+    from biocortex_cli.tokens import get_counter
+
+    started = time.perf_counter()
+    folder = _ensure_dir(state_dir)
+    target = folder / f"{dataset.name}.sqlite"
+    tmp = folder / f".{dataset.name}.{os.getpid()}.tmp"
+    tmp.unlink(missing_ok=True)
+    reader = EdgeReader(dataset, root, progress)
+    stamps = {ref.path: _stamp(path) for ref, path in reader.paths() if path.exists()}
+    conn = sqlite3.connect(tmp, isolation_level=None)
+    try:
+        conn.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536;" + SCHEMA)
+        conn.execute("BEGIN")
+        kgx = dataset.format == "kgx"
+        nodes: dict[str, int] = {}
+        preds: dict[str, int] = {}
+        quals: dict[tuple[tuple[str, str], ...], int] = {(): 0}
+        base = tuple(sorted(dataset.mapping.qualifiers.items()))
+        rows: list[tuple[int, int, int, int, int, int, str | None]] = []
+        insert = "INSERT INTO edges VALUES(?,?,?,?,?,?,?)"
+        for edge in reader.edges():
+            s = nodes.get(edge.subject)
+            if s is None:
+                s = nodes[edge.subject] = len(nodes) + 1
+            o = nodes.get(edge.object)
+            if o is None:
+                o = nodes[edge.object] = len(nodes) + 1
+            p = preds.get(edge.predicate)
+            if p is None:
+                p = preds[edge.predicate] = len(preds) + 1
+            q = 0
+            if base or edge.qualifiers:
+                combo = tuple(sorted({**dict(base), **dict(edge.qualifiers)}.items()))
+                q = quals.get(combo, -1)
+                if q < 0:
+                    q = quals[combo] = len(quals)
+            refs = edge.refs
+            rows.append((s, o, p, q, edge.line, len(refs), _pack(refs) if refs else None))
+            if len(rows) >= BATCH:
+                conn.executemany(insert, rows)
+                rows.clear()
+        conn.executemany(insert, rows)
+        if verify:
+            for ref in dataset.files():
+                got = reader.report.checksums.get(ref.path)
+                if got != ref.checksum:
+                    raise ChecksumMismatch(
+                        f"dataset file {ref.path} changed: its checksum is {got}, the note records {ref.checksum}",
+                        path=dataset.rel or None,
+                        hint=f"if this is a new release, register it: biocortex dataset refresh {dataset.name} "
+                             "--accept-change --version V; else put the registered file back")
+        counter = get_counter(encoding)
+        names = reader.node_names
+        shown = {key: (names.get(key) or key) if kgx else key for key in nodes}
+        node_list = sorted(nodes.items(), key=lambda kv: kv[1])
+        node_tokens = counter.count_many([" " + shown[key] for key, _ in node_list])
+        conn.executemany("INSERT INTO nodes VALUES(?,?,?)",
+                         [(i, shown[key], t) for (key, i), t in zip(node_list, node_tokens, strict=True)])
+        name_rows = {(shown[key].casefold(), i) for key, i in node_list}
+        if kgx:
+            name_rows |= {(key.casefold(), i) for key, i in node_list}
+        conn.executemany("INSERT INTO names VALUES(?,?)", sorted(name_rows))
+        pred_list = sorted(preds.items(), key=lambda kv: kv[1])
+        pred_tokens = counter.count_many([" " + p.replace("_", " ") for p, _ in pred_list])
+        conn.executemany("INSERT INTO predicates VALUES(?,?,?)",
+                         [(i, p, t) for (p, i), t in zip(pred_list, pred_tokens, strict=True)])
+        qual_rows = []
+        for combo, i in quals.items():
+            text = qualifier_suffix(dict(combo))
+            qual_rows.append((i, json.dumps(dict(combo), ensure_ascii=False), text, counter.count(text) if text else 0))
+        conn.executemany("INSERT INTO quals VALUES(?,?,?,?)", qual_rows)
+        for statement in INDEXES.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        report = reader.report
+        pieces = {k: counter.count(v) for k, v in line_pieces(dataset).items()}
+        meta = {"schema": SCHEMA_VERSION, "format": FORMAT, "encoding": counter.encoding, "name": dataset.name,
+                "digest": note_digest(dataset), "checksums": report.checksums, "stamps": stamps,
+                "rows": report.rows, "edges": report.edges, "nodes": len(nodes), "skipped": dict(report.skipped),
+                "problems": [[p.path, p.line, p.message] for p in report.problems], "pieces": pieces,
+                "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        conn.executemany("INSERT INTO meta VALUES(?,?)", [(k, json.dumps(v)) for k, v in meta.items()])
+        conn.execute("COMMIT")
+        conn.close()
+        after = {ref.path: _stamp(path) for ref, path in reader.paths()}
+        if [a[:2] for a in after.values()] != [b[:2] for b in stamps.values()]:
+            raise DataError(f"dataset file of {dataset.name} changed while it was being indexed",
+                            path=dataset.rel or None, hint="run the command again once the file is complete")
+        os.replace(tmp, target)
+    except BaseException:
+        conn.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    return BuildReport(dataset=dataset.name, rows=report.rows, edges=report.edges, nodes=len(nodes),
+                       skipped=dict(report.skipped), problems=list(report.problems), checksums=report.checksums,
+                       sizes=report.sizes, seconds=time.perf_counter() - started, bytes=target.stat().st_size)
+
+
+def _pack(refs: Sequence[str]) -> str:
+    """Publications as stored: PMIDs as bare digits, ``|`` between."""
+    return "|".join(r[5:] if r.startswith("PMID:") else r for r in refs)
+
+
+def _unpack(text: str | None) -> list[str]:
+    if not text:
+        return []
+    return [f"PMID:{r}" if r.isdigit() else r for r in text.split("|")]
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+def read_meta(conn: sqlite3.Connection) -> dict[str, Any]:
+    return {k: json.loads(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A dataset index, open for reading (and for renewing stamps)."""
+    conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA query_only=0")
+    return conn
+
+
+@dataclass
+class DatasetEdges:
+    """One registered dataset's edges as assertions beside the notes (an edge source for
+    ``fact query``, ``fact verify``, ``entity show`` and recall). Each edge is a
+    :class:`~biocortex_cli.facts.model.Fact` whose record says where it comes from: ``origin``
+    and ``source`` ``dataset:<name>@<version>``, one ``evidence`` item (the dataset, its
+    confidence, the row's publications as ``refs``), ``dataset`` (name, version, file, line)."""
+
+    dataset: Dataset
+    conn: sqlite3.Connection
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def _nodes(self, keys: Iterable[str]) -> list[int]:
+        wanted = sorted({k.casefold() for k in keys if k})
+        out: list[int] = []
+        for i in range(0, len(wanted), MAX_IN):
+            chunk = wanted[i:i + MAX_IN]
+            out += [n for (n,) in self.conn.execute(
+                f"SELECT node FROM names WHERE key IN ({','.join('?' * len(chunk))})", chunk)]
+        return sorted(set(out))
+
+    def known_name(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT n.name FROM names k JOIN nodes n ON n.id = k.node WHERE k.key = ? "
+                                "ORDER BY n.id LIMIT 1", (key.casefold(),)).fetchone()
+        return None if row is None else str(row[0])
+
+    def synonyms(self, keys: Iterable[str]) -> set[str]:
+        """Every key of the nodes ``keys`` name (KGX: an id and its name are one node)."""
+        nodes = self._nodes(keys)
+        out: set[str] = set()
+        for i in range(0, len(nodes), MAX_IN):
+            chunk = nodes[i:i + MAX_IN]
+            out.update(k for (k,) in self.conn.execute(
+                f"SELECT key FROM names WHERE node IN ({','.join('?' * len(chunk))})", chunk))
+        return out
+
+    def substring(self, text: str, limit: int = 50) -> list[str]:
+        like = "%" + text.casefold().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        return [str(n) for (n,) in self.conn.execute(
+            "SELECT DISTINCT n.name FROM names k JOIN nodes n ON n.id = k.node WHERE k.key LIKE ? ESCAPE '\\' "
+            "ORDER BY length(n.name), n.name LIMIT ?", (like, limit))]
+
+    def touching(self, keys: Iterable[str], limit: int | None = None) -> list[Fact]:
+        """Edges whose subject or object is one of ``keys``, best documented first."""
+        nodes = self._nodes(keys)
+        if not nodes:
+            return []
+        return [self._fact(row) for row in self._rows(nodes, limit)]
+
+    def _rows(self, nodes: Sequence[int], limit: int | None, *, both_first: bool = False) -> list[tuple[Any, ...]]:
+        marks = ",".join("?" * len(nodes))
+        # an edge between two of the nodes first (a self-loop counts once)
+        both = f"(e.s IN ({marks})) + (e.o IN ({marks}) AND e.o != e.s)" if both_first else "0"
+        sql = (f"SELECT {both} AS ends, e.line, ns.name, pr.name, no.name, qs.json, e.nrefs, e.refs, "
+               f"ns.tokens + pr.tokens + no.tokens + qs.tokens, qs.text FROM edges e "
+               f"JOIN nodes ns ON ns.id = e.s JOIN nodes no ON no.id = e.o JOIN predicates pr ON pr.id = e.p "
+               f"JOIN quals qs ON qs.id = e.q WHERE e.rowid IN (SELECT rowid FROM edges WHERE s IN ({marks}) "
+               f"UNION SELECT rowid FROM edges WHERE o IN ({marks})) ORDER BY ends DESC, e.nrefs DESC, e.line")
+        args = [*nodes, *nodes] if both_first else []
+        args += [*nodes, *nodes]
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        if len(nodes) > MAX_IN:  # a huge neighbourhood (hops): one query per chunk, merged
+            out: list[tuple[Any, ...]] = []
+            for i in range(0, len(nodes), MAX_IN):
+                out += self._rows(nodes[i:i + MAX_IN], limit, both_first=both_first)
+            out.sort(key=lambda r: (-r[0], -r[6], r[1]))
+            return out[:limit] if limit is not None else out
+        return self.conn.execute(sql, args).fetchall()
+
+    def _fact(self, row: tuple[Any, ...]) -> Fact:
+        from biocortex_cli.facts.model import Fact
+
+        _ends, line, s, p, o, quals, _n, refs, _tokens, _text = row
+        ds = self.dataset
+        evidence: dict[str, Any] = {"source": ds.origin, "confidence": ds.confidence}
+        refs_list = _unpack(refs)
+        if refs_list:
+            evidence["refs"] = refs_list
+        record: dict[str, Any] = {
+            "id": f"{ds.name}:{line}", "type": "fact", "subject": s, "predicate": p, "object": o,
+            "confidence": ds.confidence, "source": [ds.origin], "status": "current", "origin": ds.origin,
+            "evidence": [evidence]}
+        q = json.loads(quals)
+        if q:
+            record["qualifiers"] = q
+        record["dataset"] = {"name": ds.name, "version": ds.version, "file": ds.file.path, "line": line}
+        return Fact(record=record, path=ds.rel, line=line)
+
+    # --- recall ---------------------------------------------------------------------------------
+
+    def question_nodes(self, phrases: Iterable[str], keys: Iterable[str]) -> list[int]:
+        """Nodes the question names: a phrase written exactly as a node's name (case and all: "max"
+        in a sentence is not MAX) or an identifier (``HGNC:11998``, any case), and the names the
+        vault resolved (entity notes and their aliases, any case)."""
+        exact = {p for p in phrases if p}
+        out = set(self._nodes(keys))
+        folded = sorted({p.casefold() for p in exact})
+        for i in range(0, len(folded), MAX_IN):
+            chunk = folded[i:i + MAX_IN]
+            for node, name, key in self.conn.execute(
+                    f"SELECT k.node, n.name, k.key FROM names k JOIN nodes n ON n.id = k.node "
+                    f"WHERE k.key IN ({','.join('?' * len(chunk))})", chunk):
+                if name in exact or (":" in key and key != name.casefold()):
+                    out.add(node)
+        return sorted(out)
+
+    def recall_rows(self, nodes: Sequence[int], limit: int) -> list[tuple[float, str, int, dict[str, Any]]]:
+        """(confidence, line, tokens, record) for the edges around ``nodes``: edges between two of
+        them first, then the best documented."""
+        if not nodes:
+            return []
+        pieces = self.meta["pieces"]
+        out = []
+        for row in self._rows(nodes, limit, both_first=True):
+            _ends, _line, s, p, o, _quals, nrefs, _refs, tokens, qtext = row
+            tail = (pieces["open"] + number_tokens(nrefs) + pieces["one" if nrefs == 1 else "many"]
+                    if nrefs else pieces["none"])
+            fact = self._fact(row)
+            out.append((self.dataset.confidence, recall_line(self.dataset, s, p, o, qtext, nrefs),
+                        pieces["dash"] + tokens + tail, fact.as_json()))
+        return out
+
+
+# --- freshness ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Freshness:
+    """Whether a dataset can answer on this machine, and if not, why and what to do."""
+
+    state: str  # ok, missing, changed, unindexed, stale (the last two are rebuilt when allowed)
+    message: str = ""
+    hint: str = ""
+
+    @property
+    def usable(self) -> bool:
+        return self.state == "ok"
+
+
+def _hash(path: Path) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return "sha256:" + digest.hexdigest()
+
+
+def file_state(dataset: Dataset, root: Path, meta: dict[str, Any] | None) -> tuple[Freshness, dict[str, list[int]]]:
+    """The registered file(s) on this machine against the note (and the index's stamps): ok,
+    missing or changed; renewed stamps are returned for the caller to store."""
+    renewed: dict[str, list[int]] = {}
+    for ref in dataset.files():
+        path = resolve_path(root, ref.path)
+        try:
+            stamp = _stamp(path)
+        except OSError:
+            return Freshness("missing", f"dataset {dataset.label}: file {ref.path} is missing",
+                             f"put it back, or give its new place: biocortex dataset refresh {dataset.name} "
+                             "--path FILE"), {}
+        if stamp[0] != ref.size:
+            return Freshness("changed", f"dataset {dataset.label}: file {ref.path} changed ({stamp[0]:,} bytes, "
+                             f"registered {ref.size:,})", _changed_hint(dataset)), {}
+        known = (meta or {}).get("stamps", {}).get(ref.path)
+        same_index = meta is not None and meta.get("checksums", {}).get(ref.path) == ref.checksum
+        if known == stamp and same_index:
+            continue
+        if _hash(path) != ref.checksum:
+            return Freshness("changed", f"dataset {dataset.label}: file {ref.path} changed (its checksum differs "
+                             "from the registered one)", _changed_hint(dataset)), {}
+        renewed[ref.path] = stamp
+    return Freshness("ok"), renewed
+
+
+def _changed_hint(dataset: Dataset) -> str:
+    return (f"if it is a new release: biocortex dataset refresh {dataset.name} --accept-change --version V; "
+            "else put the registered file back")
+
+
+def index_state(dataset: Dataset, meta: dict[str, Any] | None, encoding: str) -> Freshness:
+    """Whether the index was built from this note's files and mapping, by this code, for this encoding."""
+    if meta is None:
+        return Freshness("unindexed", f"dataset {dataset.label} is not indexed on this machine",
+                         f"biocortex dataset refresh {dataset.name}")
+    if (meta.get("schema") != SCHEMA_VERSION or meta.get("format") != FORMAT or meta.get("encoding") != encoding
+            or meta.get("digest") != note_digest(dataset)):
+        return Freshness("stale", f"the index of dataset {dataset.label} is out of date",
+                         f"biocortex dataset refresh {dataset.name}")
+    return Freshness("ok")
+
+
+def open_index(state_dir: Path, name: str) -> tuple[sqlite3.Connection, dict[str, Any]] | None:
+    path = index_file(state_dir, name)
+    if not path.exists():
+        return None
+    try:
+        conn = connect(path)
+        return conn, read_meta(conn)
+    except (sqlite3.Error, ValueError):
+        return None  # damaged: rebuilt like a missing one
+
+
+def renew_stamps(conn: sqlite3.Connection, meta: dict[str, Any], renewed: dict[str, list[int]]) -> None:
+    if not renewed:
+        return
+    stamps = {**meta.get("stamps", {}), **renewed}
+    meta["stamps"] = stamps
+    with contextlib.suppress(sqlite3.Error):  # read-only: hashed again next time, answers still right
+        conn.execute("INSERT OR REPLACE INTO meta VALUES('stamps', ?)", (json.dumps(stamps),))
+
+
+Notice = Callable[[str], None]
+
+
+def prepare(dataset: Dataset, root: Path, state_dir: Path, *, encoding: str, build: bool = True,
+            notice: Notice | None = None, progress: Progress | None = None) -> tuple[DatasetEdges | None, Freshness]:
+    """The dataset's edges, ready to answer — or None and why not. A missing or outdated index
+    is built when ``build`` (one notice; a file that changed is never indexed)."""
+    opened = open_index(state_dir, dataset.name)
+    meta = opened[1] if opened else None
+    state = index_state(dataset, meta, encoding)
+    files, renewed = file_state(dataset, root, meta if state.usable else None)
+    if not files.usable:
+        if opened:
+            opened[0].close()
+        return None, files
+    if state.usable and opened:
+        renew_stamps(opened[0], opened[1], renewed)
+        return DatasetEdges(dataset, opened[0], opened[1]), state
+    if opened:
+        opened[0].close()
+    if not build:
+        return None, state
+    if notice is not None:
+        size = sum(f.size for f in dataset.files())
+        notice(f"biocortex: indexing dataset {dataset.label} ({size / 2**20:.1f} MiB; {state.message or 'first use'})")
+    try:
+        build_index(dataset, root, state_dir, encoding=encoding, progress=progress)
+    except ChecksumMismatch as exc:
+        return None, Freshness("changed", exc.message, exc.hint or "")
+    reopened = open_index(state_dir, dataset.name)
+    if reopened is None:  # pragma: no cover - just written
+        return None, Freshness("unindexed", f"dataset {dataset.label}: the index could not be opened")
+    return DatasetEdges(dataset, *reopened), Freshness("ok")
