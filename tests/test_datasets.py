@@ -119,7 +119,7 @@ def test_recall_line_tokens_are_the_sum_of_their_pieces(vault: Path, cli: Cli, t
                                                        encoding: str) -> None:
     """Recall never loads a tokenizer: each dataset line's count comes from pieces counted at
     index time. The sum must be the tokenizer's own count of the line, for any names."""
-    from biocortex_cli.facts.datasets_registry import consult
+    from biocortex_cli.facts.datasets_index import consult
     from biocortex_cli.store.vault import Vault
     from biocortex_cli.tokens import get_counter
 

@@ -78,7 +78,8 @@ def show(
     json_: Annotated[bool, typer.Option("--json", help="Print the dataset as JSON.")] = False,
 ) -> int:
     """One dataset: its record (source, licence, file, checksum, mapping) and its state here."""
-    from biocortex_cli.facts.datasets_registry import dataset_status, find_dataset, show_text
+    from biocortex_cli.facts.datasets import find_dataset
+    from biocortex_cli.facts.datasets_registry import dataset_status, show_text
 
     vault = state.vault()
     status = dataset_status(vault, find_dataset(vault, name))

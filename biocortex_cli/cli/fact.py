@@ -186,7 +186,7 @@ def _with_datasets(vault: Vault, source: IndexedFacts) -> IndexedFacts:
 
     if not has_notes(vault.root, "datasets"):
         return source
-    from biocortex_cli.facts.datasets_registry import WithDatasets, consult
+    from biocortex_cli.facts.datasets_index import WithDatasets, consult
 
     found = consult(vault, notice=state.info)
     for warning in found.warnings:

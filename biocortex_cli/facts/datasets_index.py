@@ -32,24 +32,24 @@ import contextlib
 import json
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from biocortex_cli.errors import DataError
-from biocortex_cli.facts.datasets import Dataset, EdgeReader, Progress, resolve_path
+from biocortex_cli.facts.datasets import STATE_FOLDER, Dataset, Progress, resolve_path, state_folder
 from biocortex_cli.render.blocks import format_key
 
 if TYPE_CHECKING:
     from biocortex_cli.facts.model import Fact
+    from biocortex_cli.store.vault import Vault
 
 SCHEMA_VERSION = 1
 #: the key of the code that builds an index: how rows are read (datasets.py) and what is stored,
 #: with the recall lines whose pieces' tokens it counts (here); a new one rebuilds on first use
 FORMAT = format_key(str(Path(__file__).with_name("datasets.py")), __file__)
-FOLDER = "datasets"  # under .biocortex/
 BATCH = 50_000
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -64,32 +64,18 @@ INDEXES = "CREATE INDEX edges_s ON edges(s); CREATE INDEX edges_o ON edges(o);"
 MAX_IN = 500  # keys per IN (...) list
 
 
-def index_dir(state_dir: Path) -> Path:
-    return state_dir / FOLDER
-
-
 def index_file(state_dir: Path, name: str) -> Path:
-    return index_dir(state_dir) / f"{name}.sqlite"
-
-
-def _ensure_dir(state_dir: Path) -> Path:
-    folder = index_dir(state_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    ignore = folder / ".gitignore"
-    if not ignore.exists():  # derived files: never committed, in vaults made before this folder existed too
-        ignore.write_text("# Derived from the registered datasets' files (biocortex dataset refresh rebuilds "
-                          "them).\n*\n", encoding="utf-8")
-    return folder
+    return state_dir / STATE_FOLDER / f"{name}.sqlite"
 
 
 def note_digest(dataset: Dataset) -> str:
     """What the index depends on in the note: the files' checksums, format, mapping, and what the
     recall lines print (the dataset's source and confidence)."""
-    import hashlib
+    import zlib
 
-    data = [dataset.origin, dataset.format, dataset.header, dataset.confidence,
-            [tuple(f) for f in dataset.files()], dataset.mapping.as_json()]
-    return hashlib.sha1(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+    data = json.dumps([dataset.origin, dataset.format, dataset.header, dataset.confidence,
+                       [tuple(f) for f in dataset.files()], dataset.mapping.as_json()], sort_keys=True).encode()
+    return f"{zlib.crc32(data):08x}-{len(data)}"
 
 
 # --- the recall line ----------------------------------------------------------------------------
@@ -130,8 +116,7 @@ def qualifier_suffix(quals: dict[str, str]) -> str:
 # --- building -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class BuildReport:
+class BuildReport(NamedTuple):
     dataset: str
     rows: int
     edges: int
@@ -167,10 +152,12 @@ def build_index(dataset: Dataset, root: Path, state_dir: Path, *, encoding: str,
     from biocortex_cli.tokens import get_counter
 
     started = time.perf_counter()
-    folder = _ensure_dir(state_dir)
+    folder = state_folder(state_dir)
     target = folder / f"{dataset.name}.sqlite"
     tmp = folder / f".{dataset.name}.{os.getpid()}.tmp"
     tmp.unlink(missing_ok=True)
+    from biocortex_cli.facts.datasets_read import EdgeReader
+
     reader = EdgeReader(dataset, root, progress)
     stamps = {ref.path: _stamp(path) for ref, path in reader.paths() if path.exists()}
     conn = sqlite3.connect(tmp, isolation_level=None)
@@ -287,7 +274,6 @@ def connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-@dataclass
 class DatasetEdges:
     """One registered dataset's edges as assertions beside the notes (an edge source for
     ``fact query``, ``fact verify``, ``entity show`` and recall). Each edge is a
@@ -295,9 +281,8 @@ class DatasetEdges:
     and ``source`` ``dataset:<name>@<version>``, one ``evidence`` item (the dataset, its
     confidence, the row's publications as ``refs``), ``dataset`` (name, version, file, line)."""
 
-    dataset: Dataset
-    conn: sqlite3.Connection
-    meta: dict[str, Any] = field(default_factory=dict)
+    def __init__(self, dataset: Dataset, conn: sqlite3.Connection, meta: dict[str, Any]) -> None:
+        self.dataset, self.conn, self.meta = dataset, conn, meta
 
     def close(self) -> None:
         self.conn.close()
@@ -417,8 +402,7 @@ class DatasetEdges:
 # --- freshness ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Freshness:
+class Freshness(NamedTuple):
     """Whether a dataset can answer on this machine, and if not, why and what to do."""
 
     state: str  # ok, missing, changed, unindexed, stale (the last two are rebuilt when allowed)
@@ -536,3 +520,88 @@ def prepare(dataset: Dataset, root: Path, state_dir: Path, *, encoding: str, bui
     if reopened is None:  # pragma: no cover - just written
         return None, Freshness("unindexed", f"dataset {dataset.label}: the index could not be opened")
     return DatasetEdges(dataset, *reopened), Freshness("ok")
+
+
+def stderr_notice(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
+# --- consulting ---------------------------------------------------------------------------------
+
+
+class Consulted(NamedTuple):
+    """The datasets that answer, and a warning for each that cannot."""
+
+    edges: list[DatasetEdges]
+    warnings: list[str]
+
+    def close(self) -> None:
+        for source in self.edges:
+            source.close()
+
+
+def consult(vault: Vault, *, encoding: str | None = None, notice: Notice | None = stderr_notice,
+            build: bool = True) -> Consulted:
+    """Open every registered dataset that can answer; an index missing or out of date is built
+    (with a notice). A missing or changed file, or an unreadable note, is a warning, and answers
+    come from the notes and the other datasets."""
+    from biocortex_cli.facts.datasets import read_datasets
+
+    out = Consulted([], [])
+    datasets, problems = read_datasets(vault)
+    for problem in problems:
+        out.warnings.append(f"biocortex: warning: {problem.location()}{problem.message} (dataset skipped; "
+                            "run `biocortex check`)")
+    if not datasets:
+        return out
+    enc = encoding or vault.config.tokenizer.encoding
+    for dataset in datasets:
+        source, state = prepare(dataset, vault.root, vault.state_dir, encoding=enc, build=build, notice=notice)
+        if source is None:
+            out.warnings.append(f"biocortex: warning: {state.message}; answering without it ({state.hint})")
+        else:
+            out.edges.append(source)
+    return out
+
+
+# --- beside the notes ---------------------------------------------------------------------------
+
+
+class WithDatasets:
+    """The vault's facts with the datasets' edges beside them (a ``FactSource``): names and
+    aliases come from the vault, and a name only a dataset knows (``HGNC:11998`` in a KGX
+    dataset) is found there; ``touching`` asks every source and merges, most confident first,
+    notes before datasets."""
+
+    def __init__(self, notes: Any, datasets: Sequence[DatasetEdges]) -> None:
+        self.notes, self.datasets = notes, datasets  # notes: a FactSource
+
+    def resolve(self, name: str) -> str:
+        return str(self.notes.resolve(name))
+
+    def spellings(self, name: str) -> set[str]:
+        keys: set[str] = set(self.notes.spellings(name))
+        for source in self.datasets:
+            keys |= source.synonyms(keys)
+        return keys
+
+    def known_name(self, key: str) -> str | None:
+        for source in (self.notes, *self.datasets):
+            found = source.known_name(key)
+            if found is not None:
+                return str(found)
+        return None
+
+    def substring(self, text: str, limit: int = 50) -> list[str]:
+        names = list(self.notes.substring(text, limit))
+        for source in self.datasets:
+            names += source.substring(text, limit)
+        return sorted(set(names), key=lambda s: (len(s), s))[:limit]
+
+    def touching(self, keys: Any, limit: int | None = None) -> list[Any]:
+        wanted = set(keys)
+        found = list(self.notes.touching(wanted, limit))
+        for source in self.datasets:
+            found += source.touching(wanted, limit)
+        found.sort(key=lambda f: (-f.confidence, "origin" in f.record, f.id))
+        return found[:limit] if limit is not None else found

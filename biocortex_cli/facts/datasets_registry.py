@@ -1,32 +1,24 @@
-"""Registering datasets, and consulting them beside the notes.
-
-``biocortex dataset add|list|show|refresh|remove`` (cli/dataset.py) call the functions here;
-``fact query``, ``fact verify``, ``recall`` and ``context`` call :func:`consult`, which opens
-every registered dataset that can answer on this machine and says why the others cannot.
+"""Registering datasets: ``biocortex dataset add|list|show|refresh|remove`` (cli/dataset.py),
+and what ``check`` and ``doctor`` say about them. (Answering from them is
+facts/datasets_index.py :func:`~biocortex_cli.facts.datasets_index.consult`.)
 
 Writes go through ``Vault.transaction``: one commit per command (``dataset: add trrust — …``).
 Removing a dataset moves its note to ``archive/datasets/`` (nothing is deleted) and drops its
 derived index. The index is built *before* the note is committed, so a file that yields no edge,
 or a mapping that names a missing column, is refused with ``path:line`` and nothing is written.
-
-Reading the notes on every ``fact verify`` would import PyYAML; the parsed records are kept in
-``.biocortex/datasets/notes.json`` keyed by each note's size and mtime (derived, like the index).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import DataError, NotFoundError, UsageError
 from biocortex_cli.facts.datasets import (
-    FOLDER,
     Dataset,
     FileRef,
     Progress,
@@ -34,25 +26,24 @@ from biocortex_cli.facts.datasets import (
     dataset_from_note,
     dataset_meta,
     dataset_rel,
-    kgx_files,
+    find_dataset,
+    read_datasets,
     record_path,
     render_dataset,
     resolve_path,
-    sniff_format,
 )
 from biocortex_cli.facts.datasets_index import (
     BuildReport,
-    DatasetEdges,
     Notice,
     build_index,
     file_state,
-    index_dir,
     index_file,
     index_state,
     note_digest,
     open_index,
     prepare,
 )
+from biocortex_cli.facts.datasets_read import kgx_files, sniff_format
 
 if TYPE_CHECKING:
     from biocortex_cli.store.git import Author
@@ -60,124 +51,6 @@ if TYPE_CHECKING:
 
 NOTES_CACHE = "notes.json"
 ARCHIVE = "archive/datasets"
-
-
-def stderr_notice(text: str) -> None:
-    sys.stderr.write(text + "\n")
-
-
-# --- reading the notes --------------------------------------------------------------------------
-
-
-def note_rels(root: Path) -> dict[str, tuple[int, int]]:
-    """``datasets/*.md`` (not README) -> (mtime_ns, size)."""
-    from biocortex_cli.store.walk import list_folder
-
-    try:
-        return dict(sorted(list_folder(root, FOLDER).notes.items()))
-    except (FileNotFoundError, NotADirectoryError):
-        return {}
-
-
-def read_datasets(vault: Vault) -> tuple[list[Dataset], list[DataError]]:
-    """Every registered dataset (notes in ``datasets/``) and the notes that cannot be read."""
-    rels = note_rels(vault.root)
-    if not rels:
-        return [], []
-    cache_path = index_dir(vault.state_dir) / NOTES_CACHE
-    try:
-        cache = json.loads(cache_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        cache = {}
-    out, problems, fresh = [], [], {}
-    for rel, stamp in rels.items():
-        hit = cache.get(rel) if isinstance(cache, dict) else None
-        record = hit["record"] if isinstance(hit, dict) and hit.get("stamp") == list(stamp) else None
-        try:
-            dataset = _from_record(rel, record) if record is not None else _parse(vault, rel)
-        except DataError as exc:
-            problems.append(exc)
-            continue
-        fresh[rel] = {"stamp": list(stamp), "record": dict(dataset.record)}
-        out.append(dataset)
-    if fresh != cache:
-        _write_cache(vault.state_dir, fresh)
-    return out, problems
-
-
-def _from_record(rel: str, record: dict[str, Any]) -> Dataset:
-    from biocortex_cli.store.notes import Note
-
-    return dataset_from_note(Note(rel=rel, meta=record, body="", body_line=1))
-
-
-def _parse(vault: Vault, rel: str) -> Dataset:
-    from biocortex_cli.store.notes import read_note
-
-    note = read_note(vault.root / rel, rel)
-    dataset = dataset_from_note(note)
-    if rel != dataset_rel(dataset.name):
-        raise DataError(f"the note of dataset {dataset.name!r} must be {dataset_rel(dataset.name)}", path=rel,
-                        line=note.line_of("id"), hint="rename the file or the id")
-    return dataset
-
-
-def _write_cache(state_dir: Path, data: dict[str, Any]) -> None:
-    from biocortex_cli.facts.datasets_index import _ensure_dir
-    from biocortex_cli.store.files import atomic_write
-
-    with contextlib.suppress(OSError):  # a read-only vault: parsed again next time
-        atomic_write(_ensure_dir(state_dir) / NOTES_CACHE, json.dumps(data, ensure_ascii=False), fsync=False)
-
-
-def find_dataset(vault: Vault, name: str) -> Dataset:
-    datasets, problems = read_datasets(vault)
-    for dataset in datasets:
-        if dataset.name == name:
-            return dataset
-    for problem in problems:
-        if problem.path == dataset_rel(name):
-            raise problem
-    known = ", ".join(d.name for d in datasets) or "none yet"
-    raise NotFoundError(f"no dataset named {name!r} (registered: {known})",
-                        hint="list them with `biocortex dataset list`; register one with `biocortex dataset add`")
-
-
-# --- consulting ---------------------------------------------------------------------------------
-
-
-@dataclass
-class Consulted:
-    """The datasets that answer, and a warning for each that cannot."""
-
-    edges: list[DatasetEdges] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-    def close(self) -> None:
-        for source in self.edges:
-            source.close()
-
-
-def consult(vault: Vault, *, encoding: str | None = None, notice: Notice | None = stderr_notice,
-            build: bool = True) -> Consulted:
-    """Open every registered dataset that can answer; an index missing or out of date is built
-    (with a notice). A missing or changed file, or an unreadable note, is a warning, and answers
-    come from the notes and the other datasets."""
-    out = Consulted()
-    datasets, problems = read_datasets(vault)
-    for problem in problems:
-        out.warnings.append(f"biocortex: warning: {problem.location()}{problem.message} (dataset skipped; "
-                            "run `biocortex check`)")
-    if not datasets:
-        return out
-    enc = encoding or vault.config.tokenizer.encoding
-    for dataset in datasets:
-        source, state = prepare(dataset, vault.root, vault.state_dir, encoding=enc, build=build, notice=notice)
-        if source is None:
-            out.warnings.append(f"biocortex: warning: {state.message}; answering without it ({state.hint})")
-        else:
-            out.edges.append(source)
-    return out
 
 
 # --- status -------------------------------------------------------------------------------------
@@ -574,47 +447,3 @@ def refreshed_line(item: Refreshed) -> str:
     said = f": {item.message}" if item.message else ""
     fix = f" ({item.hint})" if item.problem and item.hint else ""
     return f"{item.label:<24} {item.action}{said}{fix}"
-
-
-# --- beside the notes ---------------------------------------------------------------------------
-
-
-@dataclass
-class WithDatasets:
-    """The vault's facts with the datasets' edges beside them (a ``FactSource``): names and
-    aliases come from the vault, and a name only a dataset knows (``HGNC:11998`` in a KGX
-    dataset) is found there; ``touching`` asks every source and merges, most confident first,
-    notes before datasets."""
-
-    notes: Any  # FactSource
-    datasets: Sequence[DatasetEdges]
-
-    def resolve(self, name: str) -> str:
-        return str(self.notes.resolve(name))
-
-    def spellings(self, name: str) -> set[str]:
-        keys: set[str] = set(self.notes.spellings(name))
-        for source in self.datasets:
-            keys |= source.synonyms(keys)
-        return keys
-
-    def known_name(self, key: str) -> str | None:
-        for source in (self.notes, *self.datasets):
-            found = source.known_name(key)
-            if found is not None:
-                return str(found)
-        return None
-
-    def substring(self, text: str, limit: int = 50) -> list[str]:
-        names = list(self.notes.substring(text, limit))
-        for source in self.datasets:
-            names += source.substring(text, limit)
-        return sorted(set(names), key=lambda s: (len(s), s))[:limit]
-
-    def touching(self, keys: Any, limit: int | None = None) -> list[Any]:
-        wanted = set(keys)
-        found = list(self.notes.touching(wanted, limit))
-        for source in self.datasets:
-            found += source.touching(wanted, limit)
-        found.sort(key=lambda f: (-f.confidence, "origin" in f.record, f.id))
-        return found[:limit] if limit is not None else found

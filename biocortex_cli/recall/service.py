@@ -93,7 +93,7 @@ def _facts_part(conn: sqlite3.Connection, vault: Vault, encoding: str, opts: Rec
     refresh_facts(conn, vault, encoding)
     if not datasets:
         return facts_part(conn, opts.query, int(opts.budget * FACTS_SHARE))
-    from biocortex_cli.facts.datasets_registry import consult, stderr_notice
+    from biocortex_cli.facts.datasets_index import consult, stderr_notice
 
     found = consult(vault, encoding=encoding)
     for warning in found.warnings:
