@@ -23,7 +23,10 @@ answers to the notes, with a warning.
 Recall never loads a tokenizer: a dataset's recall line is rendered from pieces that each begin
 with a space after a non-space character — a pre-token boundary in cl100k and o200k — so its
 tokens are the sum of the pieces' tokens, counted once per node, predicate and qualifier set at
-build time (tests/test_datasets.py compares the sum with tiktoken's count).
+build time (tests/test_datasets.py compares the sum with tiktoken's count). The index stores each
+piece's text beside its tokens and recall renders from those, so an index is consistent with
+itself whatever version of this code reads it; only a change to how rows are read (the format
+key) or to the tables (SCHEMA_VERSION) rebuilds one.
 """
 
 from __future__ import annotations
@@ -47,15 +50,16 @@ if TYPE_CHECKING:
     from biocortex_cli.store.vault import Vault
 
 SCHEMA_VERSION = 1
-#: the key of the code that builds an index: how rows are read (datasets.py) and what is stored,
-#: with the recall lines whose pieces' tokens it counts (here); a new one rebuilds on first use
-FORMAT = format_key(str(Path(__file__).with_name("datasets.py")), __file__)
+#: the key of how rows are read into edges (facts/datasets_read.py): a new one rebuilds on first
+#: use. What the tables hold is SCHEMA_VERSION (bumped by hand: a rebuild of a 1M-edge dataset
+#: takes a minute, so a change to this module's queries must not cause one).
+FORMAT = format_key(str(Path(__file__).with_name("datasets_read.py")))
 BATCH = 50_000
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE nodes(id INTEGER PRIMARY KEY, name TEXT NOT NULL, tokens INTEGER NOT NULL);
 CREATE TABLE names(key TEXT NOT NULL, node INTEGER NOT NULL, PRIMARY KEY(key, node)) WITHOUT ROWID;
-CREATE TABLE predicates(id INTEGER PRIMARY KEY, name TEXT NOT NULL, tokens INTEGER NOT NULL);
+CREATE TABLE predicates(id INTEGER PRIMARY KEY, name TEXT NOT NULL, text TEXT NOT NULL, tokens INTEGER NOT NULL);
 CREATE TABLE quals(id INTEGER PRIMARY KEY, json TEXT NOT NULL, text TEXT NOT NULL, tokens INTEGER NOT NULL);
 CREATE TABLE edges(s INTEGER NOT NULL, o INTEGER NOT NULL, p INTEGER NOT NULL, q INTEGER NOT NULL,
   line INTEGER NOT NULL, nrefs INTEGER NOT NULL, refs TEXT);
@@ -93,13 +97,22 @@ def number_tokens(n: int) -> int:
     return 1 + -(-len(str(n)) // 3)
 
 
-def recall_line(dataset: Dataset, s: str, pred: str, o: str, quals: str, nrefs: int) -> str:
-    """``- TP53 activates CDKN1A [human] (dataset:trrust@2, 28 publications; confidence 0.8)``."""
-    pieces = line_pieces(dataset)
-    head = f"- {s} {pred.replace('_', ' ')} {o}{quals}"
+def predicate_piece(predicate: str) -> str:
+    return " " + predicate.replace("_", " ")
+
+
+def recall_line(pieces: dict[str, list[Any]], s: str, pred: str, o: str, quals: str, nrefs: int) -> tuple[str, int]:
+    """``- TP53 activates CDKN1A [human] (dataset:trrust@2, 28 publications; confidence 0.8)`` and
+    the tokens of everything but the names, the predicate and the qualifiers (``pred`` and
+    ``quals`` are their pieces as the index stores them, with their tokens apart). The constant
+    pieces are those the index stored, with their tokens: an index always renders the lines it
+    counted, whatever this code now says (``dataset refresh --rebuild`` takes up a new wording)."""
+    head = f"{pieces['dash'][0]} {s}{pred} {o}{quals}"
     if not nrefs:
-        return head + pieces["none"]
-    return head + pieces["open"] + f" {nrefs}" + pieces["one" if nrefs == 1 else "many"]
+        return head + pieces["none"][0], pieces["dash"][1] + pieces["none"][1]
+    tail = pieces["one" if nrefs == 1 else "many"]
+    return (head + pieces["open"][0] + f" {nrefs}" + tail[0],
+            pieces["dash"][1] + pieces["open"][1] + number_tokens(nrefs) + tail[1])
 
 
 def qualifier_suffix(quals: dict[str, str]) -> str:
@@ -214,9 +227,10 @@ def build_index(dataset: Dataset, root: Path, state_dir: Path, *, encoding: str,
             name_rows |= {(key.casefold(), i) for key, i in node_list}
         conn.executemany("INSERT INTO names VALUES(?,?)", sorted(name_rows))
         pred_list = sorted(preds.items(), key=lambda kv: kv[1])
-        pred_tokens = counter.count_many([" " + p.replace("_", " ") for p, _ in pred_list])
-        conn.executemany("INSERT INTO predicates VALUES(?,?,?)",
-                         [(i, p, t) for (p, i), t in zip(pred_list, pred_tokens, strict=True)])
+        pred_texts = [predicate_piece(p) for p, _ in pred_list]
+        pred_tokens = counter.count_many(pred_texts)
+        conn.executemany("INSERT INTO predicates VALUES(?,?,?,?)",
+                         [(i, p, text, t) for (p, i), text, t in zip(pred_list, pred_texts, pred_tokens, strict=True)])
         qual_rows = []
         for combo, i in quals.items():
             text = qualifier_suffix(dict(combo))
@@ -226,7 +240,7 @@ def build_index(dataset: Dataset, root: Path, state_dir: Path, *, encoding: str,
             if statement.strip():
                 conn.execute(statement)
         report = reader.report
-        pieces = {k: counter.count(v) for k, v in line_pieces(dataset).items()}
+        pieces = {k: [v, counter.count(v)] for k, v in line_pieces(dataset).items()}
         meta = {"schema": SCHEMA_VERSION, "format": FORMAT, "encoding": counter.encoding, "name": dataset.name,
                 "digest": note_digest(dataset), "checksums": report.checksums, "stamps": stamps,
                 "rows": report.rows, "edges": report.edges, "nodes": len(nodes), "skipped": dict(report.skipped),
@@ -283,6 +297,7 @@ class DatasetEdges:
 
     def __init__(self, dataset: Dataset, conn: sqlite3.Connection, meta: dict[str, Any]) -> None:
         self.dataset, self.conn, self.meta = dataset, conn, meta
+        self._quals: dict[str, dict[str, str]] = {}
 
     def close(self) -> None:
         self.conn.close()
@@ -324,14 +339,35 @@ class DatasetEdges:
             return []
         return [self._fact(row) for row in self._rows(nodes, limit)]
 
+    def about(self, s_keys: Iterable[str], o_keys: Iterable[str], predicates: Iterable[str] = ()) -> list[Fact]:
+        """Edges from one of ``s_keys`` to one of ``o_keys``, or from one of ``s_keys`` with one of
+        ``predicates`` (what can support or contradict a claim: a hub's other edges are not read)."""
+        subjects, objects = self._nodes(s_keys), self._nodes(o_keys)
+        preds = sorted(set(predicates))
+        if not subjects or (not objects and not preds):
+            return []
+        ps = [p for (p,) in self.conn.execute(
+            f"SELECT id FROM predicates WHERE name IN ({','.join('?' * len(preds))})", preds)] if preds else []
+        facts = []
+        for i in range(0, len(subjects), MAX_IN):
+            chunk = subjects[i:i + MAX_IN]
+            where = f"e.s IN ({','.join('?' * len(chunk))}) AND (e.o IN ({','.join('?' * len(objects))})"
+            where += f" OR e.p IN ({','.join('?' * len(ps))}))" if ps else ")"
+            facts += [self._fact(row) for row in self.conn.execute(
+                f"{self._select('0')} WHERE {where} ORDER BY e.nrefs DESC, e.line", [*chunk, *objects[:MAX_IN], *ps])]
+        return facts
+
+    def _select(self, ends: str) -> str:
+        return (f"SELECT {ends} AS ends, e.line, ns.name, pr.name, no.name, qs.json, e.nrefs, e.refs, "
+                f"ns.tokens + pr.tokens + no.tokens + qs.tokens, qs.text, pr.text FROM edges e "
+                f"JOIN nodes ns ON ns.id = e.s JOIN nodes no ON no.id = e.o JOIN predicates pr ON pr.id = e.p "
+                f"JOIN quals qs ON qs.id = e.q")
+
     def _rows(self, nodes: Sequence[int], limit: int | None, *, both_first: bool = False) -> list[tuple[Any, ...]]:
         marks = ",".join("?" * len(nodes))
         # an edge between two of the nodes first (a self-loop counts once)
         both = f"(e.s IN ({marks})) + (e.o IN ({marks}) AND e.o != e.s)" if both_first else "0"
-        sql = (f"SELECT {both} AS ends, e.line, ns.name, pr.name, no.name, qs.json, e.nrefs, e.refs, "
-               f"ns.tokens + pr.tokens + no.tokens + qs.tokens, qs.text FROM edges e "
-               f"JOIN nodes ns ON ns.id = e.s JOIN nodes no ON no.id = e.o JOIN predicates pr ON pr.id = e.p "
-               f"JOIN quals qs ON qs.id = e.q WHERE e.rowid IN (SELECT rowid FROM edges WHERE s IN ({marks}) "
+        sql = (f"{self._select(both)} WHERE e.rowid IN (SELECT rowid FROM edges WHERE s IN ({marks}) "
                f"UNION SELECT rowid FROM edges WHERE o IN ({marks})) ORDER BY ends DESC, e.nrefs DESC, e.line")
         args = [*nodes, *nodes] if both_first else []
         args += [*nodes, *nodes]
@@ -348,19 +384,21 @@ class DatasetEdges:
     def _fact(self, row: tuple[Any, ...]) -> Fact:
         from biocortex_cli.facts.model import Fact
 
-        _ends, line, s, p, o, quals, _n, refs, _tokens, _text = row
+        _ends, line, s, p, o, quals, _n, refs, _tokens, _qtext, _ptext = row
         ds = self.dataset
-        evidence: dict[str, Any] = {"source": ds.origin, "confidence": ds.confidence}
-        refs_list = _unpack(refs)
-        if refs_list:
-            evidence["refs"] = refs_list
+        origin, confidence = ds.origin, ds.confidence
+        evidence: dict[str, Any] = {"source": origin, "confidence": confidence}
+        if refs:
+            evidence["refs"] = _unpack(refs)
         record: dict[str, Any] = {
             "id": f"{ds.name}:{line}", "type": "fact", "subject": s, "predicate": p, "object": o,
-            "confidence": ds.confidence, "source": [ds.origin], "status": "current", "origin": ds.origin,
+            "confidence": confidence, "source": [origin], "status": "current", "origin": origin,
             "evidence": [evidence]}
-        q = json.loads(quals)
+        q = self._quals.get(quals)
+        if q is None:
+            q = self._quals[quals] = json.loads(quals)
         if q:
-            record["qualifiers"] = q
+            record["qualifiers"] = dict(q)
         record["dataset"] = {"name": ds.name, "version": ds.version, "file": ds.file.path, "line": line}
         return Fact(record=record, path=ds.rel, line=line)
 
@@ -390,12 +428,9 @@ class DatasetEdges:
         pieces = self.meta["pieces"]
         out = []
         for row in self._rows(nodes, limit, both_first=True):
-            _ends, _line, s, p, o, _quals, nrefs, _refs, tokens, qtext = row
-            tail = (pieces["open"] + number_tokens(nrefs) + pieces["one" if nrefs == 1 else "many"]
-                    if nrefs else pieces["none"])
-            fact = self._fact(row)
-            out.append((self.dataset.confidence, recall_line(self.dataset, s, p, o, qtext, nrefs),
-                        pieces["dash"] + tokens + tail, fact.as_json()))
+            _ends, _line, s, _p, o, _quals, nrefs, _refs, tokens, qtext, ptext = row
+            line, rest = recall_line(pieces, s, ptext, o, qtext, nrefs)
+            out.append((self.dataset.confidence, line, tokens + rest, self._fact(row).as_json()))
         return out
 
 
@@ -597,6 +632,14 @@ class WithDatasets:
         for source in self.datasets:
             names += source.substring(text, limit)
         return sorted(set(names), key=lambda s: (len(s), s))[:limit]
+
+    def about(self, s_keys: set[str], o_keys: set[str], predicates: set[str]) -> list[Any]:
+        """What can speak to a claim from ``s_keys`` to ``o_keys`` (``verify``): the notes' facts
+        about the subject, and the datasets' edges to the object (or with ``predicates``)."""
+        found = list(self.notes.touching(s_keys))
+        for source in self.datasets:
+            found += source.about(s_keys, o_keys, predicates)
+        return found
 
     def touching(self, keys: Any, limit: int | None = None) -> list[Any]:
         wanted = set(keys)

@@ -113,7 +113,10 @@ def verify_claim(source: FactSource, rules: FactRules, subject: str, predicate: 
     predicate, or another object of a single-valued one; contradiction wins over support."""
     pred = normalize_predicate(predicate)
     s_keys, o_keys = source.spellings(subject), source.spellings(obj)
-    current = [f for f in source.touching(s_keys) if f.status == "current" and f.confidence >= min_confidence]
+    about = getattr(source, "about", None)  # a dataset's hub: ask only for what speaks to the claim
+    found = (about(s_keys, o_keys, {pred} if pred in rules.single_valued else set()) if about is not None
+             else source.touching(s_keys))
+    current = [f for f in found if f.status == "current" and f.confidence >= min_confidence]
     direct = [f for f in current
               if f.predicate == pred and name_key(f.subject) in s_keys and name_key(f.object) in o_keys]
     chains: list[list[Fact]] = [[f] for f in direct]
