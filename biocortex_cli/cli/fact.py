@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 from biocortex_cli.cli import state
 
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Callable
 
     import typer
 
+    from biocortex_cli.errors import DataError
     from biocortex_cli.facts.index import IndexedFacts
     from biocortex_cli.store.vault import Vault
+
+T = TypeVar("T")
 
 
 def add(
@@ -60,10 +64,9 @@ def query(
     from biocortex_cli.facts.query import query_facts
     from biocortex_cli.facts.render import query_text
 
-    conn, source = _open(state.vault())
-    with contextlib.closing(conn):
-        result = query_facts(source, entity, predicate=predicate, hops=hops,
-                             min_confidence=min_confidence, include_all=all_, limit=limit or None)
+    result = _using(state.vault(), lambda source: query_facts(
+        source, entity, predicate=predicate, hops=hops, min_confidence=min_confidence, include_all=all_,
+        limit=limit or None))
     if result.truncated:
         state.info(f"biocortex: showing the first {limit} facts; --limit 0 shows all")
     if result.how == "substring":
@@ -161,34 +164,49 @@ def verify(
 
     vault = state.vault()
     s, o = clean_text(subject, "subject"), clean_text(object_, "object")
-    conn, source = _open(vault)
-    with contextlib.closing(conn):
-        verdict = verify_claim(source, FactRules.from_config(vault), s, predicate, o,
-                               hops=hops, min_confidence=min_confidence)
+    rules = FactRules.from_config(vault)
+    verdict = _using(vault, lambda source: verify_claim(source, rules, s, predicate, o, hops=hops,
+                                                        min_confidence=min_confidence))
     state.emit_json(verdict.as_json()) if json_ else state.out(verdict_text(verdict))
     return verdict.exit_code
+
+
+def _using(vault: Vault, use: Callable[[IndexedFacts], T]) -> T:
+    """``use`` on the fact index (rebuilt if it is damaged), warning about unreadable notes."""
+    from biocortex_cli.facts.index import with_facts
+
+    result, problems = with_facts(vault, lambda source: _with_datasets(vault, source, use))
+    _warn(problems)
+    return result
+
+
+def _with_datasets(vault: Vault, source: IndexedFacts, use: Callable[[IndexedFacts], T]) -> T:
+    """``use`` on the notes with the registered datasets' edges beside them (facts/datasets_index.py)."""
+    from biocortex_cli.store.walk import has_notes
+
+    if not has_notes(vault.root, "datasets"):
+        return use(source)
+    from biocortex_cli.facts.datasets_index import WithDatasets, consult
+
+    found = consult(vault, notice=state.info)
+    for warning in found.warnings:
+        state.info(warning)
+    try:
+        return use(WithDatasets(source, found.edges) if found.edges else source)  # type: ignore[arg-type]
+    finally:
+        found.close()
 
 
 def _open(vault: Vault) -> tuple[sqlite3.Connection, IndexedFacts]:
     from biocortex_cli.facts.index import open_facts
 
     conn, source, problems = open_facts(vault)
+    _warn(problems)
+    return conn, source
+
+
+def _warn(problems: list[DataError]) -> None:
     for problem in problems[:5]:
         state.info(f"biocortex: warning: {problem.location()}{problem.message} (skipped; run `biocortex check`)")
     if len(problems) > 5:
         state.info(f"biocortex: warning: {len(problems) - 5} more broken fact or entity notes skipped")
-    return conn, _with_datasets(vault, source)
-
-
-def _with_datasets(vault: Vault, source: IndexedFacts) -> IndexedFacts:
-    """The registered datasets' edges beside the notes (facts/datasets_registry.py)."""
-    from biocortex_cli.store.walk import has_notes
-
-    if not has_notes(vault.root, "datasets"):
-        return source
-    from biocortex_cli.facts.datasets_index import WithDatasets, consult
-
-    found = consult(vault, notice=state.info)
-    for warning in found.warnings:
-        state.info(warning)
-    return WithDatasets(source, found.edges) if found.edges else source  # type: ignore[return-value]

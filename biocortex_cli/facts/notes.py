@@ -98,7 +98,7 @@ def _source_link(vault: Vault, source: str) -> str:
 
 def render_fact(vault: Vault, record: dict[str, Any]) -> str:
     fact = Fact(record=record, path="")
-    subject, obj = entity_notes.wikilink(fact.subject), entity_notes.wikilink(fact.object)
+    subject, obj = (entity_notes.wikilink(n, entity_notes.note_rel(vault.root, n)) for n in (fact.subject, fact.object))
     lines = [f"# {fact.sentence()}", "", f"{subject} {fact.predicate.replace('_', ' ')} {obj}.", ""]
     if fact.status == "retracted":
         why = record.get("retracted") or {}
@@ -122,8 +122,8 @@ def render_fact(vault: Vault, record: dict[str, Any]) -> str:
 def _entities_for(txn: Transaction, names: Iterable[str], author: Author) -> None:
     created = iso_utc(dt.datetime.now(dt.timezone.utc))
     for name in names:
-        rel = entity_notes.entity_rel(name)
-        if not (txn.vault.root / rel).exists() and rel not in txn.paths:
+        rel = entity_notes.note_rel(txn.vault.root, name)
+        if not (txn.vault.root / rel).exists() and rel.casefold() not in {p.casefold() for p in txn.paths}:
             txn.write(rel, entity_notes.render_entity_note(name, created, str(author)))
 
 
@@ -296,7 +296,7 @@ def add_alias(vault: Vault, name: str, alias: str, author: Author) -> tuple[str,
                                      f"archive {where}")
             raise DataError(f"{alias_text!r} is already an alias of {other}",
                             hint=f"remove it from {where} first")
-        rel = entity_notes.entity_rel(canonical)
+        rel = entity_notes.note_rel(vault.root, canonical)
         txn.message = f"entity: alias {entity_notes.entity_id(canonical)} — {alias_text}"
         path = vault.path(rel)
         if not path.exists():
