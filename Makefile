@@ -51,6 +51,15 @@ demo: venv
 	$(BIN)/biocortex --vault $(DEMO) fact verify KEAP1 inhibits "nuclear factor erythroid 2-related factor 2"
 	@echo "== an entity with its neighbourhood: aliases, facts in and out, episodes" >&2
 	$(BIN)/biocortex --vault $(DEMO) entity show KEAP1
+	@echo "== a dataset as a source of record: one note in the vault, its rows stay in the file (a hand-written CC0 sample: examples/datasets/NOTICE.md)" >&2
+	$(BIN)/biocortex --vault $(DEMO) dataset add examples/datasets/regulation_sample.tsv --name regulation-sample \
+	  --version 1 --licence CC0-1.0 --title "hand-written sample, not a curated resource" \
+	  --map subject=TF --map object=Target --map predicate=Regulation --map publications=Reference \
+	  --predicate-map Activation=activates --predicate-map Repression=inhibits --qualifier taxon=9606
+	$(BIN)/biocortex --vault $(DEMO) dataset list
+	$(BIN)/biocortex --vault $(DEMO) fact query CDKN1A
+	@echo "== a contested claim: the lab's note and the dataset say activates, the dataset also says inhibits (exit 5: contested)" >&2
+	$(BIN)/biocortex --vault $(DEMO) fact verify TP53 activates CDKN1A; echo "exit $$?" >&2
 	@echo "== recall now adds what memory knows about the question's entities (p53 is TP53)" >&2
 	$(BIN)/biocortex --vault $(DEMO) recall "KEAP1 knockout and p53 in lung cancer cells" --budget 1200
 	@echo "== working memory: compress a long agent transcript to 3,400 tokens (before/after on stderr)" >&2

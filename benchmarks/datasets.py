@@ -111,7 +111,7 @@ def synthetic_tsv(n: int, seed: int = 7) -> tuple[Path, list[str]]:
 
 
 def add(vault: Path, path: Path, name: str, version: str, licence: str, *extra: str) -> tuple[float, dict]:
-    elapsed, out, err = run([BIN, "dataset", "add", str(path), "--name", name, "--version", version,
+    elapsed, out, _err = run([BIN, "dataset", "add", str(path), "--name", name, "--version", version,
                              "--licence", licence, *TRRUST_MAP, *extra, "--json"], vault)
     return elapsed, json.loads(out)
 
@@ -162,7 +162,8 @@ def section_million(n: int, runs: int, tmp: Path) -> Path:
     print(f"  degrees: {hub} {degree[hub]:,} (the biggest hub), {mid} {degree[mid]:,}, {rare} {degree[rare]:,}")
     rows = [("python -c pass (the floor)", [sys.executable, "-c", "pass"], None),
             (f"fact verify {mid} activates {rare} (1M edges)", [BIN, "fact", "verify", mid, "activates", rare], vault),
-            (f"fact verify {mid} activates {rare} (no dataset)", [BIN, "fact", "verify", mid, "activates", rare], plain),
+            (f"fact verify {mid} activates {rare} (no dataset)", [BIN, "fact", "verify", mid, "activates", rare],
+             plain),
             (f"fact verify {hub} activates {mid} (1M edges, the hub)",
              [BIN, "fact", "verify", hub, "activates", mid], vault),
             (f"fact query {mid} (1M edges)", [BIN, "fact", "query", mid], vault),
