@@ -109,6 +109,9 @@ def test_recall_and_context_cite_the_dataset_inside_the_budget(vault: Path, cli:
     # English words are not gene symbols unless written as one (MAX, REST are in the dataset)
     plain = cli("recall", "At the max dose, what is the rest of the effect on cell death?", "--json").json()
     assert not plain.get("facts")
+    for budget in (40, 80, 160, 320):  # the facts part fits its share of any budget, or is left out
+        small = cli("recall", "TP53, CDKN1A, MDM2, KEAP1 and NFE2L2", "--budget", str(budget), "--json")
+        assert small.code == 0 and small.json()["tokens"] <= budget
     ctx = cli("context", "KEAP1 and NFE2L2 in lung cancer", "--budget", "400", "--json")
     assert ctx.code == 0 and "KEAP1 inhibits NFE2L2" in ctx.json()["context"]
     assert ctx.json()["tokens"] <= 400
@@ -353,3 +356,17 @@ def test_progress_is_reported_through_the_callback(vault: Path, tmp_path: Path) 
     assert done.dataset.edges == 60_000 and size > 1 << 20
     assert len(seen) >= 2 and seen[-1] == (size, size) and all(a <= b == size for a, b in seen)
     assert [a for a, _ in seen] == sorted(a for a, _ in seen)
+
+
+def test_a_dataset_that_cannot_be_indexed_here_leaves_the_notes_answering(vault: Path, cli: Cli, data: Path) -> None:
+    register(cli, data)
+    assert cli("fact", "add", "KEAP1", "inhibits", "NFE2L2", "--source", "PMID:9887101").code == 0
+    folder = vault / ".biocortex/datasets"
+    for path in folder.iterdir():
+        path.unlink()
+    folder.rmdir()
+    folder.write_text("not a folder")  # nothing can be written there (even by root)
+    r = cli("fact", "query", "KEAP1", "--json")
+    assert r.code == 0 and "cannot be indexed here" in r.err
+    assert [f.get("origin", "note") for f in r.json()["facts"]] == ["note"]
+    assert cli("recall", "KEAP1 and NFE2L2").code == 0

@@ -551,6 +551,9 @@ def prepare(dataset: Dataset, root: Path, state_dir: Path, *, encoding: str, bui
         build_index(dataset, root, state_dir, encoding=encoding, progress=progress)
     except ChecksumMismatch as exc:
         return None, Freshness("changed", exc.message, exc.hint or "")
+    except OSError as exc:  # a read-only vault, a full disk: answer without it, and say why
+        return None, Freshness("unindexed", f"dataset {dataset.label} cannot be indexed here ({exc.strerror or exc})",
+                               "make .biocortex/datasets/ writable, then run biocortex dataset refresh")
     reopened = open_index(state_dir, dataset.name)
     if reopened is None:  # pragma: no cover - just written
         return None, Freshness("unindexed", f"dataset {dataset.label}: the index could not be opened")
