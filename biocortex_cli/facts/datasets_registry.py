@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -164,14 +164,14 @@ def add_dataset(vault: Vault, path: str, *, name: str, version: str, licence: st
                             + (f"; {_reasons(report.skipped)}" if report.skipped else "") + ")",
                             path=first.path if first else files[0].path, line=first.line if first else None,
                             hint="check the column mapping (--map FIELD=COLUMN, --no-header, --predicate-map)")
-        final = replace(draft, file=_ref(files[0], report), nodes=_ref(files[1], report) if files[1] else None,
+        final = draft._replace(file=_ref(files[0], report), nodes=_ref(files[1], report) if files[1] else None,
                         rows=report.rows, edges=report.edges)
         import datetime as dt
 
         from biocortex_cli.store.notes import iso_utc
 
         meta = dataset_meta(final, created=iso_utc(dt.datetime.now(dt.timezone.utc)), author=str(author))
-        final = replace(final, record=meta)
+        final = final._replace(record=meta)
         summary = f"{final.label}: {final.edges:,} edges from {final.rows:,} rows ({licence})"
         with vault.transaction(f"dataset: add {name} — {summary}", author) as txn:
             txn.write(rel, render_dataset(final, meta))
@@ -289,7 +289,7 @@ def _relocate(vault: Vault, dataset: Dataset, path: str | None, accept_change: b
             files = {"file": dataset.file._replace(path=record_path(vault.root, edges_path)), "nodes": nodes}
         else:
             files = {**files, "file": dataset.file._replace(path=record_path(vault.root, given))}
-    moved = replace(dataset, file=files["file"] or dataset.file, nodes=files["nodes"])
+    moved = dataset._replace(file=files["file"] or dataset.file, nodes=files["nodes"])
     if not accept_change:  # the same content in a new place: the index verifies the checksum
         try:
             report = build_index(moved, vault.root, vault.state_dir, encoding=encoding, progress=progress)
@@ -309,7 +309,7 @@ def _relocate(vault: Vault, dataset: Dataset, path: str | None, accept_change: b
         raise DataError(f"no usable row in {moved.file.path} ({report.rows:,} rows read)", path=dataset.rel,
                         hint="the mapping no longer fits the file: remove the dataset and add it again")
     new_version = " ".join((version or dataset.version).split())
-    final = replace(moved, version=new_version, file=_ref(moved.file, report),
+    final = moved._replace(version=new_version, file=_ref(moved.file, report),
                     nodes=_ref(moved.nodes, report) if moved.nodes else None, rows=report.rows, edges=report.edges)
     changes: dict[str, Any] = {"version": final.version, "path": final.file.path, "checksum": final.file.checksum,
                                "size": final.file.size, "rows": final.rows, "edges": final.edges}
