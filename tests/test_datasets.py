@@ -370,3 +370,25 @@ def test_a_dataset_that_cannot_be_indexed_here_leaves_the_notes_answering(vault:
     assert r.code == 0 and "cannot be indexed here" in r.err
     assert [f.get("origin", "note") for f in r.json()["facts"]] == ["note"]
     assert cli("recall", "KEAP1 and NFE2L2").code == 0
+
+
+def test_contradicting_edges_are_found_within_and_across_datasets_and_notes(vault: Path, cli: Cli, data: Path,
+                                                                            tmp_path: Path) -> None:
+    from biocortex_cli.facts.datasets_registry import contested_edges
+    from biocortex_cli.facts.index import open_facts
+    from biocortex_cli.facts.model import FactRules
+    from biocortex_cli.store.vault import Vault
+
+    register(cli, data)
+    other = tmp_path / "other.tsv"
+    other.write_text("TF\tTarget\tRegulation\tReference\nMYC\tCDK4\tRepression\t1\nmyc\tODC1\tActivation\t2\n")
+    register(cli, other, name="other", version="1")
+    assert cli("fact", "add", "KEAP1", "activates", "NFE2L2", "--source", "PMID:1").code == 0
+    v = Vault(vault)
+    conn, notes, _problems = open_facts(v)
+    found = contested_edges(v, FactRules.from_config(v), notes.all_facts())
+    conn.close()
+    assert {(f.id, f.subject, f.predicate, f.object) for f in found} == {
+        ("trrust:2", "TP53", "activates", "CDKN1A"), ("trrust:3", "TP53", "inhibits", "CDKN1A"),  # one dataset
+        ("trrust:6", "MYC", "activates", "CDK4"), ("other:2", "MYC", "inhibits", "CDK4"),  # two datasets
+        ("trrust:5", "KEAP1", "inhibits", "NFE2L2")}  # a dataset and a note

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from biocortex_cli.facts.model import Fact
     from biocortex_cli.store.vault import Vault
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: the key of how rows are read into edges (facts/datasets_read.py): a new one rebuilds on first
 #: use. What the tables hold is SCHEMA_VERSION (bumped by hand: a rebuild of a 1M-edge dataset
 #: takes a minute, so a change to this module's queries must not cause one).
@@ -64,7 +64,9 @@ CREATE TABLE quals(id INTEGER PRIMARY KEY, json TEXT NOT NULL, text TEXT NOT NUL
 CREATE TABLE edges(s INTEGER NOT NULL, o INTEGER NOT NULL, p INTEGER NOT NULL, q INTEGER NOT NULL,
   line INTEGER NOT NULL, nrefs INTEGER NOT NULL, refs TEXT);
 """
-INDEXES = "CREATE INDEX edges_s ON edges(s); CREATE INDEX edges_o ON edges(o);"
+#: (s, o) serves a subject's edges and a pair's; names(node) finds a node's names (joins across datasets)
+INDEXES = ("CREATE INDEX edges_so ON edges(s, o); CREATE INDEX edges_o ON edges(o); "
+           "CREATE INDEX names_node ON names(node);")
 MAX_IN = 500  # keys per IN (...) list
 
 
@@ -356,6 +358,18 @@ class DatasetEdges:
             facts += [self._fact(row) for row in self.conn.execute(
                 f"{self._select('0')} WHERE {where} ORDER BY e.nrefs DESC, e.line", [*chunk, *objects[:MAX_IN], *ps])]
         return facts
+
+    def by_rowids(self, rowids: Iterable[int]) -> list[Fact]:
+        ids = sorted(set(rowids))
+        out: list[Fact] = []
+        for i in range(0, len(ids), MAX_IN):
+            chunk = ids[i:i + MAX_IN]
+            out += [self._fact(row) for row in self.conn.execute(
+                f"{self._select('0')} WHERE e.rowid IN ({','.join('?' * len(chunk))}) ORDER BY e.line", chunk)]
+        return out
+
+    def predicates(self) -> list[str]:
+        return [str(n) for (n,) in self.conn.execute("SELECT name FROM predicates ORDER BY id")]
 
     def _select(self, ends: str) -> str:
         return (f"SELECT {ends} AS ends, e.line, ns.name, pr.name, no.name, qs.json, e.nrefs, e.refs, "

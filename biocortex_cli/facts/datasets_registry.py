@@ -46,6 +46,8 @@ from biocortex_cli.facts.datasets_index import (
 from biocortex_cli.facts.datasets_read import kgx_files, sniff_format
 
 if TYPE_CHECKING:
+    from biocortex_cli.facts.datasets_index import DatasetEdges
+    from biocortex_cli.facts.model import Fact, FactRules
     from biocortex_cli.store.git import Author
     from biocortex_cli.store.vault import Vault
 
@@ -412,6 +414,83 @@ def _line_of(vault: Vault, rel: str, key: str) -> int:
     m = re.search(rf"^{re.escape(key)}\s*:", text, re.MULTILINE)
     return text.count("\n", 0, m.start()) + 1 if m else 1
 
+
+
+# --- contradictions (check --facts) --------------------------------------------------------------
+
+
+def contested_edges(vault: Vault, rules: FactRules, notes: Sequence[Fact] = ()) -> list[Fact]:
+    """The datasets' edges that contradict another assertion — an edge of the same dataset or of
+    another one (an opposite predicate for the same subject and object; within a dataset, also
+    another object of a single-valued predicate), or a current fact note — for ``check --facts``,
+    which weighs each pair as information (facts/query.py). Found in SQL, never by reading every
+    edge into Python: a 1M-edge dataset costs a join, not a million facts."""
+    from biocortex_cli.facts.datasets_index import consult, stderr_notice
+    from biocortex_cli.facts.model import name_key
+
+    found = consult(vault, notice=stderr_notice)
+    for warning in found.warnings:
+        stderr_notice(warning)
+    out: dict[str, Fact] = {}
+    try:
+        for i, a in enumerate(found.edges):
+            for b in found.edges[i:]:
+                for fact in _clashes(a, b, rules):
+                    out[fact.id] = fact
+            for note in notes:
+                if note.status != "current":
+                    continue
+                single = {note.predicate} if note.predicate in rules.single_valued else set()
+                for edge in a.about({name_key(note.subject)}, {name_key(note.object)}, single):
+                    if rules.conflicts(edge, note):
+                        out[edge.id] = edge
+    finally:
+        found.close()
+    return sorted(out.values(), key=lambda f: f.id)
+
+
+def _opposed(rules: FactRules, a: str, b: str) -> bool:
+    opposes = getattr(rules, "opposes", None)  # with a predicate hierarchy: narrower ones oppose too
+    if opposes is not None:
+        return bool(opposes(a, b) or opposes(b, a))
+    return bool(rules.opposites.get(a) == b)
+
+
+def _clashes(a: DatasetEdges, b: DatasetEdges, rules: FactRules) -> list[Fact]:
+    """Edges of ``a`` and ``b`` (maybe the same dataset) that contradict each other."""
+    pairs = [(x, y) for x in a.predicates() for y in b.predicates() if _opposed(rules, x, y)]
+    same = a is b
+    single = [x for x in a.predicates() if x in rules.single_valued] if same else []
+    if not pairs and not single:
+        return []
+    conn = a.conn
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS opp(a TEXT NOT NULL, b TEXT NOT NULL)")
+    conn.execute("DELETE FROM temp.opp")
+    conn.executemany("INSERT INTO temp.opp VALUES(?, ?)", pairs)
+    hits: list[tuple[int, int]] = []
+    if same:
+        hits += conn.execute(
+            "SELECT e1.rowid, e2.rowid FROM edges e1 JOIN predicates p1 ON p1.id = e1.p "
+            "JOIN temp.opp ON opp.a = p1.name JOIN predicates p2 ON p2.name = opp.b "
+            "JOIN edges e2 ON e2.s = e1.s AND e2.o = e1.o AND e2.p = p2.id").fetchall()
+        if single:
+            marks = ",".join("?" * len(single))
+            hits += conn.execute(
+                f"SELECT e1.rowid, e2.rowid FROM edges e1 JOIN predicates p1 ON p1.id = e1.p AND p1.name IN ({marks}) "
+                f"JOIN edges e2 ON e2.s = e1.s AND e2.p = e1.p AND e2.o != e1.o", single).fetchall()
+        return a.by_rowids([x for x, _ in hits] + [y for _, y in hits])
+    (other,) = [row[2] for row in b.conn.execute("PRAGMA database_list") if row[1] == "main"]
+    conn.execute("ATTACH DATABASE ? AS other", (f"file:{other}?mode=ro",))
+    try:
+        hits = conn.execute(
+            "SELECT e1.rowid, e2.rowid FROM main.edges e1 JOIN main.predicates p1 ON p1.id = e1.p "
+            "JOIN temp.opp ON opp.a = p1.name JOIN other.predicates p2 ON p2.name = opp.b "
+            "JOIN main.names k1 ON k1.node = e1.s JOIN other.names k2 ON k2.key = k1.key "
+            "JOIN main.names k3 ON k3.node = e1.o JOIN other.names k4 ON k4.key = k3.key "
+            "JOIN other.edges e2 ON e2.s = k2.node AND e2.o = k4.node AND e2.p = p2.id").fetchall()
+    finally:
+        conn.execute("DETACH DATABASE other")
+    return a.by_rowids(x for x, _ in hits) + b.by_rowids(y for _, y in hits)
 
 
 # --- text for people ----------------------------------------------------------------------------
