@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
     import typer
 
+    from biocortex_cli.errors import DataError
     from biocortex_cli.facts.index import IndexedFacts
     from biocortex_cli.store.vault import Vault
 
@@ -48,26 +49,31 @@ def add(
 
 
 def query(
-    entity: Annotated[str, typer.Argument(help="Entity: exact name, any alias, or part of a name.")],
-    predicate: Annotated[str | None, typer.Option("--predicate", help="Only facts with this predicate.")] = None,
+    entity: Annotated[str, typer.Argument(help="Entity: its name or any alias (exact, case-insensitive).")],
+    predicate: Annotated[str | None, typer.Option("--predicate", help="Only facts with this predicate or a narrower one (config: facts.broader).")] = None,
     hops: Annotated[int, typer.Option("--hops", min=1, max=5, help="Neighbourhood depth: 1 = facts about the entity, 2 = also about its neighbours, …")] = 1,
     min_confidence: Annotated[float, typer.Option("--min-confidence", min=0.0, max=1.0, help="Only facts at least this confident.")] = 0.0,
     all_: Annotated[bool, typer.Option("--all", help="Include retracted and superseded facts.")] = False,
     limit: Annotated[int, typer.Option("--limit", min=0, help="At most this many facts, nearest and most confident first (0 = all).")] = 100,
+    fuzzy: Annotated[bool, typer.Option("--fuzzy", help="When no entity has this exact name or alias, use the names that contain it.")] = False,
+    taxon: Annotated[str | None, typer.Option("--taxon", help="Only facts about this taxon (human, mouse, NCBITaxon:10090) or none.")] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the answer as JSON (with sources and authors).")] = False,
 ) -> int:
     """Facts about an entity (aliases resolved), nearest first."""
-    from biocortex_cli.facts.query import query_facts
+    from biocortex_cli.facts import memory
     from biocortex_cli.facts.render import query_text
 
-    conn, source = _open(state.vault())
-    with contextlib.closing(conn):
-        result = query_facts(source, entity, predicate=predicate, hops=hops,
-                             min_confidence=min_confidence, include_all=all_, limit=limit or None)
+    result, problems = memory.query(state.vault(), entity, predicate=predicate, hops=hops,
+                                    min_confidence=min_confidence, include_all=all_, limit=limit or None,
+                                    fuzzy=fuzzy, qualifiers={"taxon": taxon})
+    _warn(problems)
     if result.truncated:
         state.info(f"biocortex: showing the first {limit} facts; --limit 0 shows all")
     if result.how == "substring":
-        state.info(f"biocortex: no entity named {entity!r}; matched by substring: {', '.join(result.matched[:10])}")
+        state.info(f"biocortex: no entity named {entity!r}; --fuzzy matched: {', '.join(result.matched[:10])}")
+    elif result.suggestions:
+        state.info(f"biocortex: no entity named {entity!r}; names containing it (--fuzzy uses them): "
+                   f"{', '.join(result.suggestions)}")
     if not result.facts:
         state.info(f"biocortex: no facts about {entity!r}")
     if json_:
@@ -152,29 +158,30 @@ def verify(
     object_: Annotated[str, typer.Argument(metavar="OBJECT", help="Object of the claim.")],
     hops: Annotated[int, typer.Option("--hops", min=1, max=5, help="Chain up to this many facts of a transitive predicate (config: facts.transitive).")] = 1,
     min_confidence: Annotated[float, typer.Option("--min-confidence", min=0.0, max=1.0, help="Ignore facts below this confidence.")] = 0.0,
+    taxon: Annotated[str | None, typer.Option("--taxon", help="The claim holds in this taxon: facts about another taxon do not count.")] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
 ) -> int:
-    """Check a claim against memory. Exit 0 supported, 1 contradicted, 4 unknown."""
-    from biocortex_cli.facts.model import FactRules, clean_text
-    from biocortex_cli.facts.query import verify_claim
+    """Weigh a claim against memory. Exit 0 supported, 4 unknown, 5 contested, 6 contradicted."""
+    from biocortex_cli.facts import memory
     from biocortex_cli.facts.render import verdict_text
 
-    vault = state.vault()
-    s, o = clean_text(subject, "subject"), clean_text(object_, "object")
-    conn, source = _open(vault)
-    with contextlib.closing(conn):
-        verdict = verify_claim(source, FactRules.from_config(vault), s, predicate, o,
-                               hops=hops, min_confidence=min_confidence)
+    verdict, problems = memory.verify(state.vault(), subject, predicate, object_, hops=hops,
+                                      min_confidence=min_confidence, qualifiers={"taxon": taxon})
+    _warn(problems)
     state.emit_json(verdict.as_json()) if json_ else state.out(verdict_text(verdict))
     return verdict.exit_code
+
+
+def _warn(problems: list[DataError]) -> None:
+    for problem in problems[:5]:
+        state.info(f"biocortex: warning: {problem.location()}{problem.message} (skipped; run `biocortex check`)")
+    if len(problems) > 5:
+        state.info(f"biocortex: warning: {len(problems) - 5} more broken fact or entity notes skipped")
 
 
 def _open(vault: Vault) -> tuple[sqlite3.Connection, IndexedFacts]:
     from biocortex_cli.facts.index import open_facts
 
     conn, source, problems = open_facts(vault)
-    for problem in problems[:5]:
-        state.info(f"biocortex: warning: {problem.location()}{problem.message} (skipped; run `biocortex check`)")
-    if len(problems) > 5:
-        state.info(f"biocortex: warning: {len(problems) - 5} more broken fact or entity notes skipped")
+    _warn(problems)
     return conn, source

@@ -11,11 +11,15 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.store.episodes import ID_RE, check_fields, parse_created
 from biocortex_cli.store.notes import Note, read_note
 from biocortex_cli.store.vault import Vault
+
+if TYPE_CHECKING:
+    from biocortex_cli.facts.query import Contest
 
 _LINK = re.compile(r"\[\[([^\]|#^\n]+)(?:[#^][^\]|\n]*)?(?:\|[^\]\n]*)?\]\]")
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
@@ -139,7 +143,6 @@ def check_vault(vault: Vault) -> CheckReport:
                                          "author is missing", "write author: Name <email>"))
         problems.extend(CHECKS[str(kind)](note))
     problems.extend(_check_links(vault, notes))
-    problems.extend(_check_contradictions(vault, notes))
     problems.extend(_check_feedback(vault))
     problems.sort(key=lambda p: (p.path, p.line, p.message))
     return CheckReport(notes=len(notes), problems=problems)
@@ -156,11 +159,21 @@ def _check_feedback(vault: Vault) -> list[VaultProblem]:
     return out
 
 
-def _check_contradictions(vault: Vault, notes: list[Note]) -> list[VaultProblem]:
-    """Every open contradiction between current facts, reported on both notes."""
+def fact_contests(vault: Vault, notes: list[Note] | None = None) -> list[Contest]:
+    """Open contradictions between current facts, weighed (`check --facts`): information about
+    the evidence, not problems of the vault (docs/facts.md)."""
     from biocortex_cli.facts.model import FactRules, fact_from_note
+    from biocortex_cli.facts.query import contests
 
-    rules = FactRules.from_config(vault)
+    if notes is None:
+        from biocortex_cli.store.walk import note_paths
+
+        notes = []
+        for rel in note_paths(vault.root, ("facts",)):
+            try:
+                notes.append(read_note(vault.root / rel, rel))
+            except DataError:
+                continue  # `check` reports it
     facts = []
     for note in notes:
         if note.meta.get("type") == "fact":
@@ -168,20 +181,7 @@ def _check_contradictions(vault: Vault, notes: list[Note]) -> list[VaultProblem]
                 facts.append(fact_from_note(note))
             except DataError:
                 continue  # reported by the field checks
-    by_subject: dict[str, list] = {}  # type: ignore[type-arg]
-    for fact in facts:
-        if fact.status == "current":
-            by_subject.setdefault(fact.subject.casefold(), []).append(fact)
-    out = []
-    for group in by_subject.values():
-        for i, a in enumerate(group):
-            for b in group[i + 1:]:
-                if rules.conflicts(a, b):
-                    for x, y in ((a, b), (b, a)):
-                        out.append(VaultProblem(x.path, 1, f"contradicts {y.id}: {x.sentence()} / {y.sentence()}",
-                                                "retract one (biocortex fact retract ID --reason …) or "
-                                                "supersede it (biocortex fact supersede ID --by …)"))
-    return out
+    return contests(facts, FactRules.from_config(vault))
 
 
 def _check_links(vault: Vault, notes: list[Note]) -> list[VaultProblem]:

@@ -1,0 +1,72 @@
+"""Everything `fact query`, `fact verify` and `entity show` read: the vault's facts and aliases
+from the sidecar index, and beside them the sources of assertions that are not notes.
+
+:func:`edge_sources` is the one place such sources are opened (the registered datasets,
+facts/datasets*.py): each is an :class:`~biocortex_cli.facts.query.EdgeSource`, and the readers
+see them through :class:`~biocortex_cli.facts.query.Layered` without knowing where an assertion
+came from — its ``origin`` and ``evidence`` say so.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from biocortex_cli.errors import DataError
+    from biocortex_cli.facts.query import EdgeSource, FactSource, QueryResult, Verdict
+
+T = TypeVar("T")
+
+
+def edge_sources(vault: Any, conn: sqlite3.Connection) -> list[EdgeSource]:
+    """The sources of assertions beside the vault's notes (none until datasets are registered)."""
+    del vault, conn
+    return []
+
+
+def open_memory(vault: Any, *, full: bool = False) -> tuple[sqlite3.Connection, FactSource, list[DataError]]:
+    """The index, refreshed, as a :class:`FactSource` over the notes and every edge source."""
+    from biocortex_cli.facts.index import open_facts
+    from biocortex_cli.facts.query import Layered
+
+    conn, notes, problems = open_facts(vault, full=full)
+    extra = edge_sources(vault, conn)
+    return conn, (Layered(notes, extra) if extra else notes), problems
+
+
+def ask(vault: Any, use: Callable[[FactSource], T]) -> tuple[T, list[DataError]]:
+    """``use(source)`` on the open memory; the connection is closed after."""
+    import contextlib
+
+    conn, source, problems = open_memory(vault)
+    with contextlib.closing(conn):
+        return use(source), problems
+
+
+def query(vault: Any, entity: str, *, predicate: str | None = None, hops: int = 1, min_confidence: float = 0.0,
+          include_all: bool = False, limit: int | None = 100, fuzzy: bool = False,
+          qualifiers: dict[str, str | None] | None = None) -> tuple[QueryResult, list[DataError]]:
+    """`fact query`: (QueryResult, unreadable notes)."""
+    from biocortex_cli.facts.model import FactRules, normalize_qualifiers
+    from biocortex_cli.facts.query import query_facts
+
+    rules = FactRules.from_config(vault) if predicate else None
+    wanted = normalize_qualifiers(qualifiers or {})
+    return ask(vault, lambda source: query_facts(
+        source, entity, predicate=predicate, hops=hops, min_confidence=min_confidence, include_all=include_all,
+        limit=limit, fuzzy=fuzzy, rules=rules, qualifiers=wanted))
+
+
+def verify(vault: Any, subject: str, predicate: str, obj: str, *, hops: int = 1, min_confidence: float = 0.0,
+           qualifiers: dict[str, str | None] | None = None) -> tuple[Verdict, list[DataError]]:
+    """`fact verify`: (Verdict, unreadable notes)."""
+    from biocortex_cli.facts.model import FactRules, clean_text, normalize_qualifiers
+    from biocortex_cli.facts.query import verify_claim
+
+    s, o = clean_text(subject, "subject"), clean_text(obj, "object")
+    rules = FactRules.from_config(vault)
+    wanted = normalize_qualifiers(qualifiers or {})
+    return ask(vault, lambda source: verify_claim(source, rules, s, predicate, o, hops=hops,
+                                                  min_confidence=min_confidence, qualifiers=wanted))
