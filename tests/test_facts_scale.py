@@ -103,3 +103,189 @@ def test_the_check_still_passes_with_contested_facts_in_git(vault: Path, cli: Cl
     assert f"contradicts {first}" in r.err
     assert cli("check").code == 0
     assert git(vault, "status", "--porcelain") == ""
+
+
+# --- finding 4: English words that are gene symbols -------------------------------------------
+
+
+def test_4_recall_does_not_take_english_words_for_symbols(vault: Path, cli: Cli) -> None:
+    add(cli, "MAX", "activates", "ODC1", "--source", "PMID:1")
+    add(cli, "REST", "inhibits", "BDNF", "--source", "PMID:2")
+    add(cli, "KIT", "binds", "KITLG", "--source", "PMID:3")
+    question = "At the max dose, what is the rest of the effect on cell death? A kit from the same set"
+    data = cli("recall", question, "--json").json()
+    assert data["facts"] == [] and "Known facts" not in data["context"]
+    # written as symbols, or named as entities, they count
+    assert {f["subject"] for f in cli("recall", "MAX and REST targets in neurons", "--json").json()["facts"]} == \
+        {"MAX", "REST"}
+    assert [f["subject"] for f in cli("recall", "is the rest gene repressed here", "--json").json()["facts"]] == \
+        ["REST"]
+    # a lower-case name that is no English word still counts (tp53 is TP53)
+    add(cli, "TP53", "regulates", "MDM2", "--source", "PMID:4")
+    assert [f["subject"] for f in cli("recall", "tp53 loss in organoids", "--json").json()["facts"]] == ["TP53"]
+
+
+# --- finding 6: evidence counted per independent source; sources checked and removable --------
+
+
+def test_6_a_dataset_counts_once_however_many_pmids_it_lists(vault: Path, cli: Cli) -> None:
+    r = cli("fact", "add", "TP53", "activates", "CDKN1A", "--confidence", "0.6", "--source", "dataset:TRRUST@2.0",
+            "--source", "PMID:7651826", "--source", "PMID:8242752", "--source", "PMID:8548844", "--json")
+    data = r.json()
+    assert data["confidence"] == 0.6  # was 0.9744: the tag and each PMID counted apart
+    assert data["evidence"][0]["refs"] == ["PMID:7651826", "PMID:8242752", "PMID:8548844"]
+    assert data["source"] == ["dataset:TRRUST@2.0", "PMID:7651826", "PMID:8242752", "PMID:8548844"]
+    # the next version of the same dataset is the same source
+    again = cli("fact", "add", "TP53", "activates", "CDKN1A", "--confidence", "0.7",
+                "--source", "dataset:trrust@2.1", "--json").json()
+    assert again["confidence"] == 0.7 and len(again["evidence"]) == 1
+    verdict = cli("fact", "verify", "TP53", "activates", "CDKN1A", "--json").json()
+    assert verdict["for"]["sources"] == 1
+
+
+def test_6_the_same_source_corrected_does_not_add(vault: Path, cli: Cli) -> None:
+    add(cli, "KEAP1", "inhibits", "NFE2L2", "--source", "pmid: 9887101", "--confidence", "0.8")
+    fixed = cli("fact", "add", "KEAP1", "inhibits", "NFE2L2", "--source",
+                "https://pubmed.ncbi.nlm.nih.gov/9887101/", "--confidence", "0.9", "--json").json()
+    assert fixed["confidence"] == 0.9 and fixed["source"] == ["PMID:9887101"]  # was 0.98: two items
+    doi = cli("fact", "add", "KEAP1", "inhibits", "NFE2L2", "--source", "https://doi.org/10.1101/GAD.13.1.76",
+              "--json").json()
+    assert doi["source"] == ["PMID:9887101", "DOI:10.1101/GAD.13.1.76"]
+    same = cli("fact", "add", "KEAP1", "inhibits", "NFE2L2", "--source", "doi:10.1101/gad.13.1.76", "--json").json()
+    assert len(same["evidence"]) == 2
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ("2026-11-10", "no episode with id '2026-11-10'"),
+    ("no-such-episode", "no episode with id 'no-such-episode'"),
+    ("episode:ghost", "no episode with id 'ghost'"),
+    ("PMID:abc", "a PMID is digits only"),
+    ("doi:nature", "a DOI starts with 10."),
+    ("Smith et al. 2020", "is not a source biocortex can check"),
+])
+def test_6_sources_are_checked(vault: Path, cli: Cli, source: str, message: str) -> None:
+    before = git(vault, "rev-parse", "HEAD")
+    r = cli("fact", "add", "TP53", "regulates", "MDM2", "--source", source)
+    assert r.code == 2 and message in r.err and "a source is PMID:" in r.err
+    assert git(vault, "rev-parse", "HEAD") == before
+
+
+def test_6_a_source_can_be_removed_in_one_commit(vault: Path, cli: Cli) -> None:
+    ident = add(cli, "TP53", "regulates", "MDM2", "--source", "PMID:8319905", "--confidence", "0.8")
+    add(cli, "TP53", "regulates", "MDM2", "--source", "agent:misread", "--confidence", "0.8")
+    commits = int(git(vault, "rev-list", "--count", "HEAD"))
+    r = cli("fact", "unsource", ident, "agent:misread", "--json")
+    assert r.code == 0 and r.json()["source"] == ["PMID:8319905"] and r.json()["confidence"] == 0.8
+    assert int(git(vault, "rev-list", "--count", "HEAD")) == commits + 1
+    assert git(vault, "log", "-1", "--format=%s").strip() == f"fact: unsource {ident} — agent:misread"
+    assert cli("fact", "unsource", ident, "PMID:1").code == 1  # not cited
+    last = cli("fact", "unsource", ident, "pmid:8319905")
+    assert last.code == 1 and "retract the fact instead" in last.err
+
+
+# --- finding 7: retracted stays retracted ---------------------------------------------------
+
+
+def test_7_readding_a_retracted_fact_needs_reopen(vault: Path, cli: Cli) -> None:
+    ident = add(cli, "KEAP1", "activates", "NFE2L2", "--source", "agent:draft", "--confidence", "0.3")
+    assert cli("fact", "retract", ident, "--reason", "PMID:9887101 shows inhibition").code == 0
+    before = git(vault, "rev-parse", "HEAD").strip()
+    r = cli("fact", "add", "KEAP1", "activates", "NFE2L2", "--source", "PMID:1")
+    assert r.code == 1 and "was retracted" in r.err and "PMID:9887101 shows inhibition" in r.err
+    assert "--reopen" in r.err and git(vault, "rev-parse", "HEAD").strip() == before
+    assert cli("fact", "verify", "KEAP1", "activates", "NFE2L2").code == 4  # still retracted
+    r = cli("fact", "add", "KEAP1", "activates", "NFE2L2", "--source", "PMID:1", "--reopen", "--json")
+    assert r.code == 0 and r.json()["status"] == "current" and r.json()["reopened"] is True
+    assert r.json()["retracted"]["reason"] == "PMID:9887101 shows inhibition"  # history kept
+    assert git(vault, "log", "-1", "--format=%s").startswith(f"fact: reopen {ident}")
+    assert int(git(vault, "rev-list", "--count", f"{before}..HEAD")) == 1
+    assert cli("fact", "verify", "KEAP1", "activates", "NFE2L2").code == 0
+
+
+# --- finding 8: identity and meaning --------------------------------------------------------
+
+
+def test_8_qualifiers_keep_mouse_and_human_apart(vault: Path, cli: Cli) -> None:
+    human = add(cli, "MYC", "activates", "CDK4", "--source", "PMID:1", "--taxon", "human")
+    mouse = add(cli, "Myc", "activates", "Cdk4", "--source", "PMID:2", "--taxon", "Mus musculus")
+    assert human != mouse
+    facts = cli("fact", "query", "MYC", "--json").json()["facts"]
+    assert {(f["subject"], f["qualifiers"]["taxon"]) for f in facts} == {
+        ("MYC", "NCBITaxon:9606"), ("Myc", "NCBITaxon:10090")}
+    only = cli("fact", "query", "Myc", "--taxon", "mouse", "--json").json()["facts"]
+    assert [f["id"] for f in only] == [mouse]
+    assert cli("fact", "verify", "Myc", "activates", "Cdk4", "--taxon", "mouse", "--json").json()["for"]["sources"] == 1
+    # without qualifiers, ids and paths are what they always were
+    plain = add(cli, "TP53", "regulates", "MDM2")
+    assert plain == "tp53--regulates--mdm2-30abf2d938"
+    # without a taxon, a case variant is the same entity, and that is said
+    r = cli("fact", "add", "Tp53", "regulates", "MDM2")
+    assert r.out.strip() == plain and "names compare ignoring case" in r.err
+    assert cli("fact", "add", "A", "regulates", "B", "--taxon", "martian").code == 2
+
+
+def test_8_entity_notes_get_identifiers_and_kinds_not_guessed_from_names(vault: Path, cli: Cli) -> None:
+    add(cli, "TP53", "regulates", "MDM2", "--source", "PMID:1")
+    add(cli, "S100P", "binds", "GO:0005509", "--source", "PMID:2", "--subject-kind", "gene")
+    add(cli, "REST", "inhibits", "BDNF", "--source", "PMID:3")
+    tp53 = (vault / "entities/TP53.md").read_text()
+    assert "kind: gene" in tp53 and "- HGNC:11998" in tp53
+    assert "kind: gene" in (vault / "entities/S100P.md").read_text()  # given, not "variant"
+    assert "kind: ontology" in (vault / "entities/GO_0005509.md").read_text()
+    assert "kind: unknown" in (vault / "entities/REST.md").read_text()  # an English word: not looked up
+    q = cli("fact", "query", "HGNC:11998", "--json").json()  # the identifier names the entity
+    assert q["matched"] == ["TP53"] and len(q["facts"]) == 1
+
+
+def test_8_ambiguous_aliases_are_flagged_or_refused_with_the_candidates(vault: Path, cli: Cli) -> None:
+    add(cli, "ASPM", "regulates", "CCNE1", "--source", "PMID:1")
+    r = cli("entity", "alias", "ASPM", "ASP", "--json")
+    assert r.code == 0 and "ASP is ambiguous: HGNC also lists it for A1CF, ASIP, ASPA" in r.err
+    assert "ASPM" in r.json()["ambiguous"]
+    add(cli, "TP53", "regulates", "MDM2", "--source", "PMID:2")
+    refused = cli("entity", "alias", "TP53", "NRF2")
+    assert refused.code == 1 and "HGNC lists it for GABPA, NFE2L2, not TP53" in refused.err
+    assert cli("entity", "alias", "TP53", "NRF2", "--allow-ambiguous").code == 0
+    r = cli("fact", "add", "NRF-2", "activates", "HMOX1", "--source", "PMID:3")
+    assert r.code == 0
+    unknown = cli("fact", "add", "MEF", "activates", "HMOX1", "--source", "PMID:4")
+    assert "MEF is ambiguous: HGNC lists it for" in unknown.err
+
+
+# --- issue 13 item 3 / issue 15 finding 8: entity merge ---------------------------------------
+
+
+def test_entity_merge_moves_facts_and_episodes_in_one_commit(vault: Path, cli: Cli) -> None:
+    assert cli("episode", "add", "--task", "NRF2 targets after KEAP1 knockout", "--entity", "NRF2",
+               "--id", "ko", "--no-suggest").code == 0
+    add(cli, "KEAP1", "inhibits", "NFE2L2", "--source", "PMID:9887101")
+    same = add(cli, "KEAP1", "inhibits", "NRF2", "--source", "PMID:10473555")
+    moved = add(cli, "NRF2", "activates", "HMOX1", "--source", "PMID:9240432")
+    refused = cli("entity", "alias", "NFE2L2", "NRF2")
+    assert refused.code == 1 and "entity alias NFE2L2 NRF2 --merge" in refused.err
+    commits = int(git(vault, "rev-list", "--count", "HEAD"))
+    r = cli("entity", "alias", "NFE2L2", "NRF2", "--merge", "--json")
+    assert r.code == 0, r.err
+    assert int(git(vault, "rev-list", "--count", "HEAD")) == commits + 1
+    subject = git(vault, "log", "-1", "--format=%s").strip()
+    assert subject == "entity: merge NRF2 into NFE2L2 — 2 facts, 1 episodes follow"
+    merged = r.json()["merged"]
+    assert merged["episodes"] == ["ko"] and "NRF2" in r.json()["aliases"]
+    # no duplicates: KEAP1 inhibits NFE2L2 holds both papers
+    facts = cli("fact", "query", "NFE2L2", "--json").json()["facts"]
+    assert sorted((f["subject"], f["object"]) for f in facts) == [("KEAP1", "NFE2L2"), ("NFE2L2", "HMOX1")]
+    keap1 = next(f for f in facts if f["subject"] == "KEAP1")
+    assert keap1["source"] == ["PMID:9887101", "PMID:10473555"]
+    # nothing deleted: the old notes stay, superseded; the old entity note redirects
+    old = cli("fact", "list", "--status", "superseded", "--json").json()
+    assert {f["id"] for f in old} == {same, moved}
+    redirect = (vault / "entities/NRF2.md").read_text()
+    assert "merged_into: NFE2L2" in redirect and "[[NFE2L2]]" in redirect
+    episode = next((vault / "episodes").rglob("ko.md")).read_text()
+    assert "- NFE2L2" in episode and "[[NFE2L2]]" in episode and "[[NRF2]]" not in episode
+    assert cli("fact", "query", "NRF2", "--json").json()["matched"] == ["NFE2L2"]
+    assert cli("check").code == 0
+    # a cycle is refused
+    back = cli("entity", "merge", "NRF2", "NFE2L2")
+    assert back.code == 1 and "cycle" in back.err
+    assert cli("entity", "merge", "NFE2L2", "nfe2l2").code == 1

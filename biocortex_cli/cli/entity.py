@@ -26,13 +26,36 @@ def show(
 def alias(
     name: Annotated[str, typer.Argument(help="Entity name (or an alias of it).")],
     alias_: Annotated[str, typer.Argument(metavar="ALIAS", help="Another name for it, e.g. p53 for TP53.")],
+    merge: Annotated[bool, typer.Option("--merge", help="ALIAS is an entity of its own: merge it into NAME (facts and episodes follow, one commit, nothing deleted).")] = False,
+    allow_ambiguous: Annotated[bool, typer.Option("--allow-ambiguous", help="Bind an alias HGNC lists for other genes than NAME.")] = False,
     json_: Annotated[bool, typer.Option("--json", help="Print the entity's aliases as JSON.")] = False,
 ) -> int:
     """Add an alias to an entity note (Obsidian `aliases:`); facts and recall resolve it."""
-    from biocortex_cli.facts.notes import add_alias
+    from biocortex_cli.facts.aliases import add_alias
 
     vault = state.vault()
-    canonical, aliases = add_alias(vault, name, alias_, vault.author(state.OPTIONS.author))
-    state.emit_json({"name": canonical, "aliases": aliases}) if json_ else state.out(
-        f"{canonical}: {', '.join(aliases)}")
+    result = add_alias(vault, name, alias_, vault.author(state.OPTIONS.author), merge=merge,
+                       allow_ambiguous=allow_ambiguous)
+    for note in result.notes:
+        state.info(f"biocortex: {note}")
+    state.emit_json(result.as_json()) if json_ else state.out(f"{result.name}: {', '.join(result.aliases)}")
+    return 0
+
+
+def merge(
+    keep: Annotated[str, typer.Argument(help="The entity that stays, e.g. NFE2L2.")],
+    other: Annotated[str, typer.Argument(help="The entity that becomes its name, e.g. NRF2.")],
+    json_: Annotated[bool, typer.Option("--json", help="Print what moved as JSON.")] = False,
+) -> int:
+    """Merge two entity notes that name one thing: OTHER's facts and episodes follow KEEP; OTHER's note stays as a redirect."""
+    from biocortex_cli.facts.aliases import merge_entities
+
+    vault = state.vault()
+    result = merge_entities(vault, keep, other, vault.author(state.OPTIONS.author))
+    if json_:
+        state.emit_json(result.as_json())
+    else:
+        state.out(f"{result.keep}: {', '.join(result.aliases)}")
+        state.info(f"biocortex: merged {result.other} into {result.keep}: {len(result.facts)} facts, "
+                   f"{len(result.episodes)} episodes followed")
     return 0

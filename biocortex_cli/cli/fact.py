@@ -21,20 +21,28 @@ def add(
     subject: Annotated[str, typer.Argument(help="Subject, e.g. TP53 (aliases resolve to the entity's name).")],
     predicate: Annotated[str, typer.Argument(help="Predicate, e.g. regulates (stored lower_case_with_underscores).")],
     object_: Annotated[str, typer.Argument(metavar="OBJECT", help="Object, e.g. MDM2.")],
-    source: Annotated[list[str] | None, typer.Option("--source", help="Where it comes from: PMID:…, DOI, episode id, notebook path, URL (repeatable).")] = None,
+    source: Annotated[list[str] | None, typer.Option("--source", help="Where it comes from: PMID:…, DOI, PMC…, an episode id, agent:NAME, dataset:NAME[@VERSION], a URL or a relative path (repeatable; checked).")] = None,
     confidence: Annotated[str | None, typer.Option("--confidence", help="0-1 (config: facts.default_confidence).")] = None,
+    taxon: Annotated[str | None, typer.Option("--taxon", help="The species it holds in (human, mouse, NCBITaxon:10090): another fact than the same triple elsewhere.")] = None,
+    cell_type: Annotated[str | None, typer.Option("--cell-type", help="The cell type it holds in (a qualifier, like --taxon).")] = None,
+    context: Annotated[str | None, typer.Option("--context", help="Any other condition it holds under (a qualifier).")] = None,
+    subject_kind: Annotated[str | None, typer.Option("--subject-kind", help="Kind of the subject's entity note if this creates it (gene, protein, compound, cell_type, …).")] = None,
+    object_kind: Annotated[str | None, typer.Option("--object-kind", help="Kind of the object's entity note if this creates it.")] = None,
+    reopen: Annotated[bool, typer.Option("--reopen", help="The statement was retracted or superseded: make it current again with this evidence.")] = False,
     json_: Annotated[bool, typer.Option("--json", help="Print the stored fact as JSON instead of its id.")] = False,
 ) -> int:
-    """Record a fact; the same triple again merges its sources instead of duplicating it."""
+    """Record a fact; the same statement again merges its sources instead of duplicating it."""
     from biocortex_cli.facts.notes import add_fact
 
     vault = state.vault()
     result = add_fact(vault, subject, predicate, object_, sources=source or [],
                       confidence=None if confidence is None else confidence,
-                      author=vault.author(state.OPTIONS.author))
+                      author=vault.author(state.OPTIONS.author), reopen=reopen,
+                      qualifiers={"taxon": taxon, "cell_type": cell_type, "context": context},
+                      kinds={"subject": subject_kind, "object": object_kind})
     for note in result.notes:
         state.info(f"biocortex: {note}")
-    if not result.created:
+    if not result.created and not result.reopened:
         state.info(f"biocortex: merged into existing fact {result.fact.id} "
                    f"(confidence now {result.fact.confidence:g})")
     for other in result.conflicts:
@@ -42,9 +50,25 @@ def add(
                    f"({result.fact.sentence()} / {other.sentence()})")
     if json_:
         state.emit_json({**result.fact.as_json(), "created": result.fact.record.get("created"),
-                         "merged": not result.created, "contradicts": [c.id for c in result.conflicts]})
+                         "merged": not result.created, "reopened": result.reopened,
+                         "contradicts": [c.id for c in result.conflicts]})
     else:
         state.out(result.fact.id)
+    return 0
+
+
+def unsource(
+    ident: Annotated[str, typer.Argument(metavar="ID", help="Fact id.")],
+    source: Annotated[str, typer.Argument(help="The source to take out (any spelling of it, or one of a dataset's citations).")],
+    json_: Annotated[bool, typer.Option("--json", help="Print the fact as JSON.")] = False,
+) -> int:
+    """Take a source out of a fact's evidence (one commit); its confidence is what remains."""
+    from biocortex_cli.facts.notes import remove_source
+
+    vault = state.vault()
+    fact = remove_source(vault, ident, source, vault.author(state.OPTIONS.author))
+    state.emit_json(fact.as_json()) if json_ else state.out(f"{fact.id}  ·  {fact.confidence:g}  ·  "
+                                                            f"{', '.join(fact.sources)}")
     return 0
 
 
