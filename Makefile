@@ -18,7 +18,7 @@ test: venv
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
 
 lint: venv
-	$(BIN)/ruff check biocortex_cli tests benchmarks
+	$(BIN)/ruff check biocortex_cli tests benchmarks scripts
 	$(BIN)/mypy
 
 demo: venv
@@ -98,6 +98,7 @@ demo: venv
 bench: venv
 	$(PY) benchmarks/startup.py
 	$(PY) benchmarks/recall.py
+	$(PY) benchmarks/writes.py
 
 stress: venv
 	$(PY) benchmarks/crash.py --trials 200

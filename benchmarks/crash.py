@@ -8,10 +8,17 @@ temporary folder, with an isolated HOME and git identity):
   ``entity alias`` (rewrites an existing entity note), ``feedback`` (appends a line to the day's
   feedback file, which is rewritten to a temporary file and renamed);
 
-sleeps a random 0-300 ms and sends SIGKILL, either to the biocortex process alone (its git child,
-if any, runs on: the usual case when an agent is killed) or to its whole process group (git dies
-too, mid-write, and leaves ``.git/index.lock`` behind: what a crash of the machine does). Then it
-checks, before the next trial:
+sleeps a random time within the command's own duration (measured first, uncontended) and sends
+SIGKILL, either to the biocortex process alone (its git child, if any, runs on: the usual case
+when an agent is killed) or to its whole process group (git dies
+too, mid-write, and leaves ``.git/index.lock`` behind: what a crash of the machine does), or
+SIGTERM to the process (what ``timeout``, ``kill`` and agent frameworks send: it must roll back
+like Ctrl-C and exit 143).
+
+Before each write a person's hand edits are made and left uncommitted (issue 14): one to a note
+no command touches (the seed episode) and, for ``entity alias`` and ``feedback``, one to the very
+file the command rewrites (``entities/TP53.md``, the day's feedback file). Then it checks, before
+the next trial:
 
 1. every note parses and ``check`` finds no problem;
 2. ``git fsck --strict --no-dangling`` is clean;
@@ -19,7 +26,8 @@ checks, before the next trial:
    long it took is recorded (a stale ``index.lock`` is cleared after
    ``biocortex_cli.store.git.STALE_LOCK_SECONDS``);
 4. every record whose command printed its id (reported written) is in HEAD;
-5. ``recall`` works and finds the episode written in step 3 (the index refreshes or rebuilds).
+5. ``recall`` works and finds the episode written in step 3 (the index refreshes or rebuilds);
+6. every hand edit is still in its file (recovery put back only what the killed write changed).
 
 Prints a table and writes ``benchmarks/out/crash-<trials>.json``.
 
@@ -56,12 +64,13 @@ NEXT_WRITE_LIMIT = 20.0
 class Trial:
     n: int
     command: str
-    mode: str  # "process" (SIGKILL to biocortex) or "group" (to biocortex and its git children)
+    mode: str  # "process" (SIGKILL to biocortex), "group" (to it and its git children), "term" (SIGTERM)
     delay_ms: int
     outcome: str = ""  # "killed" or "finished"
     reported: list[str] = field(default_factory=list)
     next_write_s: float = 0.0
     cleared_locks: list[str] = field(default_factory=list)  # stale git locks the next write removed
+    hand_edits: list[str] = field(default_factory=list)  # files a person edited (uncommitted) before the write
     failures: list[str] = field(default_factory=list)
 
 
@@ -173,8 +182,35 @@ def _recall_finds(vault: Path, query: str, ident: str) -> str | None:
     return None if ident in ids else f"recall did not find {ident} (got {ids})"
 
 
+def _hand_edit(vault: Path, env: dict[str, str], trial: Trial) -> dict[str, str]:
+    """Edit by hand (uncommitted) a note no command touches and, where the command rewrites an
+    existing file, that file; returns {path: the text that must survive}."""
+    seed = _git(vault, env, "ls-files", "episodes").stdout.split()
+    targets = [next(p for p in seed if p.endswith("/crash-seed.md"))]
+    if trial.command == "entity alias":
+        targets.append("entities/TP53.md")
+    if trial.command == "feedback":
+        day = time.strftime("%Y-%m-%d", time.gmtime())
+        feedback = vault / "feedback" / day[:4] / day[5:7] / f"{day}.crash-lab.example.jsonl"
+        if feedback.exists():
+            targets.append(feedback.relative_to(vault).as_posix())
+    marks = {}
+    for rel in targets:
+        path = vault / rel
+        if rel.endswith(".jsonl"):
+            mark = json.dumps({"recall_id": f"r{trial.n:010x}", "outcome": "failure", "note": f"by hand {trial.n}"})
+        else:
+            mark = f"Hand edit {trial.n}, not committed."
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text + ("" if text.endswith("\n") else "\n") + mark + "\n", encoding="utf-8")
+        marks[rel] = mark
+    trial.hand_edits = sorted(marks)
+    return marks
+
+
 def run_trial(trial: Trial, vault: Path, work: Path, env: dict[str, str], rng: random.Random) -> None:
     argv, stdin = _argv(trial.command, trial.n, work)
+    marks = _hand_edit(vault, env, trial)
     proc = subprocess.Popen([sys.executable, "-m", "biocortex_cli", *argv], env=env,
                             stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -184,9 +220,10 @@ def run_trial(trial: Trial, vault: Path, work: Path, env: dict[str, str], rng: r
         if trial.mode == "group":
             os.killpg(proc.pid, signal.SIGKILL)
         else:
-            proc.send_signal(signal.SIGKILL)
+            proc.send_signal(signal.SIGTERM if trial.mode == "term" else signal.SIGKILL)
     out, err = proc.communicate(timeout=60)
-    trial.outcome = "killed" if proc.returncode == -signal.SIGKILL else "finished"
+    # a SIGTERM that lands before our handler is installed (interpreter start-up) kills like SIGKILL
+    trial.outcome = "killed" if proc.returncode in (-signal.SIGKILL, -signal.SIGTERM, 143) else "finished"
     if trial.outcome == "finished" and proc.returncode != 0:
         trial.failures.append(f"exit {proc.returncode}: {err.strip()[-300:]}")
     trial.reported = _expected(trial.command, trial.n, out)
@@ -218,6 +255,10 @@ def run_trial(trial: Trial, vault: Path, work: Path, env: dict[str, str], rng: r
     problem = _recall_finds(vault, f"sentinel write after crash trial {trial.n} zebrafish {sentinel}", sentinel)
     if problem:
         trial.failures.append(problem)
+    # 6. no hand edit was lost
+    for rel, mark in marks.items():
+        if mark not in (vault / rel).read_text(encoding="utf-8"):
+            trial.failures.append(f"hand edit lost: {rel}")
 
 
 def make_vault(base: Path) -> tuple[Path, dict[str, str]]:
@@ -231,23 +272,40 @@ def make_vault(base: Path) -> tuple[Path, dict[str, str]]:
     subprocess.run([sys.executable, "-m", "biocortex_cli", "episode", "add", "--id", "crash-seed",
                     "--task", "Seed episode that feedback trials mark helpful"], env=env, check=True,
                    capture_output=True)
+    subprocess.run([sys.executable, "-m", "biocortex_cli", "feedback", "r0000000000", "--outcome", "success",
+                    "--helpful", "crash-seed"], env=env, check=True, capture_output=True)  # the day's file
     return vault, env
 
 
-def run_trials(trials: int, seed: int, base: Path, max_delay_ms: int = 300,
-               modes: tuple[str, ...] = ("process", "group")) -> list[Trial]:
-    """Run ``trials`` kill trials on a new vault under ``base``; every trial, checked."""
+def calibrate(vault: Path, work: Path, env: dict[str, str]) -> dict[str, int]:
+    """How long each command takes here when nobody kills it (ms): on a loaded machine the
+    start-up alone can outlast a fixed 300 ms, and the kills would never reach a write."""
+    took = {}
+    for i, command in enumerate(COMMANDS):
+        argv, _stdin = _argv(command, 90000 + i, work)
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "biocortex_cli", *argv], env=env, capture_output=True, check=False)
+        took[command] = int((time.perf_counter() - started) * 1000)
+    return took
+
+
+def run_trials(trials: int, seed: int, base: Path, max_delay_ms: int = 0,
+               modes: tuple[str, ...] = ("process", "group", "term")) -> list[Trial]:
+    """Run ``trials`` kill trials on a new vault under ``base``; every trial, checked. Each kill
+    comes after a random 0 to ``max_delay_ms`` (0: to 1.1 times the command's own duration)."""
     rng = random.Random(seed)
     vault, env = make_vault(base)
     work = base / "work"
     work.mkdir()
+    took = calibrate(vault, work, env) if not max_delay_ms else {c: max_delay_ms for c in COMMANDS}
     saved = {k: os.environ.get(k) for k in ("HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")}
     os.environ.update({k: env[k] for k in saved})  # the in-process checks see the same git config
     results = []
     try:
         for n in range(trials):
-            trial = Trial(n=n, command=COMMANDS[n % len(COMMANDS)], mode=rng.choice(modes),
-                          delay_ms=rng.randint(0, max_delay_ms))
+            command = COMMANDS[n % len(COMMANDS)]
+            trial = Trial(n=n, command=command, mode=rng.choice(modes),
+                          delay_ms=rng.randint(0, int(took[command] * (1.1 if not max_delay_ms else 1))))
             run_trial(trial, vault, work, env, rng)
             results.append(trial)
     finally:
@@ -269,6 +327,9 @@ def summarize(results: list[Trial]) -> dict[str, Any]:
             "killed": sum(t.outcome == "killed" for t in mine),
             "finished": sum(t.outcome == "finished" for t in mine),
             "group_kills": sum(t.mode == "group" and t.outcome == "killed" for t in mine),
+            "term_stops": sum(t.mode == "term" and t.outcome == "killed" for t in mine),
+            "hand_edits": sum(len(t.hand_edits) for t in mine),
+            "hand_edits_lost": sum(f.startswith("hand edit lost") for t in mine for f in t.failures),
             "reported_records": sum(len(t.reported) for t in mine),
             "next_write_max_s": nxt[-1] if nxt else 0.0,
             "failures": sum(bool(t.failures) for t in mine),
@@ -286,16 +347,19 @@ def cleared_locks(results: list[Trial]) -> dict[str, int]:
 
 
 def table(rows: dict[str, Any]) -> str:
-    head = f"{'command':<16}{'trials':>7}{'killed':>8}{'(group)':>8}{'finished':>9}{'records':>9}" \
-           f"{'next write max':>16}{'failures':>10}"
+    head = f"{'command':<16}{'trials':>7}{'killed':>8}{'(group)':>8}{'(TERM)':>8}{'finished':>9}{'records':>9}" \
+           f"{'hand edits':>11}{'lost':>6}{'next write max':>16}{'failures':>10}"
     lines = [head, "-" * len(head)]
     for command, r in rows.items():
-        lines.append(f"{command:<16}{r['trials']:>7}{r['killed']:>8}{r['group_kills']:>8}{r['finished']:>9}"
-                     f"{r['reported_records']:>9}{r['next_write_max_s']:>15.2f}s{r['failures']:>10}")
-    total = {k: sum(r[k] for r in rows.values()) for k in ("trials", "killed", "group_kills", "finished",
-                                                           "reported_records", "failures")}
-    lines.append(f"{'all':<16}{total['trials']:>7}{total['killed']:>8}{total['group_kills']:>8}"
-                 f"{total['finished']:>9}{total['reported_records']:>9}"
+        lines.append(f"{command:<16}{r['trials']:>7}{r['killed']:>8}{r['group_kills']:>8}{r['term_stops']:>8}"
+                     f"{r['finished']:>9}{r['reported_records']:>9}{r['hand_edits']:>11}{r['hand_edits_lost']:>6}"
+                     f"{r['next_write_max_s']:>15.2f}s{r['failures']:>10}")
+    total = {k: sum(r[k] for r in rows.values()) for k in ("trials", "killed", "group_kills", "term_stops", "finished",
+                                                           "reported_records", "hand_edits", "hand_edits_lost",
+                                                           "failures")}
+    lines.append(f"{'all':<16}{total['trials']:>7}{total['killed']:>8}{total['group_kills']:>8}{total['term_stops']:>8}"
+                 f"{total['finished']:>9}{total['reported_records']:>9}{total['hand_edits']:>11}"
+                 f"{total['hand_edits_lost']:>6}"
                  f"{max(r['next_write_max_s'] for r in rows.values()):>15.2f}s{total['failures']:>10}")
     return "\n".join(lines)
 
@@ -304,7 +368,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--trials", type=int, default=200)
     parser.add_argument("--seed", type=int, default=20260)
-    parser.add_argument("--max-delay-ms", type=int, default=300)
+    parser.add_argument("--max-delay-ms", type=int, default=0,
+                        help="kill within this many ms (default 0: within 1.1x each command's measured duration)")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     from common import machine

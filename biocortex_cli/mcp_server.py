@@ -9,7 +9,8 @@ stderr; the server keeps running. Arguments missing or of the wrong type are ref
 against each tool's input schema, also as a tool error.
 
 stdout is the protocol channel: while a tool runs, anything printed goes to stderr instead.
-The SDK is imported only here, and this module only by ``biocortex mcp``.
+The SDK (the ``mcp`` extra: ``pip install 'biocortex[mcp]'``) is imported only here, and this module
+only by ``biocortex mcp``; without it the command exits 1 naming what to install.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from biocortex_cli.errors import BiocortexError, UsageError
+from biocortex_cli.errors import BiocortexError, NotFoundError, UsageError
 from biocortex_cli.store.files import check_unicode
 
 if TYPE_CHECKING:
@@ -40,15 +41,28 @@ INSTRUCTIONS = (
 
 
 def _sdk() -> tuple[Any, type[Exception]]:
-    """The SDK's server class and its ToolError: MCPServer in mcp 2, FastMCP in mcp 1."""
+    """The SDK's server class and its ToolError (``mcp>=2``, the ``mcp`` extra). Missing, too old
+    or broken, it is a clear error naming what to install, never a traceback."""
     try:
         module = importlib.import_module("mcp.server.mcpserver")
         errors = importlib.import_module("mcp.server.mcpserver.exceptions")
-        return module.MCPServer, errors.ToolError
-    except ImportError:  # mcp 1.x
-        module = importlib.import_module("mcp.server.fastmcp")
-        errors = importlib.import_module("mcp.server.fastmcp.exceptions")
-        return module.FastMCP, errors.ToolError
+    except ImportError as exc:
+        install = f"{sys.executable} -m pip install 'biocortex[mcp]'"
+        if exc.name == "mcp":
+            raise NotFoundError("`biocortex mcp` needs the MCP Python SDK (mcp 2), which is not installed",
+                                hint=f"install the mcp extra: {install}") from None
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            installed = version("mcp")
+        except PackageNotFoundError:
+            installed = "?"
+        if installed.split(".")[0] in ("0", "1"):
+            raise NotFoundError(f"`biocortex mcp` needs mcp 2; mcp {installed} is installed",
+                                hint=f"upgrade it with the mcp extra: {install}") from None
+        raise NotFoundError(f"the MCP Python SDK (mcp {installed}) is installed but does not import: {exc}",
+                            hint=f"reinstall it: {install} --force-reinstall") from None
+    return module.MCPServer, errors.ToolError
 
 
 def _guarded(tool_error: type[Exception]) -> Callable[[Tool], Tool]:
@@ -175,5 +189,6 @@ def build_server(open_vault: Callable[[], Vault], author: Callable[[Vault], Auth
 
 def serve(open_vault: Callable[[], Vault], author: Callable[[Vault], Author]) -> None:
     """Serve over stdio until the client closes the connection."""
+    _sdk()  # no SDK: say what to install before anything else
     open_vault()  # no vault: fail now, with the usual message, not at the first tool call
     build_server(open_vault, author).run("stdio")

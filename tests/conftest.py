@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -14,10 +15,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from biocortex_cli.cli.main import main
 
 REPO = Path(__file__).resolve().parents[1]
+
+# A loaded machine (CI shares its cores) must not fail a property test on time: no deadline per
+# example, no health check on slow data generation. Tests assert behaviour; benchmarks/ measure.
+settings.register_profile("biocortex", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("biocortex")
 
 
 @pytest.fixture(autouse=True)
@@ -66,11 +73,41 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
     return run
 
 
+class BuiltVaults:
+    """Vaults built once per test process and copied for every test that asks for one: each test
+    gets the same files and git history as if it had built its own (mtimes too), for the cost of
+    a copy. Only for fixtures whose building is not what the test is about."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def get(self, name: str, dest: Path, build: Callable[[], object]) -> Path:
+        """``dest`` as ``build()`` leaves it: built the first time, copied from then on."""
+        saved = self.root / name
+        if saved.exists():
+            if dest.exists():
+                shutil.rmtree(dest)
+            shutil.copytree(saved, dest, symlinks=True)
+        else:
+            build()
+            shutil.copytree(dest, saved, symlinks=True)
+        return dest
+
+
+@pytest.fixture(scope="session")
+def built_vaults(tmp_path_factory: pytest.TempPathFactory) -> BuiltVaults:
+    return BuiltVaults(tmp_path_factory.mktemp("built"))
+
+
 @pytest.fixture
-def vault(tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> Path:
+def vault(tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, built_vaults: BuiltVaults) -> Path:
     root = tmp_path / "vault"
-    result = cli("init", root)
-    assert result.code == 0, result.err
+
+    def init() -> None:
+        result = cli("init", root)
+        assert result.code == 0, result.err
+
+    built_vaults.get("init", root, init)
     monkeypatch.setenv("BIOCORTEX_VAULT", str(root))
     return root
 

@@ -14,7 +14,7 @@ from biocortex_cli.errors import DataError, UsageError
 from biocortex_cli.store.config import ContextConfig
 from biocortex_cli.store.vault import find_vault
 from biocortex_cli.tokens import get_counter
-from tests.conftest import REPO, Cli
+from tests.conftest import REPO, BuiltVaults, Cli
 
 QUERY = "doublets in scRNA-seq with scDblFinder, TP53"
 
@@ -31,10 +31,12 @@ def _chat(path: Path, turns: int = 30) -> Path:
 
 
 @pytest.fixture
-def filled(vault: Path, cli: Cli) -> Path:
-    assert cli("episode", "import", REPO / "examples/sample_episodes.jsonl").code == 0
-    assert cli("fact", "add", "TP53", "regulates", "MDM2", "--source", "PMID:1").code == 0
-    return vault
+def filled(vault: Path, cli: Cli, built_vaults: BuiltVaults) -> Path:
+    def build() -> None:
+        assert cli("episode", "import", REPO / "examples/sample_episodes.jsonl").code == 0
+        assert cli("fact", "add", "TP53", "regulates", "MDM2", "--source", "PMID:1").code == 0
+
+    return built_vaults.get("context-filled", vault, build)
 
 
 def test_sections_in_order_and_json_parts_add_up(filled: Path, cli: Cli, tmp_path: Path) -> None:

@@ -49,8 +49,20 @@ def test_exit_3_internal_error_writes_traceback_to_a_log(capsys) -> None:  # typ
 def test_exit_130_on_interrupt(vault: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "biocortex_cli", "episode", "import", "-"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(1.0)  # let it start and block on stdin
+    _wait_until_reading_stdin(proc.pid)  # inside the command: our SIGINT handler is set
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
     assert b"interrupted" in err and b"Traceback" not in err
+
+
+def _wait_until_reading_stdin(pid: int) -> None:
+    """Until the process blocks reading its stdin (Linux: its wait channel is a pipe read), however
+    slow a loaded machine is to start it; elsewhere, a second."""
+    wchan = Path(f"/proc/{pid}/wchan")
+    if not wchan.exists():
+        time.sleep(1.0)
+        return
+    deadline = time.monotonic() + 60  # a hang guard, not a time limit
+    while "pipe_read" not in wchan.read_text() and time.monotonic() < deadline:
+        time.sleep(0.01)

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Cli, git
+from conftest import BuiltVaults, Cli, git
 
 from biocortex_cli.index.feedback import EXPLORE, utility_value
 from biocortex_cli.tokens import get_counter
@@ -34,15 +34,18 @@ BACKGROUND = ("Cell type annotation of lung tissue", "Bulk RNA-seq differential 
 
 
 @pytest.fixture
-def ranked(vault: Path, cli: Cli) -> Path:
+def ranked(vault: Path, cli: Cli, built_vaults: BuiltVaults) -> Path:
     """One strongly relevant episode and three equally relevant ones (tied, ordered by id), among
     unrelated ones (so the query's words are rare enough to count)."""
     episodes = [{"id": "strong", "task": "Doublet detection with scrublet on PBMC", "tools": ["scrublet"]}]
     episodes += [{"id": i, "task": "Doublet detection on PBMC before clustering"} for i in ("m-a", "m-b", "m-c")]
     episodes += [{"task": task} for task in BACKGROUND]
-    r = cli("episode", "import", "-", stdin="".join(json.dumps(e) + "\n" for e in episodes))
-    assert r.code == 0, r.err
-    return vault
+
+    def build() -> None:
+        r = cli("episode", "import", "-", stdin="".join(json.dumps(e) + "\n" for e in episodes))
+        assert r.code == 0, r.err
+
+    return built_vaults.get("feedback-ranked", vault, build)
 
 
 def log_lines(vault: Path) -> list[dict]:  # type: ignore[type-arg]

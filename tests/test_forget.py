@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Cli, git
+from conftest import BuiltVaults, Cli, git
 
 QUERY = "doublet detection pbmc"
 EPISODES = [
@@ -21,10 +21,12 @@ EPISODES = [
 
 
 @pytest.fixture
-def memory(vault: Path, cli: Cli) -> Path:
-    r = cli("episode", "import", "-", stdin="".join(json.dumps(e) + "\n" for e in EPISODES))
-    assert r.code == 0, r.err
-    return vault
+def memory(vault: Path, cli: Cli, built_vaults: BuiltVaults) -> Path:
+    def build() -> None:
+        r = cli("episode", "import", "-", stdin="".join(json.dumps(e) + "\n" for e in EPISODES))
+        assert r.code == 0, r.err
+
+    return built_vaults.get("forget-memory", vault, build)
 
 
 def notes(root: Path) -> set[str]:

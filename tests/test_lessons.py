@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import Cli, git
+from conftest import BuiltVaults, Cli, git
 
 from biocortex_cli.lessons.cluster import (
     SIMILARITY,
@@ -31,14 +31,16 @@ def _episode(cli: Cli, ident: str, lesson: str, *, success: bool = True, quality
 
 
 @pytest.fixture
-def lessons_vault(vault: Path, cli: Cli) -> Path:
-    _episode(cli, "ep-a", DOUBLETS, quality=0.9)
-    _episode(cli, "ep-b", "Call doublets on both modalities and combine the calls for 10x Multiome.", quality=0.7)
-    _episode(cli, "ep-c", "call doublets on both modalities, and combine the calls for multiome", success=False,
-             quality=0.3)
-    _episode(cli, "ep-d", "Use scaffold splits, not random splits, for QSAR models.", domain="cheminformatics",
-             tool="RDKit", task="QSAR model for EGFR")
-    return vault
+def lessons_vault(vault: Path, cli: Cli, built_vaults: BuiltVaults) -> Path:
+    def build() -> None:
+        _episode(cli, "ep-a", DOUBLETS, quality=0.9)
+        _episode(cli, "ep-b", "Call doublets on both modalities and combine the calls for 10x Multiome.", quality=0.7)
+        _episode(cli, "ep-c", "call doublets on both modalities, and combine the calls for multiome", success=False,
+                 quality=0.3)
+        _episode(cli, "ep-d", "Use scaffold splits, not random splits, for QSAR models.", domain="cheminformatics",
+                 tool="RDKit", task="QSAR model for EGFR")
+
+    return built_vaults.get("lessons", vault, build)
 
 
 def _commit(root: Path, message: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,10 +16,8 @@ TOOLS = {"recall", "context", "episode_add", "fact_add", "fact_query", "feedback
 
 
 def _result(res: Any) -> tuple[bool, str, Any]:
-    """(is_error, text, structured content), whatever the SDK version names them."""
-    is_error = getattr(res, "is_error", getattr(res, "isError", None))
-    structured = getattr(res, "structured_content", getattr(res, "structuredContent", None))
-    return bool(is_error), res.content[0].text, structured
+    """(is_error, text, structured content) of a tool call."""
+    return bool(res.is_error), res.content[0].text, res.structured_content
 
 
 async def _session(vault: Path, log: Path, feedback: dict[str, Any]) -> list[tuple[bool, str, Any]]:
@@ -40,7 +39,7 @@ async def _calls(params: Any, errlog: Any, feedback: dict[str, Any]) -> list[tup
         await session.initialize()
         listed = await session.list_tools()
         names = {t.name for t in listed.tools}
-        schemas = {t.name: (getattr(t, "input_schema", None) or t.inputSchema) for t in listed.tools}
+        schemas = {t.name: t.input_schema for t in listed.tools}
         out.append((False, json.dumps(sorted(names)), schemas))
         calls: list[tuple[str, dict[str, Any]]] = [
             ("recall", {"query": "doublets in scRNA-seq with scDblFinder", "top_k": 2, "budget": 800}),
@@ -103,11 +102,65 @@ def test_mcp_server_over_stdio(vault: Path, cli: Cli, tmp_path: Path) -> None:
 
 
 def test_other_commands_do_not_import_the_sdk() -> None:
-    import subprocess
-
     code = ("import sys; from biocortex_cli.cli.main import main; import biocortex_cli.cli.app; "
             "assert not any(m == 'mcp' or m.startswith('mcp.') for m in sys.modules), 'mcp imported'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+BLOCK_MCP = """
+class NotInstalled:  # finds no module named mcp, as when the package is not installed
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "mcp":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, NotInstalled())
+"""
+
+
+def _mcp_without_the_sdk(vault: Path, shadow: Path | None, *,
+                         block: bool = False) -> subprocess.CompletedProcess[str]:
+    """``biocortex mcp`` as a process whose ``mcp`` is absent (``block``: the import is refused,
+    as when the package is not installed) or is the fake package under ``shadow``."""
+    code = "import sys\n" + (BLOCK_MCP if block else "") + \
+        "from biocortex_cli.cli.main import main\nsys.exit(main(sys.argv[1:]))\n"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in (shadow, REPO) if p)}
+    return subprocess.run([sys.executable, "-c", code, "--vault", str(vault), "mcp"], env=env, cwd=REPO,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False)
+
+
+def _fake_mcp(root: Path, version: str, files: dict[str, str]) -> Path:
+    """A package named ``mcp`` with its dist-info, shadowing the real one on PYTHONPATH."""
+    for rel, text in {"mcp/__init__.py": "", "mcp/server/__init__.py": "", **files}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    info = root / f"mcp-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: mcp\nVersion: {version}\n")
+    return root
+
+
+def test_without_the_sdk_mcp_says_what_to_install(vault: Path, tmp_path: Path) -> None:
+    """`pip install biocortex` has no MCP SDK (it is the `mcp` extra): the command exits 1 and names
+    the install command, for a missing, a too old and a broken SDK; never an internal error."""
+    install = f"{sys.executable} -m pip install 'biocortex[mcp]'"
+    missing = _mcp_without_the_sdk(vault, None, block=True)
+    assert missing.returncode == 1, missing.stderr
+    assert missing.stdout == ""
+    assert missing.stderr == ("biocortex: error: `biocortex mcp` needs the MCP Python SDK (mcp 2), which is not "
+                              f"installed\n  hint: install the mcp extra: {install}\n")
+
+    old = _mcp_without_the_sdk(vault, _fake_mcp(tmp_path / "old", "1.26.0", {"mcp/server/fastmcp/__init__.py": ""}))
+    assert old.returncode == 1
+    assert "needs mcp 2; mcp 1.26.0 is installed" in old.stderr
+    assert f"upgrade it with the mcp extra: {install}" in old.stderr
+
+    broken = _fake_mcp(tmp_path / "broken", "2.0.0",
+                       {"mcp/server/mcpserver/__init__.py": "import pydantic_core_was_removed\n"})
+    failed = _mcp_without_the_sdk(vault, broken)
+    assert failed.returncode == 1
+    assert "(mcp 2.0.0) is installed but does not import: No module named 'pydantic_core_was_removed'" in failed.stderr
+    assert f"reinstall it: {install} --force-reinstall" in failed.stderr
+    for run in (missing, old, failed):
+        assert "internal error" not in run.stderr and "Traceback" not in run.stderr
 
 
 def test_a_lone_surrogate_in_tool_arguments_is_a_tool_error_not_a_crash() -> None:

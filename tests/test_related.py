@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Cli
+from conftest import BuiltVaults, Cli
 
 
 def _add(cli: Cli, ident: str, task: str, *args: str) -> None:
@@ -15,18 +15,20 @@ def _add(cli: Cli, ident: str, task: str, *args: str) -> None:
 
 
 @pytest.fixture
-def graph(vault: Path, cli: Cli) -> Path:
-    _add(cli, "kras-a", "CRISPR screen for KRAS G12C sotorasib sensitisers in NCI-H358",
-         "--tool", "MAGeCK", "--domain", "CRISPR-screen", "--entity", "KRAS", "--success")
-    _add(cli, "kras-b", "CRISPR screen for KRAS G12C sotorasib sensitisers in NCI-H358 replicate",
-         "--tool", "MAGeCK", "--domain", "CRISPR-screen", "--failure")
-    _add(cli, "kras-c", "Docking of covalent KRAS G12C inhibitors", "--tool", "Vina",
-         "--domain", "structure", "--entity", "KRAS", "--success")
-    _add(cli, "screen-fail", "Ferroptosis modifier screen in TKOV3 cells", "--tool", "MAGeCK",
-         "--domain", "CRISPR-screen", "--failure")
-    _add(cli, "other", "Bulk RNA-seq of liver organoids", "--tool", "DESeq2", "--domain", "RNA-seq",
-         "--success")
-    return vault
+def graph(vault: Path, cli: Cli, built_vaults: BuiltVaults) -> Path:
+    def build() -> None:
+        _add(cli, "kras-a", "CRISPR screen for KRAS G12C sotorasib sensitisers in NCI-H358",
+             "--tool", "MAGeCK", "--domain", "CRISPR-screen", "--entity", "KRAS", "--success")
+        _add(cli, "kras-b", "CRISPR screen for KRAS G12C sotorasib sensitisers in NCI-H358 replicate",
+             "--tool", "MAGeCK", "--domain", "CRISPR-screen", "--failure")
+        _add(cli, "kras-c", "Docking of covalent KRAS G12C inhibitors", "--tool", "Vina",
+             "--domain", "structure", "--entity", "KRAS", "--success")
+        _add(cli, "screen-fail", "Ferroptosis modifier screen in TKOV3 cells", "--tool", "MAGeCK",
+             "--domain", "CRISPR-screen", "--failure")
+        _add(cli, "other", "Bulk RNA-seq of liver organoids", "--tool", "DESeq2", "--domain", "RNA-seq",
+             "--success")
+
+    return built_vaults.get("related-graph", vault, build)
 
 
 def test_related_lists_reasons_ranked(graph: Path, cli: Cli) -> None:

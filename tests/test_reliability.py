@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -13,11 +12,10 @@ import crash  # noqa: E402
 
 
 def test_killed_writes_lose_nothing_and_block_nothing(tmp_path: Path) -> None:
-    started = time.perf_counter()
-    # SIGKILL to biocortex alone: a kill of git itself leaves index.lock, which the next write
-    # waits 10 s for before clearing it (the 200-trial harness covers that case)
-    results = crash.run_trials(10, seed=3, base=tmp_path, modes=("process",))
-    assert [t.command for t in results[:6]] == list(crash.COMMANDS)
+    """One kill trial of each write command. SIGKILL to biocortex alone: the kill of a whole
+    process group (git too, mid-write) is the 200-trial harness's; how long the write after a
+    kill takes is its figure too (docs/reliability.md), not an assertion here."""
+    results = crash.run_trials(len(crash.COMMANDS), seed=3, base=tmp_path, max_delay_ms=300, modes=("process",))
+    assert [t.command for t in results] == list(crash.COMMANDS)
     assert {t.outcome for t in results} <= {"killed", "finished"}
     assert [(t.n, t.failures) for t in results if t.failures] == []
-    assert time.perf_counter() - started < 15  # ~5 s on 2 cores

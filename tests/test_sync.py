@@ -9,21 +9,30 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Cli, git, run_process
+from tests.conftest import BuiltVaults, Cli, git, run_process
 
 DAY = "feedback/2026/11/2026-11-23.team.jsonl"
 
 
 @pytest.fixture
-def team(tmp_path: Path, cli: Cli) -> tuple[Path, Path, Path]:
-    """A bare remote, clone ``a`` (where the vault was made) and clone ``b`` (a fresh clone)."""
-    remote, a, b = tmp_path / "remote.git", tmp_path / "a", tmp_path / "b"
-    assert cli("init", a).code == 0
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-    git(a, "remote", "add", "origin", str(remote))
-    first = cli("--vault", a, "sync")
-    assert first.code == 0, first.err
-    git(tmp_path, "clone", "-q", str(remote), str(b))
+def team(tmp_path: Path, cli: Cli, built_vaults: BuiltVaults) -> tuple[Path, Path, Path]:
+    """A bare remote, clone ``a`` (where the vault was made) and clone ``b`` (a fresh clone):
+    built once per test process, then copied with the clones pointed at the copy's remote."""
+    home = tmp_path / "team"
+    remote, a, b = home / "remote.git", home / "a", home / "b"
+
+    def build() -> None:
+        home.mkdir()
+        assert cli("init", a).code == 0
+        git(home, "init", "-q", "--bare", "-b", "main", str(remote))
+        git(a, "remote", "add", "origin", str(remote))
+        first = cli("--vault", a, "sync")
+        assert first.code == 0, first.err
+        git(home, "clone", "-q", str(remote), str(b))
+
+    built_vaults.get("team", home, build)
+    for clone in (a, b):
+        git(clone, "remote", "set-url", "origin", str(remote))
     return remote, a, b
 
 

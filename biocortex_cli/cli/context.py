@@ -32,5 +32,5 @@ def context(
     if json_:
         state.emit_json(result.as_json())
     else:
-        sys.stdout.write(result.context)  # byte for byte the JSON's "context"
+        state.write(result.context)  # byte for byte the JSON's "context" (but on a terminal)
     return 0

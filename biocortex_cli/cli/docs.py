@@ -69,7 +69,8 @@ def cli_markdown() -> str:
              "Global options go before the command: `biocortex [--vault PATH] [--author 'NAME <EMAIL>'] "
              "[--redact | --allow-secret] [--debug] COMMAND …`. stdout carries only the requested data "
              "or JSON; messages go to stderr. Exit codes: 0 ok · 1 bad data, not found, failed check · "
-             "2 usage · 3 internal error · 130 interrupted (`fact verify`: 4 unknown).", "",
+             "2 usage · 3 internal error · 130 interrupted (Ctrl-C), 143 stopped (SIGTERM), 129 hung up (SIGHUP): "
+             "a write is rolled back in each case (`fact verify`: 4 unknown).", "",
              "Placeholders are upper case: an argument's name (`QUERY`; `[FILE]` when it may be left out), "
              "`N` for a whole number, `X` for a number with a fraction, else the option's name "
              "(`--task TASK`) or a word naming the value (`FILE|-`, `SECONDS`, `WHEN`).", "",

@@ -72,7 +72,7 @@ def add(
             raise DataError(f"invalid JSON: {exc}", path=from_json) from None
         if not isinstance(loaded, dict):
             raise DataError("--from-json needs one JSON object", path=from_json)
-        check_unicode(loaded, from_json)
+        check_unicode(loaded, from_json, record=True)
         data.update(loaded)
     options = {"task": task, "plan": plan, "tools": tool or None, "domains": domain or None,
                "result": result, "success": success, "quality": quality, "lessons": lesson or None,

@@ -1,7 +1,8 @@
 """The one place that maps failures to exit codes and messages (SPEC §7).
 
 0 ok · 1 bad data, not found, failed check · 2 usage · 3 internal error (one line plus where
-the traceback was written; ``--debug`` prints it) · 130 interrupted. With ``--json`` errors are
+the traceback was written; ``--debug`` prints it) · 130 interrupted (Ctrl-C), 143 stopped by
+SIGTERM, 129 by SIGHUP. With ``--json`` errors are
 ``{"error": {"message", "path", "line", "hint"}}`` on stderr.
 """
 
@@ -16,15 +17,25 @@ from biocortex_cli.errors import BiocortexError
 
 
 class Interrupted(BaseException):
-    """Raised by our SIGINT handler; a BaseException so no framework turns it into exit 1."""
+    """Raised by our SIGINT, SIGTERM and SIGHUP handler; a BaseException so no framework turns it
+    into exit 1. A write it interrupts rolls back (store/vault.py), as for Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
-def _on_sigint(signum: int, frame: object) -> None:
-    raise Interrupted()
+def _on_signal(signum: int, frame: object) -> None:
+    raise Interrupted(signum)
 
 
 def _emit(message: str, *, path: str | None, line: int | None, hint: str | None,
           as_json: bool, prefix: str = "error") -> None:
+    """One error on stderr. It never repeats a secret it quotes (an option value typer echoes,
+    a refused id): errors end up in agents' logs and CI output."""
+    from biocortex_cli.store.secrets import redact
+
+    message, path = redact(message), redact(path) if path else path
     if as_json:
         payload = {"error": {"message": message, "path": path, "line": line, "hint": hint}}
         sys.stderr.write(json.dumps(payload, ensure_ascii=False) + "\n")
@@ -41,17 +52,21 @@ def report(exc: BiocortexError, as_json: bool) -> int:
 
 
 def _crash_log(exc: BaseException) -> str:
-    import tempfile
+    """Write the traceback to a private per-user folder (0700; the file 0600): never a shared
+    temp folder another user could read, pre-create or link. Secrets in the arguments and the
+    message are redacted: an agent's command line often holds what it should not."""
     import time
     import traceback
 
-    folder = os.path.join(tempfile.gettempdir(), "biocortex-logs")
-    os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, f"crash-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}.log")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(f"argv: {sys.argv!r}\n")
-        traceback.print_exception(exc, file=fh)
-    return path
+    from biocortex_cli.store.files import NOFOLLOW, user_dir
+    from biocortex_cli.store.secrets import redact
+
+    folder = user_dir("crash")
+    path = folder / f"crash-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}.log"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(redact(f"argv: {sys.argv!r}\n" + "".join(traceback.format_exception(exc))))
+    return str(path)
 
 
 def guarded(call: Callable[[], int], *, as_json: bool, debug: bool) -> int:
@@ -59,15 +74,32 @@ def guarded(call: Callable[[], int], *, as_json: bool, debug: bool) -> int:
     import contextlib
     import signal
 
+    previous = {}
     with contextlib.suppress(ValueError):  # not the main thread (tests calling main() from a thread)
-        signal.signal(signal.SIGINT, _on_sigint)
+        # `timeout`, `kill`, agent frameworks and systemd stop a process with SIGTERM; a closed
+        # terminal sends SIGHUP: each rolls a write back like Ctrl-C, then exits 128 + the signal
+        for signum in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+            if signum is not None:
+                previous[signum] = signal.signal(signum, _on_signal)
+    try:
+        return _guarded(call, as_json=as_json, debug=debug)
+    finally:
+        for signum, handler in previous.items():  # as they were (main() called in-process, e.g. tests)
+            signal.signal(signum, handler)
+
+
+def _guarded(call: Callable[[], int], *, as_json: bool, debug: bool) -> int:
+    import signal
+
     try:
         return call()
     except BiocortexError as exc:
         return report(exc, as_json)
-    except (Interrupted, KeyboardInterrupt):
-        sys.stderr.write("biocortex: interrupted\n")
-        return 130
+    except (Interrupted, KeyboardInterrupt) as exc:
+        signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
+        name = signal.Signals(signum).name
+        sys.stderr.write(f"biocortex: interrupted ({name})\n" if signum != signal.SIGINT else "biocortex: interrupted\n")
+        return 128 + signum
     except BrokenPipeError:
         # the reader went away (`biocortex recall … | head`): not an error of ours
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -87,7 +119,10 @@ def guarded(call: Callable[[], int], *, as_json: bool, debug: bool) -> int:
             import traceback
 
             traceback.print_exc()
-        log = _crash_log(exc)
+        try:
+            where = f"traceback written to {_crash_log(exc)}"
+        except Exception as log_exc:  # no folder to write it to: say so, never fail here
+            where = f"no traceback written ({type(log_exc).__name__}: {log_exc})"
         _emit(f"internal error ({type(exc).__name__}: {exc}); this is a bug", path=None, line=None,
-              hint=f"traceback written to {log}; rerun with --debug to print it", as_json=as_json)
+              hint=f"{where}; rerun with --debug to print it", as_json=as_json)
         return 3

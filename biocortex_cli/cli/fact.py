@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING, Annotated
 
 from biocortex_cli.cli import state
 
 if TYPE_CHECKING:
-    import sqlite3
-
     import typer
 
     from biocortex_cli.errors import DataError
-    from biocortex_cli.facts.index import IndexedFacts
-    from biocortex_cli.store.vault import Vault
 
 
 def add(
@@ -118,27 +113,12 @@ def list_(
     json_: Annotated[bool, typer.Option("--json", help="Print the facts as JSON.")] = False,
 ) -> int:
     """List facts, filtered."""
-    from biocortex_cli.errors import UsageError
-    from biocortex_cli.facts.model import STATUSES, normalize_predicate
+    from biocortex_cli.facts import memory
     from biocortex_cli.facts.render import fact_lines
 
-    if status not in (*STATUSES, "all"):
-        raise UsageError(f"--status must be one of {', '.join(STATUSES)} or all, not {status!r}")
-    conn, memory = _open(state.vault())
-    with contextlib.closing(conn):
-        facts = memory.all_facts()
-        s_keys = memory.spellings(subject) if subject else None
-        o_keys = memory.spellings(object_) if object_ else None
-    pred = normalize_predicate(predicate) if predicate else None
-    rows = [f for f in facts
-            if (status == "all" or f.status == status)
-            and (s_keys is None or f.subject.casefold() in s_keys)
-            and (o_keys is None or f.object.casefold() in o_keys)
-            and (pred is None or f.predicate == pred)
-            and (source is None or any(source.casefold() in s.casefold() for s in f.sources))
-            and f.confidence >= min_confidence]
-    rows.sort(key=lambda f: (f.subject.casefold(), f.predicate, f.object.casefold()))
-    rows = rows[:limit] if limit else rows
+    rows, problems = memory.list_facts(state.vault(), subject=subject, predicate=predicate, object_=object_,
+                                       status=status, source=source, min_confidence=min_confidence, limit=limit)
+    _warn(problems)
     if json_:
         state.emit_json([f.as_json() for f in rows])
     elif rows:
@@ -201,11 +181,3 @@ def _warn(problems: list[DataError]) -> None:
         state.info(f"biocortex: warning: {problem.location()}{problem.message} (skipped; run `biocortex check`)")
     if len(problems) > 5:
         state.info(f"biocortex: warning: {len(problems) - 5} more broken fact or entity notes skipped")
-
-
-def _open(vault: Vault) -> tuple[sqlite3.Connection, IndexedFacts]:
-    from biocortex_cli.facts.index import open_facts
-
-    conn, source, problems = open_facts(vault)
-    _warn(problems)
-    return conn, source

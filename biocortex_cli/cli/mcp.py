@@ -6,7 +6,9 @@ from biocortex_cli.cli import state
 
 
 def mcp() -> int:
-    """Serve the vault over stdio as an MCP server: tools recall, context, episode_add, fact_add, fact_query, feedback."""
+    """Serve the vault over stdio as an MCP server: tools recall, context, episode_add, fact_add, fact_query, feedback.
+
+    Needs the MCP Python SDK, the mcp extra: pip install 'biocortex[mcp]'."""
     from biocortex_cli.mcp_server import serve
 
     serve(state.vault, lambda vault: vault.author(state.OPTIONS.author))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Annotated
 
 from biocortex_cli.cli import state
@@ -36,7 +35,7 @@ def recall(
     if json_:
         state.emit_json(result.as_json(explain))
     else:
-        sys.stdout.write(result.context)  # byte for byte the JSON's "context"
+        state.write(result.context)  # byte for byte the JSON's "context" (but on a terminal)
         if explain:
             state.info(explain_text(result))
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,8 @@ class GlobalOptions:
 
 
 OPTIONS = GlobalOptions()
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_C1 = re.compile("[\x80-\x9f]")
 
 
 def vault() -> Vault:
@@ -33,13 +36,39 @@ def vault() -> Vault:
 
 def out(text: str) -> None:
     """Requested data to stdout (always ends with one newline)."""
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    write(text if text.endswith("\n") else text + "\n")
+
+
+def write(text: str) -> None:
+    """Requested text to stdout as it is, except: under ``--redact`` no secret is printed either,
+    and on a terminal, control characters a note may hold (escape sequences that move the
+    cursor, retitle the window or hide text) are shown as ``\\x1b`` instead of obeyed."""
+    if OPTIONS.secret_policy == "redact":
+        from biocortex_cli.store.secrets import redact
+
+        text = redact(text)
+    sys.stdout.write(neutralised(text) if sys.stdout.isatty() else text)
+
+
+def neutralised(text: str) -> str:
+    """``text`` with every control character but newline and tab written as ``\\xNN``."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text) if _CONTROL.search(text) else text
 
 
 def emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    if OPTIONS.secret_policy == "redact":
+        from biocortex_cli.store.secrets import scrub
+
+        data = scrub(data)
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    # JSON escapes C0 controls itself; C1 ones (U+0080-U+009F, e.g. the CSI U+009B) it leaves raw
+    sys.stdout.write(_C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if sys.stdout.isatty() else text)
 
 
 def info(text: str) -> None:
-    """Everything that is not the requested data goes to stderr."""
-    sys.stderr.write(text + "\n")
+    """Everything that is not the requested data goes to stderr (secrets removed under --redact)."""
+    if OPTIONS.secret_policy == "redact":
+        from biocortex_cli.store.secrets import redact
+
+        text = redact(text)
+    sys.stderr.write((neutralised(text) if sys.stderr.isatty() else text) + "\n")

@@ -320,10 +320,6 @@ def _error_lines(text: str, strong_only: bool) -> tuple[list[str], bool]:
     return out, certain
 
 
-def _maybe(text: str, hints: tuple[str, ...]) -> bool:
-    return any(h in text for h in hints)
-
-
 def _error_key(text: str) -> str:
     return re.sub(r"\d+", "#", text.casefold())[:160]
 

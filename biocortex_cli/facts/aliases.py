@@ -126,7 +126,7 @@ def add_alias(vault: Vault, name: str, alias: str, author: Author, *, merge: boo
                                 hint="bind it anyway with --allow-ambiguous, or alias it to one of those genes")
             notes.append(f"{alias_text} is ambiguous: HGNC also lists it for "
                          f"{', '.join(c for c in candidates if c != symbol)}; in this vault it means {canonical}")
-        rel = entity_notes.entity_rel(canonical)
+        rel = entity_notes.note_rel(vault.root, canonical)
         txn.message = f"entity: alias {entity_notes.entity_id(canonical)} — {alias_text}"
         path = vault.path(rel)
         if not path.exists():
@@ -170,13 +170,13 @@ def merge_entities(vault: Vault, keep: str, other: str, author: Author) -> Merge
 def _merge(txn: Transaction, source: IndexedFacts, conn: Any, keep: str, other: str, author: Author) -> MergeResult:
     vault = txn.vault
     now = iso_utc(dt.datetime.now(dt.timezone.utc))
-    keep_rel, other_rel = entity_notes.entity_rel(keep), entity_notes.entity_rel(other)
+    keep_rel, other_rel = entity_notes.note_rel(vault.root, keep), entity_notes.note_rel(vault.root, other)
     chain, rel = [keep_rel], keep_rel
     while (vault.root / rel).is_file():  # a hand-written merged_into loop
         target = read_note(vault.root / rel, rel).meta.get("merged_into")
         if not isinstance(target, str):
             break
-        rel = entity_notes.entity_rel(target)
+        rel = entity_notes.note_rel(vault.root, target)
         if rel in chain:
             raise DataError(f"merged_into of {keep_rel} leads back to itself ({' → '.join(chain)})",
                             path=keep_rel, hint="fix merged_into by hand first")

@@ -31,7 +31,7 @@ def entity_page(vault: Vault, name: str) -> dict[str, Any]:
         canonical = matched[0]
         keys = source.spellings(canonical)
         facts = sorted(source.touching(keys), key=lambda f: (f.subject.casefold(), f.predicate, f.object.casefold()))
-        rel = entity_notes.entity_rel(canonical)
+        rel = entity_notes.note_rel(vault.root, canonical)
         kind, aliases = entity_notes.entity_kind(canonical), [canonical]
         if (vault.root / rel).is_file():
             meta = read_note(vault.root / rel, rel).meta

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.index.build import git_changed, write_txn
@@ -32,6 +33,7 @@ from biocortex_cli.store.walk import note_stamps
 if TYPE_CHECKING:
     from biocortex_cli.facts.model import Fact
 
+T = TypeVar("T")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts(
   rel TEXT PRIMARY KEY, id TEXT NOT NULL, s_key TEXT NOT NULL, o_key TEXT NOT NULL,
@@ -74,7 +76,7 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
                 conn.execute(f"DELETE FROM {table}")
         state = {}
     todo: set[str] | None = None
-    if state and not full:
+    if state and not full and not _damaged(conn, state):
         if state.get("head") == head:
             return _problems(conn)
         todo = (git_changed(vault.git_root, vault.root, state["head"], head, ("facts", "entities"))
@@ -98,7 +100,24 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('encoding', ?)", (encoding,))
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('format', ?)", (render.FORMAT,))
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('tables', ?)", (TABLES_VERSION,))
+        conn.execute("INSERT OR REPLACE INTO fact_state VALUES('rows', ?)", (_rows(conn),))
     return _problems(conn)
+
+
+def _rows(conn: sqlite3.Connection) -> str:
+    """The tables' row counts, stamped after every refresh: rows lost since (a damaged file)
+    make the tables be read again from the notes, never answer without them."""
+    return ",".join(str(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0])
+                    for t in ("facts", "entity_aliases", "entity_files"))
+
+
+def _damaged(conn: sqlite3.Connection, state: dict[str, str]) -> bool:
+    if state.get("rows") == _rows(conn):
+        return False
+    with write_txn(conn):
+        for table in ("facts", "entity_aliases", "entity_files", "fact_problems"):
+            conn.execute(f"DELETE FROM {table}")
+    return True
 
 
 def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding: str) -> None:
@@ -184,8 +203,11 @@ class IndexedFacts:
         from biocortex_cli.bio.entities import normalize_entity
 
         for candidate in (name.strip(), normalize_entity(name)):
-            row = self.conn.execute("SELECT name FROM entity_aliases WHERE alias_key = ? ORDER BY rel LIMIT 1",
-                                    (candidate.casefold(),)).fetchone()
+            key = candidate.casefold()
+            # an entity's own name wins over another note listing it as an alias (a hand-made
+            # loop, TP53 listing MDM2 and MDM2 listing TP53, must never turn MDM2 into TP53)
+            row = self.conn.execute("SELECT name FROM entity_aliases WHERE alias_key = ? "
+                                    "ORDER BY lower(name) != ?, rel LIMIT 1", (key, key)).fetchone()
             if row:
                 return str(row[0])
         return normalize_entity(name)
@@ -244,6 +266,30 @@ class IndexedFacts:
     def all_facts(self) -> list[Fact]:
         return [self._fact(r) for (r,) in self.conn.execute("SELECT record FROM facts ORDER BY rel")]
 
+
+def with_facts(vault: Any, use: Callable[[IndexedFacts], T]) -> tuple[T, list[DataError]]:
+    """``use(facts)`` on the refreshed index, and the notes it could not read. An index file
+    damaged in a way SQLite notices (a malformed page) is rebuilt and ``use`` runs again: a
+    damaged index gives a rebuild, never an error or a wrong answer."""
+    from biocortex_cli.index.build import rebuild
+
+    for attempt in (1, 2):
+        try:
+            conn, source, problems = open_facts(vault)
+        except sqlite3.DatabaseError as exc:
+            damage = exc
+        else:
+            try:
+                return use(source), problems
+            except sqlite3.DatabaseError as exc:
+                damage = exc
+            finally:
+                conn.close()
+        if attempt == 2:
+            raise damage
+        print(f"biocortex: warning: rebuilding the index: {damage}", file=sys.stderr)
+        rebuild(vault, vault.config.tokenizer.encoding, str(damage))
+    raise AssertionError("unreachable")
 
 
 def open_facts(vault: Any, *, full: bool = False) -> tuple[sqlite3.Connection, IndexedFacts, list[DataError]]:

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from biocortex_cli.errors import DataError
+    from biocortex_cli.facts.index import IndexedFacts
+    from biocortex_cli.facts.model import Fact
     from biocortex_cli.facts.query import EdgeSource, FactSource, QueryResult, Verdict
 
 T = TypeVar("T")
@@ -37,12 +39,44 @@ def open_memory(vault: Any, *, full: bool = False) -> tuple[sqlite3.Connection, 
 
 
 def ask(vault: Any, use: Callable[[FactSource], T]) -> tuple[T, list[DataError]]:
-    """``use(source)`` on the open memory; the connection is closed after."""
-    import contextlib
+    """``use(source)`` on the open memory, and the notes that could not be read; a damaged index is
+    rebuilt and ``use`` runs again (facts/index.py ``with_facts``)."""
+    from biocortex_cli.facts.index import with_facts
+    from biocortex_cli.facts.query import Layered
 
-    conn, source, problems = open_memory(vault)
-    with contextlib.closing(conn):
-        return use(source), problems
+    def layered(notes: IndexedFacts) -> T:
+        extra = edge_sources(vault, notes.conn)
+        return use(Layered(notes, extra) if extra else notes)
+
+    return with_facts(vault, layered)
+
+
+def list_facts(vault: Any, *, subject: str | None = None, predicate: str | None = None, object_: str | None = None,
+               status: str = "current", source: str | None = None, min_confidence: float = 0.0,
+               limit: int | None = None) -> tuple[list[Fact], list[DataError]]:
+    """`fact list`: the vault's fact notes, filtered (a predicate also matches narrower ones)."""
+    from biocortex_cli.errors import UsageError
+    from biocortex_cli.facts.index import with_facts
+    from biocortex_cli.facts.model import STATUSES, FactRules, normalize_predicate
+
+    if status not in (*STATUSES, "all"):
+        raise UsageError(f"--status must be one of {', '.join(STATUSES)} or all, not {status!r}")
+    preds = FactRules.from_config(vault).narrower(normalize_predicate(predicate)) if predicate else None
+
+    def matching(notes: IndexedFacts) -> list[Fact]:
+        s_keys = notes.spellings(subject) if subject else None
+        o_keys = notes.spellings(object_) if object_ else None
+        return [f for f in notes.all_facts()
+                if (status == "all" or f.status == status)
+                and (s_keys is None or f.subject.casefold() in s_keys)
+                and (o_keys is None or f.object.casefold() in o_keys)
+                and (preds is None or f.predicate in preds)
+                and (source is None or any(source.casefold() in s.casefold() for s in f.sources))
+                and f.confidence >= min_confidence]
+
+    rows, problems = with_facts(vault, matching)
+    rows.sort(key=lambda f: (f.subject.casefold(), f.predicate, f.object.casefold(), f.id))
+    return (rows[:limit] if limit else rows), problems
 
 
 def query(vault: Any, entity: str, *, predicate: str | None = None, hops: int = 1, min_confidence: float = 0.0,

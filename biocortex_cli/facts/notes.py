@@ -164,8 +164,8 @@ def render_fact(vault: Vault, record: dict[str, Any], *, links: Mapping[str, str
     """The note of ``record``; ``links`` maps a name to its entity note (default: the name's own)."""
     fact = Fact(record=record, path="")
     exists = episode_exists or episode_checker(vault)
-    subject = entity_notes.wikilink(fact.subject, (links or {}).get(fact.subject))
-    obj = entity_notes.wikilink(fact.object, (links or {}).get(fact.object))
+    subject, obj = (entity_notes.wikilink(n, (links or {}).get(n) or entity_notes.note_rel(vault.root, n))
+                    for n in (fact.subject, fact.object))
     lines = [f"# {fact.sentence()}", "", f"{subject} {fact.predicate.replace('_', ' ')} {obj}.", ""]
     quals = fact.qualifiers
     if quals:
@@ -250,12 +250,14 @@ def write_entity_notes(txn: Transaction, names: Iterable[str], author: Author, s
                        batch: bool = False) -> None:
     """Entity notes for the names that have none (by alias, ignoring case, or by file)."""
     created = iso_utc(dt.datetime.now(dt.timezone.utc))
+    written = {p.casefold() for p in txn.paths}
     for name in dict.fromkeys(names):
-        rel = entity_notes.entity_rel(name)
-        if rel in txn.paths or (source is not None and source.alias_owner(name) is not None):
+        if source is not None and source.alias_owner(name) is not None:
             continue
-        if (txn.vault.root / rel).exists():
+        rel = entity_notes.note_rel(txn.vault.root, name)
+        if rel.casefold() in written or (txn.vault.root / rel).exists():
             continue
+        written.add(rel.casefold())
         txn.write(rel, entity_notes.render_entity_note(name, created, str(author), kind=(kinds or {}).get(name),
                                                        taxon=taxon), batch=batch)
 

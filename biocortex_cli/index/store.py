@@ -102,7 +102,11 @@ class DocRow:
 
 
 def index_path(state_dir: Path) -> Path:
-    return state_dir / INDEX_NAME
+    """The index file: in ``.biocortex/``, or in a per-user cache folder when this user cannot
+    write there or it is a symbolic link (store/files.py ``local_file``)."""
+    from biocortex_cli.store.files import local_file
+
+    return local_file(state_dir, INDEX_NAME)
 
 
 def connect(path: Path, *, create: bool = False) -> sqlite3.Connection:

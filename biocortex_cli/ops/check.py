@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.store.episodes import ID_RE, check_fields, parse_created
+from biocortex_cli.store.files import read_regular
 from biocortex_cli.store.notes import Note, read_note
 from biocortex_cli.store.vault import Vault
+from biocortex_cli.store.walk import MEMORY_DIRS
 
 if TYPE_CHECKING:
     from biocortex_cli.facts.query import Contest
@@ -106,7 +108,9 @@ CHECKS: dict[str, Callable[[Note], list[VaultProblem]]] = {
 def check_vault(vault: Vault) -> CheckReport:
     problems: list[VaultProblem] = []
     notes: list[Note] = []
-    for rel in iter_note_paths(vault):
+    paths = list(iter_note_paths(vault))
+    problems.extend(_check_case(paths))
+    for rel in paths:
         if not rel.endswith(".md"):
             problems.append(VaultProblem(rel, 1, "not a markdown note",
                                          "keep only .md notes in the memory folders"))
@@ -143,9 +147,87 @@ def check_vault(vault: Vault) -> CheckReport:
                                          "author is missing", "write author: Name <email>"))
         problems.extend(CHECKS[str(kind)](note))
     problems.extend(_check_links(vault, notes))
+    problems.extend(_check_aliases(notes))
     problems.extend(_check_feedback(vault))
+    problems.extend(check_links(vault))
     problems.sort(key=lambda p: (p.path, p.line, p.message))
     return CheckReport(notes=len(notes), problems=problems)
+
+
+#: the tool's own files and folders: a symbolic link there is a problem even if not committed
+OWN_PATHS = (".biocortex", ".biocortex/config.yaml", ".biocortex/tmp", ".biocortex/logs", ".biocortex/index.sqlite",
+             ".biocortex/write.lock", "AGENTS.md", "Home.md", "templates", *MEMORY_DIRS, "feedback")
+
+
+def check_links(vault: Vault) -> list[VaultProblem]:
+    """Symbolic links git holds in the vault, and any at the tool's own paths. biocortex never
+    follows one (a committed ``AGENTS.md -> ~/.ssh/id_rsa`` would put a key into an agent's
+    prompt; a committed ``.biocortex/logs -> /elsewhere`` would write outside the vault), and
+    ``sync`` refuses to bring one in: each is a problem to remove."""
+    from biocortex_cli.store import git
+
+    prefix = vault.root.resolve().relative_to(vault.git_root.resolve()).as_posix()
+    listed = git.run(vault.git_root, "ls-files", "-s", "-z", "--", "." if prefix == "." else prefix, check=False)
+    found = {}
+    for item in listed.split("\0"):
+        meta, _tab, name = item.partition("\t")
+        if name and meta.startswith("120000 "):
+            rel = name if prefix == "." else name.removeprefix(prefix + "/")
+            found[rel] = "committed "
+    for rel in OWN_PATHS:
+        if os.path.islink(vault.root / rel):
+            found.setdefault(rel, "")
+    out = []
+    for rel, committed in sorted(found.items()):
+        try:
+            target = os.readlink(vault.root / rel)
+        except OSError:
+            target = "?"
+        out.append(VaultProblem(rel, 1, f"{committed}symbolic link (-> {target}): biocortex never follows it",
+                                f"replace it by a real file or folder: git rm --cached {rel}, then commit"
+                                if committed else f"replace it by a real file or folder: rm {rel}"))
+    return out
+
+
+def _check_case(paths: list[str]) -> list[VaultProblem]:
+    """Files whose paths differ only in case (``entities/TOX.md``, ``entities/Tox.md``): one file
+    on macOS and Windows, where a clone silently loses one of them."""
+    groups: dict[str, list[str]] = {}
+    for rel in paths:
+        groups.setdefault(rel.casefold(), []).append(rel)
+    out = []
+    for group in groups.values():
+        for rel in group if len(group) > 1 else ():
+            others = ", ".join(r for r in group if r != rel)
+            out.append(VaultProblem(rel, 1, f"file name differs only in case from {others}: one file on macOS "
+                                            "and Windows",
+                                    "merge them into one note, or rename one to a distinct name "
+                                    "(e.g. 'Tox (mouse).md', keeping 'Tox' in its aliases)"))
+    return out
+
+
+def _check_aliases(notes: list[Note]) -> list[VaultProblem]:
+    """A name or alias that two entity notes claim (a hand-made alias loop: TP53 lists MDM2 and
+    MDM2 lists TP53): which entity it means is not decidable, so it is a problem to fix. Facts
+    resolve a name to the note whose own name it is, never silently to the other."""
+    claims: dict[str, dict[str, str]] = {}
+    for note in notes:
+        if note.meta.get("type") != "entity" or note.meta.get("merged_into"):
+            continue  # a merged note's names belong to the note it was merged into
+        name = note.meta.get("name")
+        own = name if isinstance(name, str) and name.strip() else Path(note.rel).stem
+        listed = note.meta.get("aliases")
+        for alias in {own, *(a for a in listed if isinstance(a, str))} if isinstance(listed, list) else {own}:
+            claims.setdefault(alias.casefold(), {})[note.rel] = own
+    out = []
+    for key, by in sorted(claims.items()):
+        if len(by) < 2 or len({rel.casefold() for rel in by}) == 1:
+            continue  # one name, or files differing only in case (_check_case)
+        names = ", ".join(f"{own} ({rel})" for rel, own in sorted(by.items()))
+        for rel in sorted(by):
+            out.append(VaultProblem(rel, 1, f"{key!r} is claimed by {len(by)} entity notes: {names}",
+                                    "keep each name in one note: remove it from the aliases of the others"))
+    return out
 
 
 def _check_feedback(vault: Vault) -> list[VaultProblem]:
@@ -154,7 +236,11 @@ def _check_feedback(vault: Vault) -> list[VaultProblem]:
 
     out = []
     for rel in feedback_files(vault.root):
-        _records, bad = parse_feedback((vault.root / rel).read_bytes(), rel)
+        try:
+            data = read_regular(vault.root / rel) or b""
+        except DataError:
+            continue  # a symbolic link: check_links reports it
+        _records, bad = parse_feedback(data, rel)
         out += [_problem(exc, rel) for exc in bad]
     return out
 

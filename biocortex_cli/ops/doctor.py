@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from biocortex_cli.errors import BiocortexError, DataError
 from biocortex_cli.store import git
 from biocortex_cli.store.config import CONFIG_REL
-from biocortex_cli.store.vault import CONTENT_DIRS, JOURNAL_NAME, Vault, template_dir
+from biocortex_cli.store.files import TEMP_NAME, read_note_text, read_regular
+from biocortex_cli.store.vault import CONTENT_DIRS, JOURNAL_NAME, Vault, read_journal, template_dir
 
 SHOW = 5  # how many paths a finding names before "and N more"
 
@@ -35,6 +36,11 @@ class Finding:
         return {"check": self.check, "severity": self.severity, "message": self.message, "hint": self.hint}
 
 
+def line_is_temp(path: str) -> bool:
+    """Whether a path ``git status`` lists is an atomic write's temporary file."""
+    return bool(TEMP_NAME.match(path.rstrip("/").rsplit("/", 1)[-1]))
+
+
 def _some(items: list[str]) -> str:
     more = f" and {len(items) - SHOW} more" if len(items) > SHOW else ""
     return ", ".join(items[:SHOW]) + more
@@ -46,8 +52,12 @@ def check_git(vault: Vault) -> list[Finding]:
         return [Finding("git", "error", "the vault is not a git repository",
                         "run `git init && git add -A && git commit -m 'vault'` in the vault")]
     out: list[Finding] = []
+    waiting = git.unfinished(top)
+    if waiting is not None:  # biocortex refuses every write until it is finished
+        out.append(Finding("git", "error", f"{waiting[0]} is in progress: no biocortex write is possible",
+                           f"finish it ({waiting[1]}), then run doctor again"))
     head_file = top / ".git" / "HEAD"
-    if head_file.is_file() and not head_file.read_text().startswith("ref: "):
+    if waiting is None and head_file.is_file() and not head_file.read_text().startswith("ref: "):
         out.append(Finding("git", "warning", "HEAD is detached: new commits belong to no branch",
                            "run `git switch main` (or the vault's branch) in the vault"))
     if git.head(top) is None:
@@ -55,8 +65,16 @@ def check_git(vault: Vault) -> list[Finding]:
                            "run `git add -A && git commit -m 'vault'` in the vault"))
         return out
     status = git.run(vault.root, "status", "--porcelain", "--untracked-files=all", "--",
-                     *CONTENT_DIRS, check=False).splitlines()
+                     *CONTENT_DIRS, "feedback", check=False).splitlines()
     changed = [line[3:] for line in status if line.strip()]
+    temps = [p for p in changed if line_is_temp(p)]
+    pending = set(_journaled(vault))  # a killed write's files: the lock check says what happens to them
+    changed = [p for p in changed if p not in temps and p not in pending]
+    if temps:  # never "commit them": half-written copies of notes
+        out.append(Finding("git", "warning",
+                           f"{len(temps)} temporary file(s) left by a killed write: {_some(temps)}",
+                           "the next biocortex write removes them (or delete them: they are half-written "
+                           "copies, never commit them)"))
     if changed:
         out.append(Finding("git", "warning",
                            f"{len(changed)} uncommitted change(s) in the memory folders: {_some(changed)}",
@@ -104,15 +122,30 @@ def check_lock(vault: Vault) -> list[Finding]:
         finally:
             os.close(fd)
     journal = vault.state_dir / JOURNAL_NAME
-    if journal.exists():
-        listed = sorted({line for line in journal.read_text(encoding="utf-8").splitlines() if line})
+    if journal.exists() or journal.is_symlink():
+        try:
+            listed = _journaled(vault, strict=True)
+        except DataError as exc:
+            return [*out, Finding("lock", "error", exc.message, exc.hint or "")]
         if not out:  # no writer holds the lock: the journal belongs to one that was killed
             out.append(Finding("lock", "error",
-                               f"a write was killed before its commit; {len(listed)} file(s) may be half "
-                               f"written: {_some(listed)}",
-                               "the next biocortex write puts them back as git HEAD has them "
-                               f"(or: `git checkout HEAD -- FILE` for each, then rm .biocortex/{JOURNAL_NAME})"))
+                               f"a write was killed before its commit; it had begun to change {len(listed)} "
+                               f"file(s): {_some(listed)}",
+                               "the next biocortex write puts back what that write changed, and nothing else "
+                               "(a hand edit made since is kept)"))
     return out
+
+
+def _journaled(vault: Vault, *, strict: bool = False) -> list[str]:
+    """The files a killed write's journal names (none when there is no journal)."""
+    try:
+        text = read_regular(vault.state_dir / JOURNAL_NAME) or b""
+    except DataError:
+        if strict:
+            raise
+        return []
+    entries, legacy = read_journal(text.decode("utf-8", errors="replace"))
+    return sorted({*entries, *legacy})
 
 
 def check_config(vault: Vault) -> list[Finding]:
@@ -139,7 +172,8 @@ def check_template(vault: Vault) -> list[Finding]:
                            f"copy them back from {template} and commit them"))
     try:
         ours = load_yaml((template / CONFIG_REL).read_text(), "template config") or {}
-        theirs = load_yaml((vault.root / CONFIG_REL).read_text(), "config") or {}
+        theirs = load_yaml(read_note_text(vault.root / CONFIG_REL, CONFIG_REL),
+                           "config") or {}  # never through a symbolic link
     except (DataError, OSError):
         return out  # a broken config is reported by check_config
     want, have = ours.get("version"), theirs.get("version") if isinstance(theirs, dict) else None

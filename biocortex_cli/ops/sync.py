@@ -96,6 +96,7 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
                                "run `biocortex sync` again when the remote answers"
                 raise
             if upstream is not None:
+                _refuse_links(root, upstream, name)
                 if not _is_ancestor(root, upstream, "HEAD"):
                     merged += _rebase(vault, root, upstream, before, ident)
                 ahead = int(git.run(root, "rev-list", "--count", f"{upstream}..HEAD").strip())
@@ -229,6 +230,21 @@ def _refuse_unclean(vault: Vault, root: Path) -> None:
                 "(git add … && git commit -m '…') or put them aside (git stash -u), and sync again")
     raise BiocortexError(f"the vault has {len(dirty)} uncommitted change(s): {shown}; nothing was synced",
                          path=str(root), hint=hint)
+
+
+def _refuse_links(root: Path, upstream: str, name: str) -> None:
+    """Refuse a remote that would bring symbolic links into the vault: biocortex never follows
+    one, and a link committed by a teammate (``AGENTS.md -> ~/.ssh/id_rsa``, ``.biocortex/logs ->
+    /elsewhere``) is an attack on every clone. Nothing is merged; the fetch alone happened."""
+    raw = git.run(root, "diff", "--raw", "--no-renames", "-z", "HEAD", upstream, check=False).split("\0")
+    links = [raw[i + 1] for i in range(0, len(raw) - 1, 2) if raw[i].startswith(":") and
+             raw[i].split()[1] == "120000"]
+    if links:
+        shown = ", ".join(links[:5]) + (f" and {len(links) - 5} more" if len(links) > 5 else "")
+        raise BiocortexError(f"the remote {name} brings {len(links)} symbolic link(s): {shown}; nothing was synced",
+                             path=str(root),
+                             hint="biocortex never follows a link in a vault; ask who committed them to replace "
+                                  "them by real files (git rm --cached PATH), then sync again")
 
 
 def _fetch(root: Path, name: str, url: str, branch: str, env: dict[str, str], timeout: float) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 from biocortex_cli.store.notes import render_note
 
@@ -76,6 +77,24 @@ def entity_rel(name: str) -> str:
     return f"entities/{file_stem(name)}.md"
 
 
+def note_rel(root: Path, name: str) -> str:
+    """The entity note of ``name`` in the vault at ``root``: its own file, else an existing file
+    whose name differs only in case, else the file to create (:func:`entity_rel`).
+
+    Entity file names are unique ignoring case (docs/vault-format.md): ``TOX.md`` and ``Tox.md``
+    are one file on macOS and Windows (and one link target in Obsidian everywhere), so a name
+    whose case variant has a note already uses that note. The common variants (upper, lower,
+    capitalised, title case) are probed with a stat each; ``check`` reports any other pair."""
+    rel = entity_rel(name)
+    if (root / rel).exists():
+        return rel
+    stem = file_stem(name)
+    for variant in dict.fromkeys((stem.upper(), stem.lower(), stem.capitalize(), stem.title())):
+        if variant != stem and (root / f"entities/{variant}.md").is_file():
+            return f"entities/{variant}.md"
+    return rel
+
+
 def wikilink(name: str, rel: str | None = None) -> str:
     """``[[name]]``, or ``[[stem|name]]`` when the note's file (``rel``, else the name's own)
     is named otherwise."""
@@ -139,11 +158,22 @@ def render_entity_note(name: str, created: str, author: str, *, kind: str | None
     return render_note(meta, body)
 
 
-def missing_entity_notes(existing: set[str], names: Iterable[str]) -> dict[str, str]:
-    """Map rel path -> name for entity notes not yet in ``existing`` (rel paths)."""
+def entity_rels(root: Path, names: Iterable[str]) -> dict[str, str]:
+    """name -> the rel path of its entity note (:func:`note_rel`), existing or to be written;
+    names equal ignoring case share one note (the first spelling names a new one)."""
     out: dict[str, str] = {}
+    by_fold: dict[str, str] = {}
     for name in names:
-        rel = entity_rel(name)
-        if rel not in existing and rel not in out:
+        if name not in out:
+            rel = note_rel(root, name)
+            out[name] = by_fold.setdefault(rel.casefold(), rel)
+    return out
+
+
+def missing_entity_notes(root: Path, rels: dict[str, str]) -> dict[str, str]:
+    """Map rel path -> name for the notes of :func:`entity_rels` the vault lacks."""
+    out: dict[str, str] = {}
+    for name, rel in rels.items():
+        if rel not in out and not (root / rel).exists():
             out[rel] = name
     return out

@@ -20,6 +20,7 @@ from biocortex_cli.errors import DataError, NotFoundError
 from biocortex_cli.store import entity_notes
 from biocortex_cli.store.files import check_unicode
 from biocortex_cli.store.git import Author
+from biocortex_cli.store.limits import MAX_TEXT
 from biocortex_cli.store.notes import Note, iso_utc, read_note, render_note
 from biocortex_cli.store.vault import Transaction, Vault
 
@@ -31,7 +32,6 @@ FIELD_ORDER = ("id", "type", "created", "author", "task", "plan", "tools", "doma
 _STR_FIELDS = ("task", "plan", "result")
 _LIST_FIELDS = ("tools", "domains", "lessons", "entities", "related")
 _EXTRA_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
-MAX_TEXT = 100_000  # characters in one text field
 _SLUG_STOP = frozenset("""
     a an the of in on for to and or with by from at is are was were we our what how why when
     which last time did do does
@@ -115,7 +115,12 @@ def parse_created(value: Any, *, path: str | None = None, line: int | None = Non
                         hint="write it like 2026-11-22T14:05:00Z")
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=dt.timezone.utc)
-    return parsed.astimezone(dt.timezone.utc)
+    try:
+        return parsed.astimezone(dt.timezone.utc)
+    except OverflowError:  # 9999-12-31T23:59:59-01:00 is in the year 10000 in UTC
+        raise DataError(f"created {value!s} is beyond the last date-time biocortex can store "
+                        "(9999-12-31T23:59:59Z in UTC)", path=path, line=line,
+                        hint="write a real date-time, like 2026-11-22T14:05:00Z") from None
 
 
 def check_fields(data: Mapping[str, Any], where: str | None, line: int | None,
@@ -239,7 +244,8 @@ def episode_rel(ident: str, created: dt.datetime) -> str:
 
 # --- rendering --------------------------------------------------------------------------------
 
-def render_episode(ep: Episode) -> str:
+def render_episode(ep: Episode, rels: Mapping[str, str] | None = None) -> str:
+    """The note of ``ep``; ``rels`` names the entity notes its links point to (entity_notes.entity_rels)."""
     r = ep.record
     lines = [f"# {ep.task.strip()}", ""]
     status = {True: "[!success] Succeeded", False: "[!failure] Failed", None: "[!note] Outcome not recorded"}
@@ -259,7 +265,8 @@ def render_episode(ep: Episode) -> str:
     if ep.strings("lessons"):
         lines += ["## Lessons", "", *[f"- {lesson}" for lesson in ep.strings("lessons")], ""]
     if ep.strings("entities"):
-        lines += ["## Entities", "", " · ".join(entity_notes.wikilink(e) for e in ep.strings("entities")), ""]
+        lines += ["## Entities", "", " · ".join(entity_notes.wikilink(e, (rels or {}).get(e))
+                                                 for e in ep.strings("entities")), ""]
     if ep.strings("related"):
         lines += ["## Related", "", *[f"- [[{rid}]]" for rid in ep.strings("related")], ""]
     prov = r.get("provenance")
@@ -307,14 +314,14 @@ def episode_path(vault: Vault, ident: str) -> str | None:
     return None
 
 
-def _write_entities(txn: Transaction, episodes: list[Episode], author: Author, batch: bool) -> None:
-    names: list[str] = []
+def _write_episodes(txn: Transaction, episodes: list[Episode], author: Author, batch: bool) -> None:
+    """The episode notes, then the entity notes they link to that are missing (one per name
+    ignoring case: links point to the note that exists, e.g. [[Tox|TOX]])."""
+    rels = entity_notes.entity_rels(txn.vault.root, [n for ep in episodes for n in ep.strings("entities")])
     for ep in episodes:
-        names.extend(ep.strings("entities"))
-    existing = {entity_notes.entity_rel(n) for n in set(names)
-                if (txn.vault.root / entity_notes.entity_rel(n)).exists()}
+        txn.write(ep.path, render_episode(ep, rels), batch=batch)
     created = iso_utc(dt.datetime.now(dt.timezone.utc))
-    for rel, name in entity_notes.missing_entity_notes(existing, names).items():
+    for rel, name in entity_notes.missing_entity_notes(txn.vault.root, rels).items():
         txn.write(rel, entity_notes.render_entity_note(name, created, str(author)), batch=batch)
 
 
@@ -332,8 +339,7 @@ def add_episode(vault: Vault, data: Mapping[str, Any], author: Author) -> Episod
         if taken is not None:
             raise DataError(f"an episode with id {ep.id!r} already exists ({taken})",
                             hint="choose another --id, or leave it out to generate one")
-        txn.write(ep.path, render_episode(ep))
-        _write_entities(txn, [ep], author, batch=False)
+        _write_episodes(txn, [ep], author, batch=False)
     return ep
 
 
@@ -342,7 +348,9 @@ def parse_jsonl(text: str, source: str, author: Author, vault: Vault | None = No
     now = dt.datetime.now(dt.timezone.utc)
     episodes: list[Episode] = []
     seen: dict[str, int] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
+    # JSON Lines are split at "\n" only: str.splitlines() also splits at U+2028 and U+2029, which
+    # JSON allows raw inside a string
+    for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
         try:
@@ -357,7 +365,7 @@ def parse_jsonl(text: str, source: str, author: Author, vault: Vault | None = No
             raise DataError(f"invalid JSON: {exc}", path=source, line=number,
                             hint="nothing was imported") from None
         try:
-            check_unicode(data, source, number)
+            check_unicode(data, source, number, record=True)
             if vault is not None:
                 data = _scrubbed(vault, data)
             ep = build_episode(data, author=author, now=now, where=source, line=number)
@@ -393,9 +401,7 @@ def import_episodes(vault: Vault, text: str, source: str, author: Author) -> lis
             if ep.id in taken:
                 raise DataError(f"an episode with id {ep.id!r} already exists ({taken[ep.id]})",
                                 path=source, hint="remove it from the batch; nothing was imported")
-        for ep in episodes:
-            txn.write(ep.path, render_episode(ep), batch=True)
-        _write_entities(txn, episodes, author, batch=True)
+        _write_episodes(txn, episodes, author, batch=True)
     return episodes
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import DataError, NotFoundError, UsageError
+from biocortex_cli.store.files import NOFOLLOW, local_file, read_regular
 
 if TYPE_CHECKING:
     from biocortex_cli.store.git import Author
@@ -86,18 +87,18 @@ def log_recall(state_dir: Path, recall_id: str, query: str, vault_commit: str | 
                        "injected": list(injected),
                        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
                       ensure_ascii=False) + "\n"
-    path = state_dir / RECALL_LOG.format(month=time.strftime("%Y-%m", time.gmtime()))
-    try:
+    try:  # .biocortex/logs/, or a per-user folder when that cannot be written (files.local_file)
+        path = local_file(state_dir, RECALL_LOG.format(month=time.strftime("%Y-%m", time.gmtime())))
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o600)
         except FileNotFoundError:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o600)
         try:
             os.write(fd, line.encode("utf-8"))  # one write: lines of concurrent recalls never mix
         finally:
             os.close(fd)
-    except OSError:
+    except (OSError, DataError):
         pass
 
 
@@ -106,15 +107,16 @@ def find_recall(state_dir: Path, recall_id: str) -> dict[str, Any] | None:
     in the ``FIND_MONTHS`` newest monthly logs, newest first, then in the single ``recalls.jsonl``
     that older versions wrote, if there is one."""
     try:
-        logs = sorted((state_dir / "logs").glob("recalls-*.jsonl"), reverse=True)[:FIND_MONTHS]
-    except OSError:
+        folder = local_file(state_dir, "logs")
+        logs = sorted(folder.glob("recalls-*.jsonl"), reverse=True)[:FIND_MONTHS]
+    except (OSError, DataError):
         return None
-    logs.append(state_dir / OLD_RECALL_LOG)
+    logs.append(folder.parent / OLD_RECALL_LOG)
     needle = f'"recall_id": "{recall_id}"'.encode()
     for log in logs:
         try:
-            data = log.read_bytes()
-        except OSError:
+            data = read_regular(log) or b""
+        except (OSError, DataError):
             continue
         at = data.rfind(needle)
         while at >= 0:
@@ -201,7 +203,8 @@ def parse_feedback(data: bytes, rel: str) -> tuple[list[FeedbackRecord], list[Da
 def feedback_files(root: Path, pattern: str = "*.jsonl") -> list[str]:
     """Feedback files (relative to the vault), in name order."""
     base = root / FEEDBACK_DIR
-    return sorted(p.relative_to(root).as_posix() for p in base.glob(f"*/*/{pattern}") if p.is_file())
+    return sorted(p.relative_to(root).as_posix() for p in base.glob(f"*/*/{pattern}")
+                  if p.is_file() and not p.is_symlink())  # a link is never followed (check reports it)
 
 
 def _known_id(vault: Vault, ident: str) -> bool:
@@ -251,18 +254,14 @@ def record_feedback(vault: Vault, *, recall_id: str, outcome: str, helpful: Iter
                f"{len(unhelpful_ids)} unhelpful")
     with vault.transaction(message, author) as txn:
         for mine in feedback_files(vault.root, f"*.{writer_slug(author)}.jsonl"):
-            records, _problems = parse_feedback((vault.root / mine).read_bytes(), mine)
+            records, _problems = parse_feedback(read_regular(vault.root / mine) or b"", mine)
             same = next((r for r in records if r.key() == record.key()), None)
             if same is not None:
                 return FeedbackWrite(same, mine, recorded=False, recall_known=logged is not None)
-        path = vault.root / rel
-        before = _read(path) if path.is_file() else ""
+        path = vault.path(rel)
+        before = (read_regular(path) or b"").decode("utf-8", errors="replace")
         if before and not before.endswith("\n"):
             before += "\n"
         line = json.dumps(record.as_json(), ensure_ascii=False) + "\n"
         txn.write(rel, before + line)  # a temporary file renamed over the old one
     return FeedbackWrite(record, rel, recorded=True, recall_known=logged is not None)
-
-
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8", errors="replace")

@@ -11,19 +11,16 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from biocortex_cli.errors import DataError
+from biocortex_cli.store.limits import MAX_INPUT_BYTES, MAX_NOTE_BYTES
 
-#: Largest note the tool will read (a hand-pasted 50 MB log is refused, not loaded).
-MAX_NOTE_BYTES = 8 * 1024 * 1024
-#: Largest input read from stdin or a file argument (``episode import``, ``episode add
-#: --from-json``, ``compress``, ``context --conversation``); more is refused after reading this much.
-MAX_INPUT_BYTES = 64 * 1024 * 1024
 _CHUNK = 1024 * 1024
 
 
@@ -46,12 +43,19 @@ def read_capped(fh: BinaryIO, where: str, limit: int = MAX_INPUT_BYTES) -> bytes
 def atomic_write(path: Path, data: str | bytes, *, fsync: bool = True) -> None:
     """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix.
 
-    Batch writers pass ``fsync=False`` and call :func:`os.sync` once before committing.
+    Batch writers pass ``fsync=False`` and call :func:`os.sync` once before committing. The file
+    gets the mode the one it replaces had, else what the user's umask gives a new file (as
+    ``git checkout`` does): teammates on a shared file server can read what is written.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        mode = stat.S_IMODE(os.lstat(path).st_mode)
+    except OSError:
+        mode = 0o666 & ~_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
             if fsync:
@@ -64,9 +68,145 @@ def atomic_write(path: Path, data: str | bytes, *, fsync: bool = True) -> None:
         raise
 
 
-def check_unicode(value: Any, where: str, line: int | None = None) -> None:
+def _umask() -> int:
+    mask = os.umask(0o022)  # the only way to read it is to set it: put it straight back (~1 us)
+    os.umask(mask)
+    return mask
+
+
+#: O_NOFOLLOW where the platform has it: open a file, never what a symbolic link points to
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+#: an atomic write's temporary file: ``.NAME.`` + 8 random characters + ``.tmp``
+TEMP_NAME = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")
+
+
+def read_regular(path: Path) -> bytes | None:
+    """The bytes of the regular file ``path``, None when there is none; DataError when ``path``
+    is a symbolic link or not a regular file (it is never followed)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or os.path.islink(path):
+            raise DataError("a symbolic link where a file was expected; it is not followed", path=str(path),
+                            hint="replace the link by a real file") from None
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise DataError("not a regular file", path=str(path))
+        return fh.read()
+
+
+def refuse_linked(root: Path, path: Path) -> None:
+    """DataError when ``path`` (below ``root``) or a folder between them is a symbolic link:
+    the tool's own files (journal, logs, index) are never reached through one."""
+    link = linked(root, path)
+    if link is not None:
+        rel = link.relative_to(root).as_posix()
+        raise DataError(f"{rel} is a symbolic link; biocortex does not follow it", path=rel,
+                        hint=f"remove the link (and from git, if it was committed: git rm --cached {rel})")
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Create ``path`` (mode 0600, never through a symbolic link) holding ``data``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NOFOLLOW, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+
+
+def remove_orphan_temps(folders: Iterable[Path]) -> int:
+    """Remove the temporary files killed atomic writes left in ``folders``; how many."""
+    removed = 0
+    for folder in folders:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if TEMP_NAME.match(entry.name) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+                    removed += 1
+    return removed
+
+
+def user_dir(*parts: str) -> Path:
+    """A private (0700) per-user folder for biocortex's local files: ``$XDG_CACHE_HOME/biocortex``
+    (else ``~/.cache/biocortex``), else ``<tmp>/biocortex-<uid>`` when there is no usable home.
+    Never a folder another user owns or a symbolic link (a shared temp folder is hostile)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    for root in (Path(base) / "biocortex", Path(tempfile.gettempdir()) / f"biocortex-{os.getuid()}"):
+        try:
+            root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            st = os.lstat(root)
+            if stat.S_ISLNK(st.st_mode) or st.st_uid != os.getuid():
+                continue
+            if stat.S_IMODE(st.st_mode) & 0o077:
+                os.chmod(root, 0o700)
+            folder = root.joinpath(*parts)
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if os.access(folder, os.W_OK):
+                return folder
+        except OSError:
+            continue
+    raise DataError("no private folder to write local files to", path=base,
+                    hint="set XDG_CACHE_HOME to a folder you own")
+
+
+def local_state(state_dir: Path) -> Path:
+    """Where the vault's local, derived files (index, recall logs) go: ``.biocortex/`` when this
+    user may write there, else a per-user cache folder named after the vault, so a vault the
+    user cannot write (a colleague's, a read-only mount) can still be read and recalled from.
+    A ``.biocortex`` that is a symbolic link is not used either (nothing there is followed)."""
+    try:
+        usable = not stat.S_ISLNK(os.lstat(state_dir).st_mode) and os.access(state_dir, os.W_OK | os.X_OK)
+    except OSError:
+        usable = False
+    return state_dir if usable else _cached_state(state_dir)
+
+
+def _cached_state(state_dir: Path) -> Path:
+    import hashlib
+
+    key = hashlib.sha1(str(state_dir.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return user_dir("vaults", f"{state_dir.parent.name[:40]}-{key}")
+
+
+def local_file(state_dir: Path, name: str) -> Path:
+    """``name`` (e.g. ``logs/recalls-2026-11.jsonl``) under :func:`local_state`; in the per-user
+    folder also when the vault's own ``name``, or a folder on the way, is a symbolic link (a
+    committed ``.biocortex/logs -> /elsewhere``), or it is a file this user cannot write."""
+    folder = local_state(state_dir)
+    path = folder / name
+    if folder == state_dir and (linked(state_dir, path) or (path.exists() and not os.access(path, os.W_OK))):
+        return _cached_state(state_dir) / name
+    return path
+
+
+def linked(root: Path, path: Path) -> Path | None:
+    """The first symbolic link among ``path`` and its folders below ``root``, or None."""
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        return None
+    cur = root
+    for part in parts:
+        cur = cur / part
+        try:
+            if stat.S_ISLNK(os.lstat(cur).st_mode):
+                return cur
+        except OSError:
+            return None
+    return None
+
+
+def check_unicode(value: Any, where: str, line: int | None = None, *, record: bool = False) -> None:
     """Refuse strings that cannot be written as UTF-8: JSON's ``"\\ud800"`` escape decodes to a
-    lone surrogate, which no note, commit message or stdout can hold. Walks lists and dicts."""
+    lone surrogate, which no note, commit message or stdout can hold. Walks lists and dicts.
+    ``record``: the value becomes a note (and ids, file names, a commit message), which cannot
+    hold a NUL character either."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -76,6 +216,9 @@ def check_unicode(value: Any, where: str, line: int | None = None) -> None:
             except UnicodeEncodeError as exc:
                 raise DataError(f"text holds a lone surrogate (\\u{ord(item[exc.start]):04x}), which is not Unicode",
                                 path=where, line=line, hint="fix the \\u escape: surrogates come in pairs") from None
+            if record and "\0" in item:  # no file name, git commit message or YAML note can hold one
+                raise DataError("text holds a NUL character (\\u0000)", path=where, line=line,
+                                hint="remove the \\u0000 escape from the input")
         elif isinstance(item, dict):
             stack.extend(item)
             stack.extend(item.values())
@@ -169,8 +312,12 @@ def write_lock(lock_path: Path) -> Iterator[None]:
     """Hold the vault's exclusive write lock (blocking). Released by the kernel on death."""
     import fcntl
 
+    for part in (lock_path.parent, lock_path):  # a committed `.biocortex -> /elsewhere` is never used
+        if os.path.islink(part):
+            raise DataError(f"{part.name} is a symbolic link; biocortex does not follow it: nothing was written",
+                            path=str(part), hint="replace it by a real folder (git rm --cached it, then commit)")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | NOFOLLOW, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

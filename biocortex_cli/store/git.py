@@ -238,19 +238,29 @@ def clear_stale_locks(root: Path) -> list[Path]:
     return removed
 
 
+def unfinished(root: Path) -> tuple[str, str] | None:
+    """(what, how to finish it) when a rebase, merge, cherry-pick or revert waits for a person."""
+    git_dir = root / ".git"
+    for name, what, how in (("rebase-merge", "a rebase", "git rebase --continue or --abort"),
+                            ("rebase-apply", "a rebase", "git rebase --continue or --abort"),
+                            ("MERGE_HEAD", "a merge", "git commit or git merge --abort"),
+                            ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue or --abort"),
+                            ("REVERT_HEAD", "a revert", "git revert --continue or --abort")):
+        if (git_dir / name).exists():
+            return what, how
+    return None
+
+
 def refuse_unfinished(root: Path) -> None:
     """Refuse to write while a rebase, merge or cherry-pick waits for a person, or HEAD is
     detached: a commit made there is lost when the person aborts (``git rebase --abort``)."""
     git_dir = root / ".git"
     if not git_dir.is_dir():
         return  # a worktree or submodule (.git is a file): git itself guards those
-    for name, what, how in (("rebase-merge", "a rebase", "git rebase --continue or --abort"),
-                            ("rebase-apply", "a rebase", "git rebase --continue or --abort"),
-                            ("MERGE_HEAD", "a merge", "git commit or git merge --abort"),
-                            ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue or --abort")):
-        if (git_dir / name).exists():
-            raise BiocortexError(f"{what} is in progress in the vault's repository; nothing was written",
-                                 path=str(root), hint=f"finish it first ({how}), then write again")
+    waiting = unfinished(root)
+    if waiting is not None:
+        raise BiocortexError(f"{waiting[0]} is in progress in the vault's repository; nothing was written",
+                             path=str(root), hint=f"finish it first ({waiting[1]}), then write again")
     try:
         detached = not (git_dir / "HEAD").read_text().startswith("ref: ")
     except OSError:

@@ -21,6 +21,7 @@ from typing import Any
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.store.files import read_note_text
+from biocortex_cli.store.limits import MAX_NOTE_BYTES, MAX_YAML_DEPTH, MAX_YAML_VALUES  # shared with writes
 
 
 @cache
@@ -32,10 +33,6 @@ def _yaml() -> tuple[Any, type, type]:
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     return yaml, loader, dumper
 
-#: Most values (scalars, lists, mappings, counted after alias expansion) one YAML text may hold.
-MAX_YAML_VALUES = 100_000
-#: Deepest nesting of lists and mappings accepted in YAML.
-MAX_YAML_DEPTH = 50
 _PLAIN = (str, int, float, bool, type(None), dt.date)  # dt.datetime is a dt.date
 
 _FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)
@@ -231,3 +228,23 @@ def _quoted(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _quoted(v) for k, v in value.items()}
     return value
+
+
+def check_writable(rel: str, text: str) -> Note | None:
+    """Refuse (DataError, naming the limit) a note a read would refuse: over MAX_NOTE_BYTES, or
+    frontmatter nested deeper than MAX_YAML_DEPTH or holding more than MAX_YAML_VALUES values.
+    The note is parsed back exactly as a read parses it; returns it (None: not a note)."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_NOTE_BYTES:
+        raise DataError(f"the note would be {size / 2**20:.1f} MB, over the {MAX_NOTE_BYTES // 2**20} MB limit "
+                        "every read applies; nothing was written", path=rel, line=1,
+                        hint="keep large outputs outside the vault and link to them from the record")
+    if not (rel.endswith(".md") and text.startswith("---")):
+        return None
+    try:
+        return parse_note(text, rel)
+    except DataError as exc:
+        exc.message += " (a read would refuse this note); nothing was written"
+        exc.args = (exc.message,)
+        exc.hint = exc.hint or "make the record smaller or flatter"
+        raise

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -28,6 +30,8 @@ AUTHOR_ENV = "BIOCORTEX_AUTHOR"
 CONTENT_DIRS = MEMORY_DIRS  # the memory folders (store/walk.py says which files in them are notes)
 #: the files a write in progress touches, listed before it touches them (see recover_killed_transaction)
 JOURNAL_NAME = "tmp/txn.journal"  # .biocortex/tmp/ is git-ignored
+JOURNAL_COPIES = "tmp/txn"  # the pre-images the journal names
+JOURNAL_DIR_REL = ".biocortex/tmp"
 
 
 @dataclass(frozen=True)
@@ -69,12 +73,15 @@ class Vault:
         return git.head(self.git_root)
 
     def author(self, explicit: str | None = None) -> git.Author:
-        """``--author``, else $BIOCORTEX_AUTHOR, else git config, else biocortex (SPEC §8)."""
-        if explicit:
-            return git.parse_author(explicit)
-        env = os.environ.get(AUTHOR_ENV, "").strip()
-        if env:
-            return git.parse_author(env)
+        """``--author``, else $BIOCORTEX_AUTHOR, else git config, else biocortex (SPEC §8).
+        Under ``--redact`` a secret in the name or e-mail is removed here, before any use."""
+        text = explicit or os.environ.get(AUTHOR_ENV, "").strip()
+        if text and self.secret_policy == "redact":
+            from biocortex_cli.store import secrets
+
+            text = secrets.scrub_input(text, "the author")
+        if text:
+            return git.parse_author(text)
         return git.configured_author(self.root) or git.parse_author(git.DEFAULT_AUTHOR)
 
     @contextlib.contextmanager
@@ -89,6 +96,7 @@ class Vault:
                 git.refuse_unfinished(self.git_root)
                 recover_killed_transaction(self)
                 txn = Transaction(self)
+                start = self.head()
                 try:
                     yield txn
                     if txn.unsynced:
@@ -96,11 +104,13 @@ class Vault:
                     if txn.paths:
                         prefix = self.root.resolve().relative_to(self.git_root.resolve())
                         paths = [(prefix / p).as_posix() for p in sorted(txn.paths)]
-                        final = txn.message or message
+                        final = txn.guard_commit(txn.message or message, author)
                         if txn.allowed_secrets:
                             final += f"\n\nSecret-Allowed: {txn.allowed_secrets} finding(s) written with --allow-secret"
                         git.commit(self.git_root, paths, final, author)
                 except BaseException:
+                    if txn.paths and self.head() != start:
+                        raise  # interrupted once the commit had landed: the write is complete
                     txn.rollback()
                     if txn.paths:  # unstage whatever `git add` had staged
                         git.run(self.git_root, "reset", "-q", "--", *sorted(txn.paths), check=False)
@@ -130,7 +140,7 @@ class Transaction:
         """Write one file atomically; ``batch`` defers the fsync to one sync before the commit."""
         path = self.vault.path(rel)
         text = self._guard(rel, text)
-        self._remember(rel, path)
+        self._remember(rel, path, text.encode("utf-8"))
         files.atomic_write(path, text, fsync=not batch)
         self.unsynced |= batch
         self.paths.add(rel)
@@ -138,8 +148,9 @@ class Transaction:
 
     def move(self, src_rel: str, dst_rel: str) -> Path:
         src, dst = self.vault.path(src_rel), self.vault.path(dst_rel)
-        self._remember(src_rel, src)
-        self._remember(dst_rel, dst)
+        moved = files.read_regular(src)
+        self._remember(src_rel, src, None)
+        self._remember(dst_rel, dst, moved)
         dst.parent.mkdir(parents=True, exist_ok=True)
         os.replace(src, dst)
         self.paths.update((src_rel, dst_rel))
@@ -147,15 +158,29 @@ class Transaction:
 
     def _guard(self, rel: str, text: str) -> str:
         from biocortex_cli.store import secrets
+        from biocortex_cli.store.notes import check_writable
 
         secrets.check_path(rel)
-        text, findings = secrets.guard(rel, text, self.vault.secret_policy)
+        parsed = check_writable(rel, text)  # what a read would refuse is not committed
+        text, findings = secrets.guard(rel, text, self.vault.secret_policy, parsed)
         for f in findings:
             verb = "redacted" if self.vault.secret_policy == secrets.REDACT else "WRITTEN ANYWAY (--allow-secret)"
             sys.stderr.write(f"biocortex: warning: {rel}:{f.line}: {f.kind} in field '{f.field}' {verb}\n")
         if findings and self.vault.secret_policy == secrets.ALLOW:
             self.allowed_secrets += len(findings)
         return text
+
+    def guard_commit(self, message: str, author: git.Author) -> str:
+        """The commit message, scanned with the author like every file (store/secrets.py)."""
+        from biocortex_cli.store import secrets
+
+        final, findings = secrets.guard_commit(message, str(author), self.vault.secret_policy)
+        for f in findings:
+            verb = "redacted" if self.vault.secret_policy == secrets.REDACT else "WRITTEN ANYWAY (--allow-secret)"
+            sys.stderr.write(f"biocortex: warning: {f.kind} in the {f.field} {verb}\n")
+        if self.vault.secret_policy == secrets.ALLOW:
+            self.allowed_secrets += len(findings)
+        return final
 
     def rollback(self) -> None:
         """Put every touched file back as it was before the transaction."""
@@ -169,17 +194,34 @@ class Transaction:
             except OSError:
                 continue  # best effort: the original error is what the user needs to see
 
-    def _remember(self, rel: str, path: Path) -> None:
-        if rel not in self._before:
-            self._before[rel] = path.read_bytes() if path.is_file() else None
-            self._journal(rel)
+    def _remember(self, rel: str, path: Path, after: bytes | None) -> None:
+        """Journal ``rel`` before touching it: what it holds now (a copy kept aside) and what
+        this write will put there, so a killed write can be undone without touching anything
+        it did not write (:func:`recover_killed_transaction`)."""
+        first = rel not in self._before
+        if first:
+            self._before[rel] = files.read_regular(path)
+        before = self._before[rel]
+        copy = None
+        if first and before is not None:
+            copy = f"{len(self._before)}.pre"
+            target = self.vault.state_dir / JOURNAL_COPIES / copy
+            files.refuse_linked(self.vault.root, target)
+            files.write_private(target, before)
+        entry = {"path": rel, "pre": blob_id(before), "post": blob_id(after)}
+        if copy:
+            entry["copy"] = copy
+        self._journal(json.dumps(entry, ensure_ascii=False))
 
-    def _journal(self, rel: str) -> None:
-        """Note ``rel`` in the journal before touching it, so a killed write can be undone."""
+    def _journal(self, line: str) -> None:
+        """Append one entry to the journal before touching a file, so a killed write can be undone."""
         if self._journal_fh is None:
-            (self.vault.state_dir / JOURNAL_NAME).parent.mkdir(parents=True, exist_ok=True)
-            self._journal_fh = open(self.vault.state_dir / JOURNAL_NAME, "a", encoding="utf-8")  # noqa: SIM115
-        self._journal_fh.write(rel + "\n")
+            journal = self.vault.state_dir / JOURNAL_NAME
+            files.refuse_linked(self.vault.root, journal)
+            journal.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(journal, os.O_WRONLY | os.O_CREAT | os.O_APPEND | files.NOFOLLOW, 0o600)
+            self._journal_fh = os.fdopen(fd, "a", encoding="utf-8")
+        self._journal_fh.write(line + "\n")
         self._journal_fh.flush()  # in the page cache: survives the death of this process
 
     def close_journal(self) -> None:
@@ -188,41 +230,165 @@ class Transaction:
             self._journal_fh.close()
             self._journal_fh = None
             (self.vault.state_dir / JOURNAL_NAME).unlink(missing_ok=True)
+            shutil.rmtree(self.vault.state_dir / JOURNAL_COPIES, ignore_errors=True)
+
+
+def blob_id(data: bytes | None) -> str | None:
+    """git's id of a blob holding ``data`` (None for no file): comparable with HEAD and the index."""
+    if data is None:
+        return None
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+@dataclass(frozen=True)
+class _Journaled:
+    pre: str | None  # blob id before the killed write (None: no file)
+    post: str | None  # blob id the write put (or was about to put) there
+    copy: str | None  # the saved pre-image, under JOURNAL_COPIES
+
+
+def read_journal(text: str) -> tuple[dict[str, _Journaled], list[str]]:
+    """Entries by path (first pre-image, last post-image), and paths of an older journal format."""
+    entries: dict[str, _Journaled] = {}
+    legacy: list[str] = []
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
+        if not line.startswith("{"):
+            legacy.append(line)
+            continue
+        try:
+            item = json.loads(line)
+            rel, pre, post, copy = item["path"], item.get("pre"), item.get("post"), item.get("copy")
+        except (ValueError, KeyError, TypeError):
+            continue  # the line being written when the process died
+        if not isinstance(rel, str) or (copy is not None and not re.fullmatch(r"\d+\.pre", str(copy))):
+            continue
+        first = entries.get(rel)
+        entries[rel] = _Journaled(first.pre if first else pre, post, first.copy if first else copy)
+    return entries, legacy
 
 
 def recover_killed_transaction(vault: Vault) -> list[str]:
     """Undo what a killed writer left half done; call under the write lock.
 
-    A transaction lists every file before it touches it in ``.biocortex/tmp/txn.journal`` and deletes
-    the list when it ends. A list found here belongs to a writer that died (SIGKILL, power loss)
-    between its first write and its commit: each listed file is put back as HEAD has it (or
-    removed if HEAD has none), and unstaged. Returns the paths put back.
+    A transaction journals every file before it touches it in ``.biocortex/tmp/txn.journal``:
+    the blob id of what the file held (a copy kept aside), and of what the write puts there; it
+    deletes the journal when it ends. A journal found here belongs to a writer that died (SIGKILL,
+    power loss) between its first write and the end. Each file is then judged by what it holds now:
+
+    * what the killed write put there, not committed: the saved pre-image is put back (a file it
+      created is removed) and the path unstaged;
+    * what it held before, or what the killed write committed: left as it is;
+    * anything else (a person edited it after the kill): left as it is, with a warning.
+
+    So recovery restores exactly what the killed write changed and nothing a person wrote. The
+    temporary files a killed atomic write leaves (``.NAME.XXXXXXXX.tmp``) are removed. A journal
+    that git tracks (committed by someone) or reached through a symbolic link is not trusted.
+    Returns the paths put back.
     """
     journal = vault.state_dir / JOURNAL_NAME
     try:
-        listed = sorted({line for line in journal.read_text(encoding="utf-8").splitlines() if line})
-    except FileNotFoundError:
+        files.refuse_linked(vault.root, journal)
+        text = files.read_regular(journal)
+    except DataError as exc:
+        sys.stderr.write(f"biocortex: warning: {exc.message}; not used\n")
+        return []
+    if text is None:
         return []
     git.clear_stale_locks(vault.git_root)
     prefix = vault.root.resolve().relative_to(vault.git_root.resolve())
-    full = {rel: (prefix / rel).as_posix() for rel in listed if ".." not in Path(rel).parts}
-    tracked = set(git.run(vault.git_root, "ls-tree", "-r", "-z", "--name-only", "--full-tree", "HEAD",
-                          check=False).split("\0"))
-    restore = [full[rel] for rel in full if full[rel] in tracked]
-    for rel in full:
-        if full[rel] not in tracked:
-            with contextlib.suppress(DataError, OSError):
-                vault.path(rel).unlink(missing_ok=True)
-    spec = "\0".join(full.values())
-    git.run_stdin(vault.git_root, ["reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul"], spec,
-                  check=False)
-    if restore:
-        git.run_stdin(vault.git_root, ["checkout", "-q", "HEAD", "--pathspec-from-file=-",
-                                       "--pathspec-file-nul"], "\0".join(restore))
-    sys.stderr.write(f"biocortex: warning: undid a write that was killed before its commit "
-                     f"({len(full)} file(s) put back as HEAD has them)\n")
+    if git.run(vault.git_root, "ls-files", "--", (prefix / JOURNAL_DIR_REL).as_posix(), check=False).strip():
+        sys.stderr.write("biocortex: warning: .biocortex/tmp/ is tracked by git: its journal is not trusted; "
+                         "remove it from git (git rm -r --cached .biocortex/tmp)\n")
+        return []
+    entries, legacy = read_journal(text.decode("utf-8", errors="replace"))
+    full = {rel: (prefix / rel).as_posix() for rel in [*entries, *legacy] if ".." not in Path(rel).parts}
+    head = _blobs(git.run(vault.git_root, "ls-tree", "-r", "-z", "--full-tree", "HEAD", check=False))
+    staged = _blobs(git.run(vault.git_root, "ls-files", "-s", "-z", check=False))
+    restored: list[str] = []
+    unstage: list[str] = []
+    kept: list[str] = []
+    for rel, entry in entries.items():
+        if rel not in full:
+            continue
+        try:
+            path = vault.path(rel)
+            now = blob_id(files.read_regular(path))
+        except DataError:
+            kept.append(rel)  # a symbolic link or a folder now: not ours to touch
+            continue
+        if staged.get(full[rel]) == entry.post != head.get(full[rel]):
+            unstage.append(full[rel])
+        if now == entry.pre or now != entry.post or head.get(full[rel]) == entry.post:
+            if now not in (entry.pre, entry.post):
+                kept.append(rel)
+            continue
+        if _put_back(vault, rel, path, entry):
+            restored.append(rel)
+        else:
+            kept.append(rel)
+    for rel in legacy:  # a journal of an older biocortex: its files as HEAD has them
+        if rel in full:
+            restored += _legacy_put_back(vault, rel, full[rel], full[rel] in head)
+            unstage.append(full[rel])
+    if unstage:
+        git.run_stdin(vault.git_root, ["reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul"],
+                      "\0".join(unstage), check=False)
+    removed = files.remove_orphan_temps({vault.path(rel).parent for rel in full if _inside(vault, rel)})
+    sys.stderr.write(f"biocortex: warning: undid a write that was killed before its commit ({len(restored)} "
+                     f"file(s) put back{f', {removed} temporary file(s) removed' if removed else ''})\n")
+    if kept:
+        sys.stderr.write(f"biocortex: warning: {len(kept)} file(s) changed since that write were left as they "
+                         f"are: {', '.join(sorted(kept)[:5])}\n")
     journal.unlink()
-    return list(full)
+    shutil.rmtree(vault.state_dir / JOURNAL_COPIES, ignore_errors=True)
+    return restored
+
+
+def _inside(vault: Vault, rel: str) -> bool:
+    try:
+        vault.path(rel)
+    except DataError:
+        return False
+    return True
+
+
+def _blobs(listing: str) -> dict[str, str]:
+    """path -> blob id from ``git ls-tree -r -z`` or ``git ls-files -s -z`` output."""
+    out = {}
+    for item in listing.split("\0"):
+        meta, _tab, name = item.partition("\t")
+        fields = meta.split()
+        if name and len(fields) >= 3:
+            out[name] = fields[2] if fields[1] == "blob" else fields[1]
+    return out
+
+
+def _put_back(vault: Vault, rel: str, path: Path, entry: _Journaled) -> bool:
+    """Restore ``rel``'s pre-image (remove it when it did not exist); False when the saved copy
+    is missing or is not what the journal says (then nothing is touched)."""
+    if entry.pre is None:
+        path.unlink(missing_ok=True)
+        return True
+    if entry.copy is None:
+        return False
+    copy = files.read_regular(vault.state_dir / JOURNAL_COPIES / entry.copy)
+    if copy is None or blob_id(copy) != entry.pre:
+        return False
+    files.atomic_write(path, copy)
+    return True
+
+
+def _legacy_put_back(vault: Vault, rel: str, full: str, tracked: bool) -> list[str]:
+    if tracked:
+        git.run(vault.git_root, "checkout", "-q", "HEAD", "--", full, check=False)
+    else:
+        with contextlib.suppress(DataError, OSError):
+            vault.path(rel).unlink(missing_ok=True)
+    return [rel]
 
 
 def find_vault(explicit: str | None = None, cwd: Path | None = None) -> Vault:
