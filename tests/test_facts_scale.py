@@ -3,6 +3,8 @@ test here (the finding's number in the test's name); they failed before the chan
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -289,3 +291,137 @@ def test_entity_merge_moves_facts_and_episodes_in_one_commit(vault: Path, cli: C
     back = cli("entity", "merge", "NRF2", "NFE2L2")
     assert back.code == 1 and "cycle" in back.err
     assert cli("entity", "merge", "NFE2L2", "nfe2l2").code == 1
+
+
+# --- finding 1: a bulk path; finding 2: history packed ------------------------------------------
+
+TRRUST_LIKE = """\
+AATF\tBAX\tRepression\t22909821
+AATF\tMYC\tActivation\t20549547
+ABL1\tCDKN1A\tActivation\t11753601;9916993
+TP53\tCDKN1A\tActivation\t7651826;8242752;8548844;10908604
+TP53\tCDKN1A\tRepression\t11287591
+TP53\tMDM2\tUnknown\t8319905
+TP53\tMDM2\tUnknown\t1614537
+"""
+TRRUST_ARGS = ["--columns", "subject,object,predicate,source", "--predicate-map", "Activation=activates",
+               "--predicate-map", "Repression=inhibits", "--predicate-map", "Unknown=regulates",
+               "--source-prefix", "PMID", "--dataset", "TRRUST@2.0", "--taxon", "human",
+               "--subject-kind", "gene", "--object-kind", "gene"]
+
+
+def test_1_import_is_one_validated_commit(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    data = tmp_path / "trrust.tsv"
+    data.write_text(TRRUST_LIKE)
+    commits = int(git(vault, "rev-list", "--count", "HEAD"))
+    r = cli("fact", "import", str(data), *TRRUST_ARGS, "--json")
+    assert r.code == 0, r.err
+    report = r.json()
+    assert report["rows"] == 7 and report["facts"] == 6 and report["created"] == 6  # TP53→MDM2 twice: one fact
+    assert report["contradictions"] == 1 and "1 open contradictions" in r.err
+    assert int(git(vault, "rev-list", "--count", "HEAD")) == commits + 1
+    assert git(vault, "log", "-1", "--format=%s").startswith("fact: import 6 facts — trrust.tsv (7 rows: 6 new")
+    assert git(vault, "status", "--porcelain") == ""
+    # the same notes `fact add` writes: a dataset counts once, its PMIDs are refs
+    fact = cli("fact", "query", "ABL1", "--json").json()["facts"][0]
+    assert fact["evidence"][0]["source"] == "dataset:TRRUST@2.0" and len(fact["evidence"]) == 1
+    assert fact["evidence"][0]["refs"] == ["PMID:11753601", "PMID:9916993"] and fact["confidence"] == 0.8
+    assert fact["qualifiers"] == {"taxon": "NCBITaxon:9606"}
+    assert "kind: gene" in (vault / "entities/AATF.md").read_text()
+    # one dataset lists both signs: it is one source on each side, so the claim is contested
+    v = cli("fact", "verify", "TP53", "activates", "CDKN1A", "--json").json()
+    assert v["verdict"] == "contested" and v["for"]["sources"] == v["against"]["sources"] == 1
+    assert cli("check").code == 0
+    # importing again merges: nothing new, the same facts
+    again = cli("fact", "import", str(data), *TRRUST_ARGS, "--json").json()
+    assert again["created"] == 0 and again["merged"] == 6
+    assert len(cli("fact", "list", "--json").json()) == 6
+
+
+def test_1_a_bad_row_imports_nothing_and_every_problem_is_located(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    data = tmp_path / "bad.tsv"
+    data.write_text(TRRUST_LIKE + "TP53\tFLT1\tUnknown\t1724219e\n\tBAX\tActivation\t1\n")
+    before = git(vault, "rev-parse", "HEAD").strip()
+    r = cli("fact", "import", str(data), *TRRUST_ARGS)
+    assert r.code == 1 and "2 of 9 rows cannot be imported; nothing was written" in r.err
+    assert f"{data}:8: source '1724219e'" in r.err and f"{data}:9: the subject is empty" in r.err
+    assert git(vault, "rev-parse", "HEAD").strip() == before and git(vault, "status", "--porcelain") == ""
+    assert not (vault / "facts/tp53").exists()
+
+
+def test_1_import_reads_csv_and_jsonl_with_headers(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "f.csv").write_text("subject,predicate,object,source,confidence\n"
+                                    "KEAP1,inhibits,NFE2L2,PMID:9887101,0.95\n")
+    assert cli("fact", "import", str(tmp_path / "f.csv")).out.strip() == "1"
+    (tmp_path / "f.jsonl").write_text(json.dumps({"subject": "KEAP1", "predicate": "inhibits", "object": "NFE2L2",
+                                                  "source": ["PMID:10473555"], "taxon": "mouse"}) + "\n")
+    assert cli("fact", "import", str(tmp_path / "f.jsonl")).code == 0
+    facts = cli("fact", "query", "KEAP1", "--json").json()["facts"]
+    assert sorted(f.get("qualifiers", {}).get("taxon", "") for f in facts) == ["", "NCBITaxon:10090"]
+    missing = tmp_path / "g.csv"
+    missing.write_text("subject,target\nA,B\n")
+    r = cli("fact", "import", str(missing))
+    assert r.code == 1 and "the header names no predicate column" in r.err
+
+
+def test_7_import_does_not_reopen_a_retracted_fact_silently(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    ident = add(cli, "KEAP1", "activates", "NFE2L2", "--source", "agent:draft")
+    assert cli("fact", "retract", ident, "--reason", "draft").code == 0
+    data = tmp_path / "f.tsv"
+    data.write_text("subject\tpredicate\tobject\tsource\nKEAP1\tactivates\tNFE2L2\tPMID:1\n")
+    r = cli("fact", "import", str(data))
+    assert r.code == 1 and "was retracted" in r.err and "--reopen" in r.err
+    assert cli("fact", "import", str(data), "--reopen", "--json").json()["reopened"] == 1
+
+
+def test_2_large_writes_and_piled_up_loose_objects_are_packed(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    rows = "".join(f"TF{i}\tG{i}\tActivation\t{1000 + i}\n" for i in range(300))
+    (tmp_path / "many.tsv").write_text(rows)
+    assert cli("fact", "import", str(tmp_path / "many.tsv"), *TRRUST_ARGS).code == 0
+    counts = dict(line.split(": ") for line in git(vault, "count-objects", "-v").splitlines())
+    assert int(counts["count"]) == 0 and int(counts["packs"]) >= 1  # 300 facts, 600 entity notes: packed
+    history = int(counts["size-pack"]) * 1024 + int(counts["size"]) * 1024
+    assert history / 300 < 3 * 1024  # target: at most 3 KB of packed history a fact
+    # loose objects committed by something else pile up: doctor says so, and the next write packs them
+    bulk = vault / "bulk"
+    bulk.mkdir()
+    for i in range(7000):
+        (bulk / f"{i}.txt").write_text(f"blob {i}\n")
+    # git (and biocortex) estimate loose objects from objects/17: make that estimate certain
+    n = 0
+    for i in range(200_000):
+        text = f"seventeen {i}\n".encode()
+        if hashlib.sha1(b"blob %d\0" % len(text) + text).hexdigest().startswith("17"):
+            (bulk / f"17-{i}.txt").write_bytes(text)
+            n += 1
+            if n == 30:
+                break
+    git(vault, "add", "bulk")
+    git(vault, "-c", "gc.auto=0", "-c", "user.name=Hand", "-c", "user.email=hand@lab.example", "commit", "-qm", "bulk")
+    doctor = cli("doctor", "--json")
+    warned = [f for f in doctor.json()["findings"] if "loose objects" in f["message"]]
+    assert warned and warned[0]["severity"] == "warning" and "git -C" in warned[0]["hint"]
+    add(cli, "TP53", "regulates", "MDM2", "--source", "PMID:1")
+    counts = dict(line.split(": ") for line in git(vault, "count-objects", "-v").splitlines())
+    assert int(counts["count"]) < 100
+    assert not [f for f in cli("doctor", "--json").json()["findings"] if "loose objects" in f["message"]]
+
+
+def test_alias_import_is_one_checked_commit(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    add(cli, "TP53", "regulates", "MDM2", "--source", "PMID:1")
+    add(cli, "CDKN2A", "regulates", "MDM2", "--source", "PMID:2")
+    data = tmp_path / "aliases.tsv"
+    data.write_text("name\talias\tidentifier\nTP53\tp53;LFS1\tHGNC:11998\nNFE2L2\tNrf2-like\t\nASPM\tASP\t\n")
+    commits = int(git(vault, "rev-list", "--count", "HEAD"))
+    r = cli("entity", "import", str(data), "--json")
+    assert r.code == 0, r.err
+    assert r.json()["aliases"] == 4 and r.json()["entities"] == 2 and "ASP is ambiguous" in r.err
+    assert int(git(vault, "rev-list", "--count", "HEAD")) == commits + 1
+    assert cli("fact", "query", "lfs1", "--json").json()["matched"] == ["TP53"]
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("name\talias\nCDKN2A\tp53\nMDM2\tASP\nKRAS\tTP53\n")
+    r = cli("entity", "import", str(bad))
+    assert r.code == 1 and "3 of 3 rows cannot be imported" in r.err
+    assert f"{bad}:2: 'p53' is already an alias of TP53" in r.err
+    assert f"{bad}:3: 'ASP' is already an alias of ASPM" in r.err
+    assert f"{bad}:4: 'TP53' is an entity of its own" in r.err

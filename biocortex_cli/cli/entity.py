@@ -59,3 +59,32 @@ def merge(
         state.info(f"biocortex: merged {result.other} into {result.keep}: {len(result.facts)} facts, "
                    f"{len(result.episodes)} episodes followed")
     return 0
+
+
+def import_(
+    file: Annotated[str, typer.Argument(metavar="FILE|-", help="TSV, CSV or JSON Lines: name, alias (several separated by ; or |), optionally kind and identifier.")],
+    format_: Annotated[str | None, typer.Option("--format", help="tsv, csv or jsonl (default: from the file name, else tsv).")] = None,
+    columns: Annotated[str | None, typer.Option("--columns", help="The file has no header: its columns in order, e.g. name,alias (- skips one).")] = None,
+    allow_ambiguous: Annotated[bool, typer.Option("--allow-ambiguous", help="Bind aliases HGNC lists for other genes than the row's.")] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print the import report as JSON.")] = False,
+) -> int:
+    """Import aliases from a file in one commit (every row checked as `entity alias` checks it; all or nothing)."""
+    from biocortex_cli.cli.episode import read_input
+    from biocortex_cli.errors import DataError
+    from biocortex_cli.facts.aliases import import_aliases
+
+    where = "<stdin>" if file == "-" else file
+    vault = state.vault()
+    report = import_aliases(vault, read_input(file), where, vault.author(state.OPTIONS.author), format_=format_,
+                            columns=columns.split(",") if columns else None, allow_ambiguous=allow_ambiguous)
+    if report.problems:
+        for problem in report.problems[:20]:
+            state.info(f"{problem.location()}{problem.message}")
+        raise DataError(f"{len(report.problems)} of {report.rows} rows cannot be imported; nothing was written",
+                        path=where, hint=report.problems[0].hint or "fix the rows, then import the file again")
+    for alias, name, candidates in report.flagged[:20]:
+        state.info(f"biocortex: {alias} is ambiguous: HGNC lists it for {', '.join(candidates)}; here it means {name}")
+    state.info(f"biocortex: imported {report.aliases} aliases into {report.notes} entity notes "
+               f"({report.entities} new)")
+    state.emit_json(report.as_json()) if json_ else state.out(str(report.aliases))
+    return 0

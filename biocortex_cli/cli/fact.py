@@ -52,6 +52,61 @@ def add(
     return 0
 
 
+def import_(
+    file: Annotated[str, typer.Argument(metavar="FILE|-", help="TSV, CSV or JSON Lines of facts, or - for stdin.")],
+    format_: Annotated[str | None, typer.Option("--format", help="tsv, csv or jsonl (default: from the file name, else tsv).")] = None,
+    columns: Annotated[str | None, typer.Option("--columns", help="The file has no header: its columns in order, e.g. subject,object,predicate,source (- skips one).")] = None,
+    predicate_map: Annotated[list[str] | None, typer.Option("--predicate-map", metavar="VALUE=PREDICATE", help="Read a value of the predicate column as a predicate, e.g. Activation=activates (repeatable).")] = None,
+    source_prefix: Annotated[str | None, typer.Option("--source-prefix", help="A bare number in the source column is PREFIX:number, e.g. PMID.")] = None,
+    dataset: Annotated[str | None, typer.Option("--dataset", metavar="NAME@VERSION", help="Every row's evidence is this dataset's (one source; the row's citations are its refs).")] = None,
+    confidence: Annotated[str | None, typer.Option("--confidence", help="0-1 for rows without a confidence column (config: facts.default_confidence).")] = None,
+    taxon: Annotated[str | None, typer.Option("--taxon", help="Taxon of rows without their own (human, mouse, NCBITaxon:10090).")] = None,
+    cell_type: Annotated[str | None, typer.Option("--cell-type", help="Cell type of rows without their own.")] = None,
+    context: Annotated[str | None, typer.Option("--context", help="Context of rows without their own.")] = None,
+    subject_kind: Annotated[str | None, typer.Option("--subject-kind", help="Kind of the subjects' new entity notes (gene, protein, compound, …).")] = None,
+    object_kind: Annotated[str | None, typer.Option("--object-kind", help="Kind of the objects' new entity notes.")] = None,
+    reopen: Annotated[bool, typer.Option("--reopen", help="Rows restating a retracted or superseded fact make it current again.")] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print the import report as JSON.")] = False,
+) -> int:
+    """Import curated facts from a file in one commit (every row checked; all or nothing); prints how many."""
+    from pathlib import Path
+
+    from biocortex_cli.cli.episode import read_input
+    from biocortex_cli.errors import DataError, UsageError
+    from biocortex_cli.facts.imports import ImportOptions, import_facts
+    from biocortex_cli.facts.notes import check_confidence
+
+    mapping = {}
+    for item in predicate_map or []:
+        value, eq, pred = item.partition("=")
+        if not eq or not value.strip() or not pred.strip():
+            raise UsageError(f"--predicate-map {item!r} is not VALUE=PREDICATE", hint="e.g. Activation=activates")
+        mapping[value.strip()] = pred.strip()
+    if dataset and not dataset.casefold().startswith("dataset:"):
+        dataset = f"dataset:{dataset}"
+    options = ImportOptions(format=format_, columns=columns.split(",") if columns else None, predicates=mapping,
+                            source_prefix=source_prefix, dataset=dataset,
+                            confidence=None if confidence is None else check_confidence(confidence),
+                            qualifiers={"taxon": taxon, "cell_type": cell_type, "context": context},
+                            kinds={"subject": subject_kind, "object": object_kind}, reopen=reopen)
+    where = "<stdin>" if file == "-" else file
+    vault = state.vault()
+    state.info(f"biocortex: importing facts from {where} …")
+    report = import_facts(vault, Path(file), author=vault.author(state.OPTIONS.author), options=options,
+                          rel=where, text=read_input(file))
+    if report.problems:
+        for problem in report.problems[:20]:
+            state.info(f"{problem.location()}{problem.message}")
+        more = " (the first 20 above)" if len(report.problems) > 20 else ""
+        raise DataError(f"{len(report.problems)} of {report.rows} rows cannot be imported{more}; nothing was written",
+                        path=where, hint=report.problems[0].hint or "fix the rows, then import the file again")
+    state.info(f"biocortex: imported {report.facts} facts from {report.rows} rows ({report.created} new, "
+               f"{report.merged} merged, {report.entities} entity notes) in {report.seconds:.1f} s"
+               + (f"; {len(report.conflicts)} open contradictions (biocortex check --facts)" if report.conflicts else ""))
+    state.emit_json(report.as_json()) if json_ else state.out(str(report.facts))
+    return 0
+
+
 def unsource(
     ident: Annotated[str, typer.Argument(metavar="ID", help="Fact id.")],
     source: Annotated[str, typer.Argument(help="The source to take out (any spelling of it, or one of a dataset's citations).")],

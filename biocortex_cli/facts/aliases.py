@@ -29,7 +29,7 @@ from biocortex_cli.facts.model import clean_text, fact_id, fact_rel, name_key
 from biocortex_cli.facts.notes import _rewrite, evidence_updates, merge_evidence, render_fact
 from biocortex_cli.store import entity_notes
 from biocortex_cli.store.git import Author
-from biocortex_cli.store.notes import edit_frontmatter, iso_utc, read_note
+from biocortex_cli.store.notes import edit_frontmatter, iso_utc, read_note, rendered_note
 from biocortex_cli.store.vault import Transaction, Vault
 
 if TYPE_CHECKING:
@@ -277,3 +277,124 @@ def _move_episodes(txn: Transaction, conn: Any, other: str, other_keys: set[str]
         moved.append(str(ident))
     return moved
 
+
+
+# --- alias import -------------------------------------------------------------------------
+
+#: header names of an alias file, lower-cased -> field
+ALIAS_HEADERS = {"name": "name", "entity": "name", "symbol": "name", "approved_symbol": "name", "gene": "name",
+                 "alias": "alias", "aliases": "alias", "synonym": "alias", "synonyms": "alias",
+                 "alias_symbol": "alias", "previous_symbol": "alias", "kind": "kind", "type": "kind",
+                 "identifier": "identifier", "identifiers": "identifier", "id": "identifier",
+                 "hgnc_id": "identifier"}
+
+
+@dataclass(frozen=True)
+class AliasImport:
+    path: str
+    rows: int
+    aliases: int = 0  # aliases added
+    entities: int = 0  # entity notes created
+    notes: int = 0  # entity notes written (created or edited)
+    flagged: list[tuple[str, str, list[str]]] = field(default_factory=list)  # (alias, name, HGNC candidates)
+    problems: list[DataError] = field(default_factory=list)  # nothing was written when any
+
+    def as_json(self) -> dict[str, Any]:
+        return {"path": self.path, "rows": self.rows, "aliases": self.aliases, "entities": self.entities,
+                "notes": self.notes,
+                "ambiguous": [{"alias": a, "name": n, "candidates": c} for a, n, c in self.flagged],
+                "problems": [{"path": p.path, "line": p.line, "message": p.message} for p in self.problems]}
+
+
+def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_: str | None = None,
+                   columns: list[str] | None = None, allow_ambiguous: bool = False) -> AliasImport:
+    """Aliases from a file (``name``, ``alias`` — several separated by ``;`` or ``|`` — and
+    optionally ``kind`` and ``identifier``), checked as ``entity alias`` checks them, written in
+    one commit; nothing when any row is refused (``problems``)."""
+    from biocortex_cli.facts.imports import SEPARATORS, ImportOptions, read_rows
+    from biocortex_cli.facts.index import open_facts
+    from biocortex_cli.store.entity_notes import entity_note
+
+    options = ImportOptions(format=format_, columns=columns)
+    rows = list(read_rows(text, rel, options, headers=ALIAS_HEADERS, required=("name", "alias")))
+    problems: list[DataError] = []
+    flagged: list[tuple[str, str, list[str]]] = []
+    wanted: dict[str, dict[str, Any]] = {}  # canonical -> {"aliases": [...], "kind", "identifiers"}
+    claimed: dict[str, tuple[str, int]] = {}  # alias key -> (canonical, line) within the file
+    with vault.transaction("entity: import aliases", author) as txn:
+        conn, source, _problems = open_facts(vault)
+        try:
+            for line, values in rows:
+                try:
+                    name = clean_text(str(values.get("name") or ""), "entity name")
+                    canonical = source.resolve(name)
+                    entry = wanted.setdefault(canonical, {"aliases": [], "kind": None, "identifiers": []})
+                    if values.get("kind"):
+                        entry["kind"] = clean_text(str(values["kind"]), "kind")
+                    if values.get("identifier"):
+                        entry["identifiers"] += [i for i in SEPARATORS.split(str(values["identifier"])) if i]
+                    for raw in SEPARATORS.split(str(values.get("alias") or "")):
+                        if not raw.strip():
+                            continue
+                        alias = clean_text(raw, "alias")
+                        owner = source.alias_owner(alias)
+                        if owner is not None and name_key(owner) != name_key(canonical):
+                            how = ("is an entity of its own: merge them with `biocortex entity merge "
+                                   f"{canonical} {alias}`") if name_key(owner) == name_key(alias) else \
+                                f"is already an alias of {owner}"
+                            raise DataError(f"{alias!r} {how}")
+                        first = claimed.setdefault(name_key(alias), (canonical, line))
+                        if name_key(first[0]) != name_key(canonical):
+                            raise DataError(f"{alias!r} is given to {first[0]} on line {first[1]} and to {canonical}")
+                        candidates = hgnc_candidates(alias)
+                        if candidates:
+                            symbol = _hgnc_symbol(canonical) or canonical
+                            if symbol not in candidates and not allow_ambiguous:
+                                raise DataError(f"{alias!r} is ambiguous: HGNC lists it for {', '.join(candidates)}, "
+                                                f"not {canonical}", hint="--allow-ambiguous binds it anyway")
+                            flagged.append((alias, canonical, candidates))
+                        if owner is None:
+                            entry["aliases"].append(alias)
+                except DataError as exc:
+                    problems.append(DataError(exc.message, path=rel, line=line, hint=exc.hint))
+        finally:
+            conn.close()
+        if problems or not rows:
+            if not rows:
+                problems.append(DataError("no aliases in the file", path=rel))
+            return AliasImport(rel, len(rows), problems=problems, flagged=flagged)
+        now = iso_utc(dt.datetime.now(dt.timezone.utc))
+        added = created = written = 0
+        for canonical, entry in wanted.items():
+            rel_note = entity_notes.note_rel(vault.root, canonical)
+            path = vault.root / rel_note
+            if path.exists():
+                meta = read_note(path, rel_note).meta
+                current = [a for a in meta.get("aliases") or [] if isinstance(a, str)]
+                new = [a for a in dict.fromkeys(entry["aliases"]) if name_key(a) not in {name_key(c) for c in current}]
+                updates: dict[str, Any] = {}
+                if new:
+                    updates["aliases"] = [*current, *new]
+                ids = [i for i in entry["identifiers"] if i not in (meta.get("identifiers") or [])]
+                if ids:
+                    updates["identifiers"] = [*(meta.get("identifiers") or []), *ids]
+                if entry["kind"] and entry["kind"] != meta.get("kind"):
+                    updates["kind"] = entry["kind"]
+                if updates:
+                    txn.write(rel_note, edit_frontmatter(path.read_text(encoding="utf-8"), updates, rel_note),
+                              batch=True)
+                    written += 1
+                    added += len(new)
+            else:
+                meta_new, body = entity_note(canonical, now, str(author), kind=entry["kind"],
+                                             identifiers=entry["identifiers"])
+                aliases = [canonical, *(a for a in dict.fromkeys(entry["aliases"])
+                                        if name_key(a) != name_key(canonical))]
+                meta_new["aliases"] = aliases
+                text_new, parsed = rendered_note(rel_note, dict(meta_new), body)
+                txn.write(rel_note, text_new, batch=True, parsed=parsed)
+                created += 1
+                written += 1
+                added += len(aliases) - 1
+        txn.message = f"entity: import {added} aliases — {rel.rsplit('/', 1)[-1]} ({written} entity notes)"
+    return AliasImport(rel, len(rows), aliases=added, entities=created, notes=written, flagged=flagged)

@@ -53,7 +53,7 @@ __all__ = ["Evidence", "Side", "Source", "evidence_items", "parse_source", "sour
 
 #: a confidence of 1 would be an infinite mass: sources are clamped to this
 MAX_CONFIDENCE = 0.999
-KINDS = ("pmid", "pmcid", "doi", "episode", "agent", "dataset", "url", "path", "curie", "unsourced")
+KINDS = ("pmid", "pmcid", "doi", "episode", "agent", "dataset", "url", "path", "curie", "unsourced", "redacted")
 GRAMMAR = ("a source is PMID:<digits>, PMC<digits>, a DOI (10.…/…), an episode id of this vault, "
            "agent:<name>, dataset:<name>[@<version>], an http(s) URL, a relative path (notebooks/qc.ipynb) "
            "or PREFIX:LOCAL (GEO:GSE12345)")
@@ -79,12 +79,20 @@ class Source(NamedTuple):
 
 
 def parse_source(text: str, *, episode_exists: Callable[[str], bool] | None = None) -> Source:
-    """A source given on the way in, normalised and checked (UsageError with the grammar)."""
+    """A source given on the way in, normalised and checked (UsageError with the grammar; the
+    message never repeats a secret the text holds)."""
     raw = " ".join(str(text).split())
-    found = _classify(raw)
+    if "[REDACTED:" in raw:  # what --redact left of a source: kept as written, on record
+        return Source(raw, "redacted", raw)
+    try:
+        found = _classify(raw)
+    except UsageError as exc:
+        exc.message = exc.message.replace(repr(raw), repr(_shown(raw)))
+        raise
+    raw_shown = _shown(raw)
     if found is not None:
         if found.kind == "episode" and episode_exists is not None and not episode_exists(found.key[8:]):
-            raise UsageError(f"source {raw!r}: no episode with id {found.key[8:]!r} in this vault",
+            raise UsageError(f"source {raw_shown!r}: no episode with id {_shown(found.key[8:])!r} in this vault",
                              hint=f"add the episode first, or give another source; {GRAMMAR}")
         return found
     from biocortex_cli.store.episodes import ID_RE
@@ -92,9 +100,16 @@ def parse_source(text: str, *, episode_exists: Callable[[str], bool] | None = No
     if ID_RE.fullmatch(raw):  # a bare id: an episode's, if one exists
         if episode_exists is not None and episode_exists(raw):
             return Source(raw, "episode", f"episode:{raw}")
-        why = f"no episode with id {raw!r} in this vault" if episode_exists is not None else "not a source"
-        raise UsageError(f"source {raw!r}: {why}", hint=GRAMMAR)
-    raise UsageError(f"source {raw!r} is not a source biocortex can check", hint=GRAMMAR)
+        why = f"no episode with id {raw_shown!r} in this vault" if episode_exists is not None else "not a source"
+        raise UsageError(f"source {raw_shown!r}: {why}", hint=GRAMMAR)
+    raise UsageError(f"source {raw_shown!r} is not a source biocortex can check", hint=GRAMMAR)
+
+
+def _shown(text: str) -> str:
+    """``text`` as an error may repeat it: secrets replaced by ``[REDACTED:…]``."""
+    from biocortex_cli.store.secrets import redact
+
+    return redact(text)
 
 
 def _classify(raw: str) -> Source | None:
@@ -155,6 +170,8 @@ def source_key(text: str) -> str:
 
 
 def source_kind(text: str) -> str:
+    if "[REDACTED:" in text:
+        return "redacted"
     try:
         found = _classify(" ".join(str(text).split()))
     except UsageError:

@@ -161,7 +161,14 @@ def _source_link(source: str, episode_exists: Callable[[str], bool]) -> str:
 
 def render_fact(vault: Vault, record: dict[str, Any], *, links: Mapping[str, str] | None = None,
                 episode_exists: Callable[[str], bool] | None = None) -> str:
-    """The note of ``record``; ``links`` maps a name to its entity note (default: the name's own)."""
+    """The note of ``record``; ``links`` maps a name to its entity note (default: the note
+    found for it, ignoring case)."""
+    return render_note(dict(record), fact_body(vault, record, links=links, episode_exists=episode_exists))
+
+
+def fact_body(vault: Vault, record: dict[str, Any], *, links: Mapping[str, str] | None = None,
+              episode_exists: Callable[[str], bool] | None = None) -> str:
+    """The readable body of a fact note (the frontmatter is the record)."""
     fact = Fact(record=record, path="")
     exists = episode_exists or episode_checker(vault)
     subject, obj = (entity_notes.wikilink(n, (links or {}).get(n) or entity_notes.note_rel(vault.root, n))
@@ -194,7 +201,7 @@ def render_fact(vault: Vault, record: dict[str, Any], *, links: Mapping[str, str
     if record.get("supersedes"):
         lines += ["", f"Replaces [[{record['supersedes']}]]."]
     lines += ["", "<!-- Written by biocortex. The frontmatter above is the record; this body is a readable copy. -->"]
-    return render_note(dict(record), "\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
 
 def _rewrite(txn: Transaction, rel: str, record: dict[str, Any], updates: dict[str, Any]) -> None:

@@ -146,6 +146,13 @@ def entity_kind(name: str) -> str:
 
 def render_entity_note(name: str, created: str, author: str, *, kind: str | None = None,
                        identifiers: Iterable[str] = (), taxon: str | None = None) -> str:
+    meta, body = entity_note(name, created, author, kind=kind, identifiers=identifiers, taxon=taxon)
+    return render_note(meta, body)
+
+
+def entity_note(name: str, created: str, author: str, *, kind: str | None = None,
+                identifiers: Iterable[str] = (), taxon: str | None = None) -> tuple[dict[str, object], str]:
+    """(frontmatter, body) of a new entity note."""
     found_kind, ids = entity_identity(name, kind=kind, identifiers=identifiers, taxon=taxon)
     meta: dict[str, object] = {"id": entity_id(name), "type": "entity", "created": created, "author": author,
                                "name": name, "kind": found_kind, "aliases": [name]}
@@ -155,7 +162,7 @@ def render_entity_note(name: str, created: str, author: str, *, kind: str | None
         meta["taxon"] = taxon
     body = (f"# {name}\n\n{KIND_LABELS.get(found_kind, 'Entity')}. The episodes and facts that "
             "mention it are listed under *Backlinks*.\n")
-    return render_note(meta, body)
+    return meta, body
 
 
 def entity_rels(root: Path, names: Iterable[str]) -> dict[str, str]:
