@@ -47,8 +47,11 @@ demo: venv
 	  $(BIN)/biocortex --vault $(DEMO) fact retract $$id --reason "draft claim; PMID:9887101 shows inhibition"
 	@echo "== what memory knows around p53 (aliases resolved, two hops)" >&2
 	$(BIN)/biocortex --vault $(DEMO) fact query p53 --hops 2
-	@echo "== an agent checks a claim before relying on it (exit 0 supported, 1 contradicted, 4 unknown)" >&2
+	@echo "== an agent checks a claim before relying on it (exit 0 supported, 4 unknown, 5 contested, 6 contradicted)" >&2
 	$(BIN)/biocortex --vault $(DEMO) fact verify KEAP1 inhibits "nuclear factor erythroid 2-related factor 2"
+	@echo "== evidence on both sides, weighed per independent source: neither clearly outweighs, so contested (exit 5)" >&2
+	$(BIN)/biocortex --vault $(DEMO) fact add TP53 inhibits CDKN1A --source PMID:11287591 --confidence 0.6
+	$(BIN)/biocortex --vault $(DEMO) fact verify TP53 activates CDKN1A || echo "(exit $$?: contested)" >&2
 	@echo "== an entity with its neighbourhood: aliases, facts in and out, episodes" >&2
 	$(BIN)/biocortex --vault $(DEMO) entity show KEAP1
 	@echo "== a dataset as a source of record: one note in the vault, its rows stay in the file (a hand-written CC0 sample: examples/datasets/NOTICE.md)" >&2
@@ -58,8 +61,8 @@ demo: venv
 	  --predicate-map Activation=activates --predicate-map Repression=inhibits --qualifier taxon=9606
 	$(BIN)/biocortex --vault $(DEMO) dataset list
 	$(BIN)/biocortex --vault $(DEMO) fact query CDKN1A
-	@echo "== a contested claim: the lab's note and the dataset say activates, the dataset also says inhibits (exit 5: contested)" >&2
-	$(BIN)/biocortex --vault $(DEMO) fact verify TP53 activates CDKN1A; echo "exit $$?" >&2
+	@echo "== the dataset weighs in beside the notes, once per side whatever its rows cite: still contested (exit 5)" >&2
+	$(BIN)/biocortex --vault $(DEMO) fact verify TP53 activates CDKN1A; code=$$?; echo "exit $$code" >&2; test $$code -eq 5
 	@echo "== recall now adds what memory knows about the question's entities (p53 is TP53)" >&2
 	$(BIN)/biocortex --vault $(DEMO) recall "KEAP1 knockout and p53 in lung cancer cells" --budget 1200
 	@echo "== working memory: compress a long agent transcript to 3,400 tokens (before/after on stderr)" >&2
@@ -96,8 +99,8 @@ demo: venv
 	$(BIN)/biocortex --vault $(DEMO) sync
 	@echo "== what changed in memory, for a reviewer" >&2
 	$(BIN)/biocortex --vault $(DEMO) log --since 1d | tail -12
-	@echo "== check the vault" >&2
-	$(BIN)/biocortex --vault $(DEMO) check
+	@echo "== check the vault; open contradictions between facts are listed as information (--facts)" >&2
+	$(BIN)/biocortex --vault $(DEMO) check --facts
 	@echo "== git log of the vault" >&2
 	git -C $(DEMO) log --oneline | head -5
 

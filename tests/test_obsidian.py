@@ -139,7 +139,7 @@ def test_notes_made_from_the_templates_pass_check(vault: Path, cli: Cli) -> None
 
 #: frontmatter keys whose values are maps or lists of maps: Obsidian has no property type for them
 #: (it shows them as YAML), so types.json leaves them out
-MAPS = {"provenance", "evidence", "retracted", "columns", "predicates", "qualifiers", "removed"}
+MAPS = {"provenance", "evidence", "retracted", "qualifiers", "reopened", "columns", "predicates", "removed"}
 VALUE_CHECKS = {
     "text": lambda v: isinstance(v, str),
     "multitext": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
@@ -170,6 +170,10 @@ def test_types_json_types_every_key_the_tool_writes(demo: Path, cli: Cli) -> Non
     assert cli("fact", "add", "KEAP1", "inhibits", "NFE2L2", "--source", "PMID:2", "--confidence", "0.6").code == 0
     wrong = cli("fact", "add", "KEAP1", "activates", "NFE2L2", "--source", "agent:draft").out.strip()
     assert cli("fact", "retract", wrong, "--reason", "draft").code == 0
+    assert cli("fact", "add", "KEAP1", "activates", "NFE2L2", "--source", "PMID:4", "--reopen").code == 0
+    assert cli("fact", "add", "Myc", "activates", "Cdk4", "--source", "PMID:5", "--taxon", "mouse").code == 0
+    assert cli("fact", "add", "NRF2", "activates", "HMOX1", "--source", "PMID:6").code == 0
+    assert cli("entity", "merge", "NFE2L2", "NRF2").code == 0
     newer = cli("fact", "add", "KEAP1", "ubiquitinates", "NFE2L2", "--source", "PMID:3").out.strip()
     assert cli("fact", "supersede", first, "--by", newer).code == 0
     cluster = cli("lessons", "--json").json()["clusters"][0]["id"]

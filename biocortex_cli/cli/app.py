@@ -114,6 +114,8 @@ fact_app.command("list")(fact_cmd.list_)
 fact_app.command("retract")(fact_cmd.retract)
 fact_app.command("supersede")(fact_cmd.supersede)
 fact_app.command("verify")(fact_cmd.verify)
+fact_app.command("unsource")(fact_cmd.unsource)
+fact_app.command("import")(fact_cmd.import_)
 
 dataset_app = _group("Datasets as sources of record: registered by path, indexed outside git, answering beside "
                      "the notes.")
@@ -126,6 +128,8 @@ dataset_app.command("remove")(dataset_cmd.remove)
 entity_app = _group("Entity notes shared by episodes and facts: aliases, neighbourhood.")
 entity_app.command("show")(entity_cmd.show)
 entity_app.command("alias")(entity_cmd.alias)
+entity_app.command("merge")(entity_cmd.merge)
+entity_app.command("import")(entity_cmd.import_)
 
 app.command("init")(init_cmd.init)
 app.add_typer(episode_app, name="episode")

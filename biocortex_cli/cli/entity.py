@@ -26,13 +26,65 @@ def show(
 def alias(
     name: Annotated[str, typer.Argument(help="Entity name (or an alias of it).")],
     alias_: Annotated[str, typer.Argument(metavar="ALIAS", help="Another name for it, e.g. p53 for TP53.")],
+    merge: Annotated[bool, typer.Option("--merge", help="ALIAS is an entity of its own: merge it into NAME (facts and episodes follow, one commit, nothing deleted).")] = False,
+    allow_ambiguous: Annotated[bool, typer.Option("--allow-ambiguous", help="Bind an alias HGNC lists for other genes than NAME.")] = False,
     json_: Annotated[bool, typer.Option("--json", help="Print the entity's aliases as JSON.")] = False,
 ) -> int:
     """Add an alias to an entity note (Obsidian `aliases:`); facts and recall resolve it."""
-    from biocortex_cli.facts.notes import add_alias
+    from biocortex_cli.facts.aliases import add_alias
 
     vault = state.vault()
-    canonical, aliases = add_alias(vault, name, alias_, vault.author(state.OPTIONS.author))
-    state.emit_json({"name": canonical, "aliases": aliases}) if json_ else state.out(
-        f"{canonical}: {', '.join(aliases)}")
+    result = add_alias(vault, name, alias_, vault.author(state.OPTIONS.author), merge=merge,
+                       allow_ambiguous=allow_ambiguous)
+    for note in result.notes:
+        state.info(f"biocortex: {note}")
+    state.emit_json(result.as_json()) if json_ else state.out(f"{result.name}: {', '.join(result.aliases)}")
+    return 0
+
+
+def merge(
+    keep: Annotated[str, typer.Argument(help="The entity that stays, e.g. NFE2L2.")],
+    other: Annotated[str, typer.Argument(help="The entity that becomes its name, e.g. NRF2.")],
+    json_: Annotated[bool, typer.Option("--json", help="Print what moved as JSON.")] = False,
+) -> int:
+    """Merge two entity notes that name one thing: OTHER's facts and episodes follow KEEP; OTHER's note stays as a redirect."""
+    from biocortex_cli.facts.aliases import merge_entities
+
+    vault = state.vault()
+    result = merge_entities(vault, keep, other, vault.author(state.OPTIONS.author))
+    if json_:
+        state.emit_json(result.as_json())
+    else:
+        state.out(f"{result.keep}: {', '.join(result.aliases)}")
+        state.info(f"biocortex: merged {result.other} into {result.keep}: {len(result.facts)} facts, "
+                   f"{len(result.episodes)} episodes followed")
+    return 0
+
+
+def import_(
+    file: Annotated[str, typer.Argument(metavar="FILE|-", help="TSV, CSV or JSON Lines: name, alias (several separated by ; or |), optionally kind and identifier.")],
+    format_: Annotated[str | None, typer.Option("--format", help="tsv, csv or jsonl (default: from the file name, else tsv).")] = None,
+    columns: Annotated[str | None, typer.Option("--columns", help="The file has no header: its columns in order, e.g. name,alias (- skips one).")] = None,
+    allow_ambiguous: Annotated[bool, typer.Option("--allow-ambiguous", help="Bind aliases HGNC lists for other genes than the row's.")] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print the import report as JSON.")] = False,
+) -> int:
+    """Import aliases from a file in one commit (every row checked as `entity alias` checks it; all or nothing)."""
+    from biocortex_cli.cli.episode import read_input
+    from biocortex_cli.errors import DataError
+    from biocortex_cli.facts.aliases import import_aliases
+
+    where = "<stdin>" if file == "-" else file
+    vault = state.vault()
+    report = import_aliases(vault, read_input(file), where, vault.author(state.OPTIONS.author), format_=format_,
+                            columns=columns.split(",") if columns else None, allow_ambiguous=allow_ambiguous)
+    if report.problems:
+        for problem in report.problems[:20]:
+            state.info(f"{problem.location()}{problem.message}")
+        raise DataError(f"{len(report.problems)} of {report.rows} rows cannot be imported; nothing was written",
+                        path=where, hint=report.problems[0].hint or "fix the rows, then import the file again")
+    for alias, name, candidates in report.flagged[:20]:
+        state.info(f"biocortex: {alias} is ambiguous: HGNC lists it for {', '.join(candidates)}; here it means {name}")
+    state.info(f"biocortex: imported {report.aliases} aliases into {report.notes} entity notes "
+               f"({report.entities} new)")
+    state.emit_json(report.as_json()) if json_ else state.out(str(report.aliases))
     return 0

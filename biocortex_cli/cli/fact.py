@@ -2,42 +2,42 @@
 
 from __future__ import annotations
 
-import contextlib
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated
 
 from biocortex_cli.cli import state
 
 if TYPE_CHECKING:
-    import sqlite3
-    from collections.abc import Callable
-
     import typer
 
     from biocortex_cli.errors import DataError
-    from biocortex_cli.facts.index import IndexedFacts
-    from biocortex_cli.store.vault import Vault
-
-T = TypeVar("T")
 
 
 def add(
     subject: Annotated[str, typer.Argument(help="Subject, e.g. TP53 (aliases resolve to the entity's name).")],
     predicate: Annotated[str, typer.Argument(help="Predicate, e.g. regulates (stored lower_case_with_underscores).")],
     object_: Annotated[str, typer.Argument(metavar="OBJECT", help="Object, e.g. MDM2.")],
-    source: Annotated[list[str] | None, typer.Option("--source", help="Where it comes from: PMID:…, DOI, episode id, notebook path, URL (repeatable).")] = None,
+    source: Annotated[list[str] | None, typer.Option("--source", help="Where it comes from: PMID:…, DOI, PMC…, an episode id, agent:NAME, dataset:NAME[@VERSION], a URL or a relative path (repeatable; checked).")] = None,
     confidence: Annotated[str | None, typer.Option("--confidence", help="0-1 (config: facts.default_confidence).")] = None,
+    taxon: Annotated[str | None, typer.Option("--taxon", help="The species it holds in (human, mouse, NCBITaxon:10090): another fact than the same triple elsewhere.")] = None,
+    cell_type: Annotated[str | None, typer.Option("--cell-type", help="The cell type it holds in (a qualifier, like --taxon).")] = None,
+    context: Annotated[str | None, typer.Option("--context", help="Any other condition it holds under (a qualifier).")] = None,
+    subject_kind: Annotated[str | None, typer.Option("--subject-kind", help="Kind of the subject's entity note if this creates it (gene, protein, compound, cell_type, …).")] = None,
+    object_kind: Annotated[str | None, typer.Option("--object-kind", help="Kind of the object's entity note if this creates it.")] = None,
+    reopen: Annotated[bool, typer.Option("--reopen", help="The statement was retracted or superseded: make it current again with this evidence.")] = False,
     json_: Annotated[bool, typer.Option("--json", help="Print the stored fact as JSON instead of its id.")] = False,
 ) -> int:
-    """Record a fact; the same triple again merges its sources instead of duplicating it."""
+    """Record a fact; the same statement again merges its sources instead of duplicating it."""
     from biocortex_cli.facts.notes import add_fact
 
     vault = state.vault()
     result = add_fact(vault, subject, predicate, object_, sources=source or [],
                       confidence=None if confidence is None else confidence,
-                      author=vault.author(state.OPTIONS.author))
+                      author=vault.author(state.OPTIONS.author), reopen=reopen,
+                      qualifiers={"taxon": taxon, "cell_type": cell_type, "context": context},
+                      kinds={"subject": subject_kind, "object": object_kind})
     for note in result.notes:
         state.info(f"biocortex: {note}")
-    if not result.created:
+    if not result.created and not result.reopened:
         state.info(f"biocortex: merged into existing fact {result.fact.id} "
                    f"(confidence now {result.fact.confidence:g})")
     for other in result.conflicts:
@@ -45,32 +45,109 @@ def add(
                    f"({result.fact.sentence()} / {other.sentence()})")
     if json_:
         state.emit_json({**result.fact.as_json(), "created": result.fact.record.get("created"),
-                         "merged": not result.created, "contradicts": [c.id for c in result.conflicts]})
+                         "merged": not result.created, "reopened": result.reopened,
+                         "contradicts": [c.id for c in result.conflicts]})
     else:
         state.out(result.fact.id)
     return 0
 
 
+def import_(
+    file: Annotated[str, typer.Argument(metavar="FILE|-", help="TSV, CSV or JSON Lines of facts, or - for stdin.")],
+    format_: Annotated[str | None, typer.Option("--format", help="tsv, csv or jsonl (default: from the file name, else tsv).")] = None,
+    columns: Annotated[str | None, typer.Option("--columns", help="The file has no header: its columns in order, e.g. subject,object,predicate,source (- skips one).")] = None,
+    predicate_map: Annotated[list[str] | None, typer.Option("--predicate-map", metavar="VALUE=PREDICATE", help="Read a value of the predicate column as a predicate, e.g. Activation=activates (repeatable).")] = None,
+    source_prefix: Annotated[str | None, typer.Option("--source-prefix", help="A bare number in the source column is PREFIX:number, e.g. PMID.")] = None,
+    dataset: Annotated[str | None, typer.Option("--dataset", metavar="NAME@VERSION", help="Every row's evidence is this dataset's (one source; the row's citations are its refs).")] = None,
+    confidence: Annotated[str | None, typer.Option("--confidence", help="0-1 for rows without a confidence column (config: facts.default_confidence).")] = None,
+    taxon: Annotated[str | None, typer.Option("--taxon", help="Taxon of rows without their own (human, mouse, NCBITaxon:10090).")] = None,
+    cell_type: Annotated[str | None, typer.Option("--cell-type", help="Cell type of rows without their own.")] = None,
+    context: Annotated[str | None, typer.Option("--context", help="Context of rows without their own.")] = None,
+    subject_kind: Annotated[str | None, typer.Option("--subject-kind", help="Kind of the subjects' new entity notes (gene, protein, compound, …).")] = None,
+    object_kind: Annotated[str | None, typer.Option("--object-kind", help="Kind of the objects' new entity notes.")] = None,
+    reopen: Annotated[bool, typer.Option("--reopen", help="Rows restating a retracted or superseded fact make it current again.")] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print the import report as JSON.")] = False,
+) -> int:
+    """Import curated facts from a file in one commit (every row checked; all or nothing); prints how many."""
+    from pathlib import Path
+
+    from biocortex_cli.cli.episode import read_input
+    from biocortex_cli.errors import DataError, UsageError
+    from biocortex_cli.facts.imports import ImportOptions, import_facts
+    from biocortex_cli.facts.notes import check_confidence
+
+    mapping = {}
+    for item in predicate_map or []:
+        value, eq, pred = item.partition("=")
+        if not eq or not value.strip() or not pred.strip():
+            raise UsageError(f"--predicate-map {item!r} is not VALUE=PREDICATE", hint="e.g. Activation=activates")
+        mapping[value.strip()] = pred.strip()
+    if dataset and not dataset.casefold().startswith("dataset:"):
+        dataset = f"dataset:{dataset}"
+    options = ImportOptions(format=format_, columns=columns.split(",") if columns else None, predicates=mapping,
+                            source_prefix=source_prefix, dataset=dataset,
+                            confidence=None if confidence is None else check_confidence(confidence),
+                            qualifiers={"taxon": taxon, "cell_type": cell_type, "context": context},
+                            kinds={"subject": subject_kind, "object": object_kind}, reopen=reopen)
+    where = "<stdin>" if file == "-" else file
+    vault = state.vault()
+    state.info(f"biocortex: importing facts from {where} …")
+    report = import_facts(vault, Path(file), author=vault.author(state.OPTIONS.author), options=options,
+                          rel=where, text=read_input(file))
+    if report.problems:
+        for problem in report.problems[:20]:
+            state.info(f"{problem.location()}{problem.message}")
+        more = " (the first 20 above)" if len(report.problems) > 20 else ""
+        raise DataError(f"{len(report.problems)} of {report.rows} rows cannot be imported{more}; nothing was written",
+                        path=where, hint=report.problems[0].hint or "fix the rows, then import the file again")
+    state.info(f"biocortex: imported {report.facts} facts from {report.rows} rows ({report.created} new, "
+               f"{report.merged} merged, {report.entities} entity notes) in {report.seconds:.1f} s"
+               + (f"; {len(report.conflicts)} open contradictions (biocortex check --facts)" if report.conflicts else ""))
+    state.emit_json(report.as_json()) if json_ else state.out(str(report.facts))
+    return 0
+
+
+def unsource(
+    ident: Annotated[str, typer.Argument(metavar="ID", help="Fact id.")],
+    source: Annotated[str, typer.Argument(help="The source to take out (any spelling of it, or one of a dataset's citations).")],
+    json_: Annotated[bool, typer.Option("--json", help="Print the fact as JSON.")] = False,
+) -> int:
+    """Take a source out of a fact's evidence (one commit); its confidence is what remains."""
+    from biocortex_cli.facts.notes import remove_source
+
+    vault = state.vault()
+    fact = remove_source(vault, ident, source, vault.author(state.OPTIONS.author))
+    state.emit_json(fact.as_json()) if json_ else state.out(f"{fact.id}  ·  {fact.confidence:g}  ·  "
+                                                            f"{', '.join(fact.sources)}")
+    return 0
+
+
 def query(
-    entity: Annotated[str, typer.Argument(help="Entity: exact name, any alias, or part of a name.")],
-    predicate: Annotated[str | None, typer.Option("--predicate", help="Only facts with this predicate.")] = None,
+    entity: Annotated[str, typer.Argument(help="Entity: its name or any alias (exact, case-insensitive).")],
+    predicate: Annotated[str | None, typer.Option("--predicate", help="Only facts with this predicate or a narrower one (config: facts.broader).")] = None,
     hops: Annotated[int, typer.Option("--hops", min=1, max=5, help="Neighbourhood depth: 1 = facts about the entity, 2 = also about its neighbours, …")] = 1,
     min_confidence: Annotated[float, typer.Option("--min-confidence", min=0.0, max=1.0, help="Only facts at least this confident.")] = 0.0,
     all_: Annotated[bool, typer.Option("--all", help="Include retracted and superseded facts.")] = False,
     limit: Annotated[int, typer.Option("--limit", min=0, help="At most this many facts, nearest and most confident first (0 = all).")] = 100,
+    fuzzy: Annotated[bool, typer.Option("--fuzzy", help="When no entity has this exact name or alias, use the names that contain it.")] = False,
+    taxon: Annotated[str | None, typer.Option("--taxon", help="Only facts about this taxon (human, mouse, NCBITaxon:10090) or none.")] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the answer as JSON (with sources and authors).")] = False,
 ) -> int:
     """Facts about an entity (aliases resolved), nearest first."""
-    from biocortex_cli.facts.query import query_facts
+    from biocortex_cli.facts import memory
     from biocortex_cli.facts.render import query_text
 
-    result = _using(state.vault(), lambda source: query_facts(
-        source, entity, predicate=predicate, hops=hops, min_confidence=min_confidence, include_all=all_,
-        limit=limit or None))
+    result, problems = memory.query(state.vault(), entity, predicate=predicate, hops=hops,
+                                    min_confidence=min_confidence, include_all=all_, limit=limit or None,
+                                    fuzzy=fuzzy, qualifiers={"taxon": taxon})
+    _warn(problems)
     if result.truncated:
         state.info(f"biocortex: showing the first {limit} facts; --limit 0 shows all")
     if result.how == "substring":
-        state.info(f"biocortex: no entity named {entity!r}; matched by substring: {', '.join(result.matched[:10])}")
+        state.info(f"biocortex: no entity named {entity!r}; --fuzzy matched: {', '.join(result.matched[:10])}")
+    elif result.suggestions:
+        state.info(f"biocortex: no entity named {entity!r}; names containing it (--fuzzy uses them): "
+                   f"{', '.join(result.suggestions)}")
     if not result.facts:
         state.info(f"biocortex: no facts about {entity!r}")
     if json_:
@@ -91,27 +168,12 @@ def list_(
     json_: Annotated[bool, typer.Option("--json", help="Print the facts as JSON.")] = False,
 ) -> int:
     """List facts, filtered."""
-    from biocortex_cli.errors import UsageError
-    from biocortex_cli.facts.model import STATUSES, normalize_predicate
+    from biocortex_cli.facts import memory
     from biocortex_cli.facts.render import fact_lines
 
-    if status not in (*STATUSES, "all"):
-        raise UsageError(f"--status must be one of {', '.join(STATUSES)} or all, not {status!r}")
-    conn, memory = _open(state.vault())
-    with contextlib.closing(conn):
-        facts = memory.all_facts()
-        s_keys = memory.spellings(subject) if subject else None
-        o_keys = memory.spellings(object_) if object_ else None
-    pred = normalize_predicate(predicate) if predicate else None
-    rows = [f for f in facts
-            if (status == "all" or f.status == status)
-            and (s_keys is None or f.subject.casefold() in s_keys)
-            and (o_keys is None or f.object.casefold() in o_keys)
-            and (pred is None or f.predicate == pred)
-            and (source is None or any(source.casefold() in s.casefold() for s in f.sources))
-            and f.confidence >= min_confidence]
-    rows.sort(key=lambda f: (f.subject.casefold(), f.predicate, f.object.casefold()))
-    rows = rows[:limit] if limit else rows
+    rows, problems = memory.list_facts(state.vault(), subject=subject, predicate=predicate, object_=object_,
+                                       status=status, source=source, min_confidence=min_confidence, limit=limit)
+    _warn(problems)
     if json_:
         state.emit_json([f.as_json() for f in rows])
     elif rows:
@@ -155,54 +217,18 @@ def verify(
     object_: Annotated[str, typer.Argument(metavar="OBJECT", help="Object of the claim.")],
     hops: Annotated[int, typer.Option("--hops", min=1, max=5, help="Chain up to this many facts of a transitive predicate (config: facts.transitive).")] = 1,
     min_confidence: Annotated[float, typer.Option("--min-confidence", min=0.0, max=1.0, help="Ignore facts below this confidence.")] = 0.0,
+    taxon: Annotated[str | None, typer.Option("--taxon", help="The claim holds in this taxon: facts about another taxon do not count.")] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
 ) -> int:
-    """Check a claim against memory. Exit 0 supported, 1 contradicted, 4 unknown."""
-    from biocortex_cli.facts.model import FactRules, clean_text
-    from biocortex_cli.facts.query import verify_claim
+    """Weigh a claim against memory. Exit 0 supported, 4 unknown, 5 contested, 6 contradicted."""
+    from biocortex_cli.facts import memory
     from biocortex_cli.facts.render import verdict_text
 
-    vault = state.vault()
-    s, o = clean_text(subject, "subject"), clean_text(object_, "object")
-    rules = FactRules.from_config(vault)
-    verdict = _using(vault, lambda source: verify_claim(source, rules, s, predicate, o, hops=hops,
-                                                        min_confidence=min_confidence))
+    verdict, problems = memory.verify(state.vault(), subject, predicate, object_, hops=hops,
+                                      min_confidence=min_confidence, qualifiers={"taxon": taxon})
+    _warn(problems)
     state.emit_json(verdict.as_json()) if json_ else state.out(verdict_text(verdict))
     return verdict.exit_code
-
-
-def _using(vault: Vault, use: Callable[[IndexedFacts], T]) -> T:
-    """``use`` on the fact index (rebuilt if it is damaged), warning about unreadable notes."""
-    from biocortex_cli.facts.index import with_facts
-
-    result, problems = with_facts(vault, lambda source: _with_datasets(vault, source, use))
-    _warn(problems)
-    return result
-
-
-def _with_datasets(vault: Vault, source: IndexedFacts, use: Callable[[IndexedFacts], T]) -> T:
-    """``use`` on the notes with the registered datasets' edges beside them (facts/datasets_index.py)."""
-    from biocortex_cli.store.walk import has_notes
-
-    if not has_notes(vault.root, "datasets"):
-        return use(source)
-    from biocortex_cli.facts.datasets_index import WithDatasets, consult
-
-    found = consult(vault, notice=state.info)
-    for warning in found.warnings:
-        state.info(warning)
-    try:
-        return use(WithDatasets(source, found.edges) if found.edges else source)  # type: ignore[arg-type]
-    finally:
-        found.close()
-
-
-def _open(vault: Vault) -> tuple[sqlite3.Connection, IndexedFacts]:
-    from biocortex_cli.facts.index import open_facts
-
-    conn, source, problems = open_facts(vault)
-    _warn(problems)
-    return conn, source
 
 
 def _warn(problems: list[DataError]) -> None:

@@ -304,7 +304,7 @@ class DatasetEdges:
     def close(self) -> None:
         self.conn.close()
 
-    def _nodes(self, keys: Iterable[str]) -> list[int]:
+    def nodes(self, keys: Iterable[str]) -> list[int]:
         wanted = sorted({k.casefold() for k in keys if k})
         out: list[int] = []
         for i in range(0, len(wanted), MAX_IN):
@@ -320,7 +320,7 @@ class DatasetEdges:
 
     def synonyms(self, keys: Iterable[str]) -> set[str]:
         """Every key of the nodes ``keys`` name (KGX: an id and its name are one node)."""
-        nodes = self._nodes(keys)
+        nodes = self.nodes(keys)
         out: set[str] = set()
         for i in range(0, len(nodes), MAX_IN):
             chunk = nodes[i:i + MAX_IN]
@@ -336,7 +336,7 @@ class DatasetEdges:
 
     def touching(self, keys: Iterable[str], limit: int | None = None) -> list[Fact]:
         """Edges whose subject or object is one of ``keys``, best documented first."""
-        nodes = self._nodes(keys)
+        nodes = self.nodes(keys)
         if not nodes:
             return []
         return [self._fact(row) for row in self._rows(nodes, limit)]
@@ -344,7 +344,7 @@ class DatasetEdges:
     def about(self, s_keys: Iterable[str], o_keys: Iterable[str], predicates: Iterable[str] = ()) -> list[Fact]:
         """Edges from one of ``s_keys`` to one of ``o_keys``, or from one of ``s_keys`` with one of
         ``predicates`` (what can support or contradict a claim: a hub's other edges are not read)."""
-        subjects, objects = self._nodes(s_keys), self._nodes(o_keys)
+        subjects, objects = self.nodes(s_keys), self.nodes(o_keys)
         preds = sorted(set(predicates))
         if not subjects or (not objects and not preds):
             return []
@@ -418,21 +418,17 @@ class DatasetEdges:
 
     # --- recall ---------------------------------------------------------------------------------
 
-    def question_nodes(self, phrases: Iterable[str], keys: Iterable[str]) -> list[int]:
-        """Nodes the question names: a phrase written exactly as a node's name (case and all: "max"
-        in a sentence is not MAX) or an identifier (``HGNC:11998``, any case), and the names the
-        vault resolved (entity notes and their aliases, any case)."""
-        exact = {p for p in phrases if p}
-        out = set(self._nodes(keys))
-        folded = sorted({p.casefold() for p in exact})
-        for i in range(0, len(folded), MAX_IN):
-            chunk = folded[i:i + MAX_IN]
-            for node, name, key in self.conn.execute(
-                    f"SELECT k.node, n.name, k.key FROM names k JOIN nodes n ON n.id = k.node "
-                    f"WHERE k.key IN ({','.join('?' * len(chunk))})", chunk):
-                if name in exact or (":" in key and key != name.casefold()):
-                    out.add(node)
-        return sorted(out)
+    def named(self, keys: Iterable[str]) -> list[tuple[str, int, str]]:
+        """(key, node, its name) for every node one of ``keys`` (case-folded) names: recall decides
+        which of them the question names as an entity (facts/recall.py)."""
+        wanted = sorted(set(keys))
+        out: list[tuple[str, int, str]] = []
+        for i in range(0, len(wanted), MAX_IN):
+            chunk = wanted[i:i + MAX_IN]
+            out += self.conn.execute(
+                f"SELECT k.key, k.node, n.name FROM names k JOIN nodes n ON n.id = k.node "
+                f"WHERE k.key IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+        return out
 
     def recall_rows(self, nodes: Sequence[int], limit: int) -> list[tuple[float, str, int, dict[str, Any]]]:
         """(confidence, line, tokens, record) for the edges around ``nodes``: edges between two of
@@ -617,51 +613,3 @@ def consult(vault: Vault, *, encoding: str | None = None, notice: Notice | None 
 
 
 # --- beside the notes ---------------------------------------------------------------------------
-
-
-class WithDatasets:
-    """The vault's facts with the datasets' edges beside them (a ``FactSource``): names and
-    aliases come from the vault, and a name only a dataset knows (``HGNC:11998`` in a KGX
-    dataset) is found there; ``touching`` asks every source and merges, most confident first,
-    notes before datasets."""
-
-    def __init__(self, notes: Any, datasets: Sequence[DatasetEdges]) -> None:
-        self.notes, self.datasets = notes, datasets  # notes: a FactSource
-
-    def resolve(self, name: str) -> str:
-        return str(self.notes.resolve(name))
-
-    def spellings(self, name: str) -> set[str]:
-        keys: set[str] = set(self.notes.spellings(name))
-        for source in self.datasets:
-            keys |= source.synonyms(keys)
-        return keys
-
-    def known_name(self, key: str) -> str | None:
-        for source in (self.notes, *self.datasets):
-            found = source.known_name(key)
-            if found is not None:
-                return str(found)
-        return None
-
-    def substring(self, text: str, limit: int = 50) -> list[str]:
-        names = list(self.notes.substring(text, limit))
-        for source in self.datasets:
-            names += source.substring(text, limit)
-        return sorted(set(names), key=lambda s: (len(s), s))[:limit]
-
-    def about(self, s_keys: set[str], o_keys: set[str], predicates: set[str]) -> list[Any]:
-        """What can speak to a claim from ``s_keys`` to ``o_keys`` (``verify``): the notes' facts
-        about the subject, and the datasets' edges to the object (or with ``predicates``)."""
-        found = list(self.notes.touching(s_keys))
-        for source in self.datasets:
-            found += source.about(s_keys, o_keys, predicates)
-        return found
-
-    def touching(self, keys: Any, limit: int | None = None) -> list[Any]:
-        wanted = set(keys)
-        found = list(self.notes.touching(wanted, limit))
-        for source in self.datasets:
-            found += source.touching(wanted, limit)
-        found.sort(key=lambda f: (-f.confidence, "origin" in f.record, f.id))
-        return found[:limit] if limit is not None else found

@@ -240,8 +240,28 @@ def check_datasets(vault: Vault) -> list[Finding]:
     return out
 
 
+def check_history(vault: Vault) -> list[Finding]:
+    """Loose objects piling up in .git (one per file, tree and commit written): biocortex packs
+    after large writes and when they pass git's own limit (store/git.py ``maintain``), but a
+    vault written by other tools, or by an older biocortex, may not be packed."""
+    top = git.toplevel(vault.root)
+    if top is None:
+        return []  # check_git says so
+    counts = dict(line.split(": ", 1) for line in git.run(top, "count-objects", "-v", check=False).splitlines()
+                  if ": " in line)
+    loose, size_kib = int(counts.get("count", 0)), int(counts.get("size", 0))
+    if loose < git.LOOSE_LIMIT:
+        return []
+    packed = int(counts.get("size-pack", 0))
+    return [Finding("git", "warning", f"{loose:,} loose objects in the vault's history ({size_kib / 1024:.0f} MiB; "
+                    f"packed: {packed / 1024:.0f} MiB): history is not packed",
+                    f"run `git -C {top} gc` once (biocortex packs after large writes and when loose objects "
+                    "pass git's own limit)")]
+
+
 CHECKS: tuple[Callable[[Vault], list[Finding]], ...] = (
-    check_git, check_lock, check_config, check_template, check_index, check_datasets, check_notes)
+    check_git, check_lock, check_config, check_template, check_index, check_datasets, check_notes,
+    check_history)
 
 
 def diagnose(vault: Vault) -> list[Finding]:
