@@ -392,3 +392,18 @@ def test_contradicting_edges_are_found_within_and_across_datasets_and_notes(vaul
         ("trrust:2", "TP53", "activates", "CDKN1A"), ("trrust:3", "TP53", "inhibits", "CDKN1A"),  # one dataset
         ("trrust:6", "MYC", "activates", "CDK4"), ("other:2", "MYC", "inhibits", "CDK4"),  # two datasets
         ("trrust:5", "KEAP1", "inhibits", "NFE2L2")}  # a dataset and a note
+
+
+def test_check_facts_lists_contradictions_with_datasets_as_information(vault: Path, cli: Cli, data: Path) -> None:
+    register(cli, data)
+    assert cli("fact", "add", "KEAP1", "activates", "NFE2L2", "--source", "PMID:1", "--confidence", "0.3").code == 0
+    r = cli("check", "--facts", "--json")
+    assert r.code == 0, r.out  # information, not a failing vault
+    contested = r.json()["facts"]["contested"]
+    pairs = {(c["claim"], c["opposed_by"]) for c in contested}
+    assert ("TP53 activates CDKN1A", "TP53 inhibits CDKN1A") in pairs or (
+        "TP53 inhibits CDKN1A", "TP53 activates CDKN1A") in pairs  # inside one dataset: evenly weighed
+    keap1 = next(c for c in contested if "KEAP1" in c["claim"])
+    assert keap1["claim"] == "KEAP1 inhibits NFE2L2" and keap1["ids"][0] == "trrust:5"  # the dataset outweighs the draft
+    assert keap1["for"]["evidence"][0]["source"] == "dataset:trrust@2"
+    assert cli("check").code == 0
