@@ -404,6 +404,6 @@ def test_check_facts_lists_contradictions_with_datasets_as_information(vault: Pa
     assert ("TP53 activates CDKN1A", "TP53 inhibits CDKN1A") in pairs or (
         "TP53 inhibits CDKN1A", "TP53 activates CDKN1A") in pairs  # inside one dataset: evenly weighed
     keap1 = next(c for c in contested if "KEAP1" in c["claim"])
-    assert keap1["claim"] == "KEAP1 inhibits NFE2L2" and keap1["ids"][0] == "trrust:5"  # the dataset outweighs the draft
+    assert keap1["claim"] == "KEAP1 inhibits NFE2L2" and keap1["ids"][0] == "trrust:5"  # outweighs the draft
     assert keap1["for"]["evidence"][0]["source"] == "dataset:trrust@2"
     assert cli("check").code == 0
