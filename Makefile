@@ -45,6 +45,13 @@ demo: venv
 	$(BIN)/biocortex --vault $(DEMO) fact add "KEAP1 knockout" confers_resistance_to sotorasib --source 2025-06-12-brunello-sotorasib-screen
 	id=$$($(BIN)/biocortex --vault $(DEMO) fact add KEAP1 activates NFE2L2 --source agent:draft --confidence 0.3) && \
 	  $(BIN)/biocortex --vault $(DEMO) fact retract $$id --reason "draft claim; PMID:9887101 shows inhibition"
+	@echo "== a retracted fact stays retracted: adding it again is refused unless --reopen" >&2
+	$(BIN)/biocortex --vault $(DEMO) fact add KEAP1 activates NFE2L2 --source agent:draft || echo "(refused: exit $$?)" >&2
+	@echo "== curated facts in bulk: every row checked, one commit for the file (sources: the episodes they came from)" >&2
+	$(BIN)/biocortex --vault $(DEMO) fact import examples/curated_facts.tsv
+	@echo "== two notes for one gene: the alias is refused; --merge makes NRF2 a name of NFE2L2 (facts and episodes follow)" >&2
+	$(BIN)/biocortex --vault $(DEMO) entity alias NFE2L2 NRF2 || echo "(refused: exit $$?)" >&2
+	$(BIN)/biocortex --vault $(DEMO) entity alias NFE2L2 NRF2 --merge
 	@echo "== what memory knows around p53 (aliases resolved, two hops)" >&2
 	$(BIN)/biocortex --vault $(DEMO) fact query p53 --hops 2
 	@echo "== an agent checks a claim before relying on it (exit 0 supported, 4 unknown, 5 contested, 6 contradicted)" >&2

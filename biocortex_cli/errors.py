@@ -7,6 +7,14 @@ exit codes and messages (SPEC §7). A message says what is wrong; ``path``/``lin
 
 from __future__ import annotations
 
+from typing import Any
+
+
+def error_json(message: str, *, path: str | None = None, line: int | None = None,
+               hint: str | None = None) -> dict[str, Any]:
+    """The JSON form of an error (SPEC §7), which ``--json`` writes to stderr and MCP tools return."""
+    return {"error": {"message": message, "path": path, "line": line, "hint": hint}}
+
 
 class BiocortexError(Exception):
     """An expected failure: bad data, not found, failed check. Exit code 1."""
@@ -26,6 +34,9 @@ class BiocortexError(Exception):
         self.path = path
         self.line = line
         self.hint = hint
+
+    def as_json(self) -> dict[str, Any]:
+        return error_json(self.message, path=self.path, line=self.line, hint=self.hint)
 
     def location(self) -> str:
         if self.path and self.line:

@@ -149,7 +149,7 @@ def test_a_fact_citing_an_episode_links_to_it(vault: Path, cli: Cli) -> None:
     (["TP53", "   ", "MDM2"], "predicate is empty"),
     (["TP53", "regulates", "\t"], "object is empty"),
     (["TP53", "regulates", "MDM2", "--confidence", "1.5"], "confidence must be a number from 0 to 1"),
-    (["TP53", "regulates", "MDM2", "--confidence", "high"], "confidence must be a number from 0 to 1"),
+    (["TP53", "regulates", "MDM2", "--confidence", "high"], "'--confidence': 'high' is not a valid float"),
     (["TP53", "regulates", "[[MDM2]]"], "contains '[[' or ']]'"),
 ])
 def test_bad_fact_input_is_a_usage_error(vault: Path, cli: Cli, args: list[str], message: str) -> None:

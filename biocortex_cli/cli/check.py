@@ -15,23 +15,26 @@ def check(
     json_: Annotated[bool, typer.Option("--json", help="Print the problems as JSON.")] = False,
 ) -> int:
     """Validate every note: YAML, required fields, types, unique ids, links. Exit 1 on problems."""
-    from biocortex_cli.ops.check import check_vault, fact_contests
+    from biocortex_cli.api.facts import fact_contests
+    from biocortex_cli.api.vault import check as check_vault
     from biocortex_cli.render.text import check_report
 
     vault = state.vault()
     report = check_vault(vault)
-    contested = fact_contests(vault) if facts else []
+    contested = fact_contests(vault) if facts else None
     if json_:
-        data = {"notes": report.notes, "ok": report.ok, "problems": [p.as_json() for p in report.problems]}
-        if facts:
-            data["facts"] = {"contested": [c.as_json() for c in contested]}
+        data = report.as_json()
+        if contested is not None:
+            data["facts"] = contested.as_json()
         state.emit_json(data)
     else:
         if report.problems:
             state.out(check_report(report.problems))
-        if facts:
+        if contested is not None:
             from biocortex_cli.facts.render import contests_text
 
-            state.out(contests_text(contested))
-    state.info(f"biocortex: checked {report.notes} notes, {len(report.problems)} problem(s)")
+            state.out(contests_text(contested.contested))
+    warnings = len(report.problems) - len(report.errors)
+    state.info(f"biocortex: checked {report.notes} notes, {len(report.errors)} problem(s)"
+               + (f", {warnings} warning(s)" if warnings else ""))
     return 0 if report.ok else 1

@@ -1,4 +1,4 @@
-"""``biocortex entity show|alias``: the entity notes shared by episodes and facts."""
+"""``biocortex entity show|alias|merge|import``: the entity notes shared by episodes and facts."""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ if TYPE_CHECKING:
 
 
 def show(
-    name: Annotated[str, typer.Argument(help="Entity name or alias, e.g. p53.")],
+    name: Annotated[str, typer.Argument(help="Entity name, alias or identifier, e.g. p53.")],
     json_: Annotated[bool, typer.Option("--json", help="Print the entity as JSON.")] = False,
 ) -> int:
     """An entity: its aliases, the facts in and out, and the episodes that mention it."""
-    from biocortex_cli.facts.entities import entity_page
+    from biocortex_cli.api.facts import entity_show
     from biocortex_cli.facts.render import entity_text
 
-    page = entity_page(state.vault(), name)
-    state.emit_json(page) if json_ else state.out(entity_text(page))
+    page = entity_show(state.vault(), name=name)
+    state.emit_json(page.as_json()) if json_ else state.out(entity_text(page.page))
     return 0
 
 
@@ -31,11 +31,11 @@ def alias(
     json_: Annotated[bool, typer.Option("--json", help="Print the entity's aliases as JSON.")] = False,
 ) -> int:
     """Add an alias to an entity note (Obsidian `aliases:`); facts and recall resolve it."""
-    from biocortex_cli.facts.aliases import add_alias
+    from biocortex_cli.api.facts import entity_alias
 
     vault = state.vault()
-    result = add_alias(vault, name, alias_, vault.author(state.OPTIONS.author), merge=merge,
-                       allow_ambiguous=allow_ambiguous)
+    result = entity_alias(vault, name=name, alias=alias_, author=state.author(vault), merge=merge,
+                          allow_ambiguous=allow_ambiguous)
     for note in result.notes:
         state.info(f"biocortex: {note}")
     state.emit_json(result.as_json()) if json_ else state.out(f"{result.name}: {', '.join(result.aliases)}")
@@ -48,10 +48,10 @@ def merge(
     json_: Annotated[bool, typer.Option("--json", help="Print what moved as JSON.")] = False,
 ) -> int:
     """Merge two entity notes that name one thing: OTHER's facts and episodes follow KEEP; OTHER's note stays as a redirect."""
-    from biocortex_cli.facts.aliases import merge_entities
+    from biocortex_cli.api.facts import entity_merge
 
     vault = state.vault()
-    result = merge_entities(vault, keep, other, vault.author(state.OPTIONS.author))
+    result = entity_merge(vault, keep=keep, other=other, author=state.author(vault))
     if json_:
         state.emit_json(result.as_json())
     else:
@@ -69,21 +69,21 @@ def import_(
     json_: Annotated[bool, typer.Option("--json", help="Print the import report as JSON.")] = False,
 ) -> int:
     """Import aliases from a file in one commit (every row checked as `entity alias` checks it; all or nothing)."""
+    from biocortex_cli.api.facts import entity_import
     from biocortex_cli.cli.episode import read_input
     from biocortex_cli.errors import DataError
-    from biocortex_cli.facts.aliases import import_aliases
 
     where = "<stdin>" if file == "-" else file
     vault = state.vault()
-    report = import_aliases(vault, read_input(file), where, vault.author(state.OPTIONS.author), format_=format_,
-                            columns=columns.split(",") if columns else None, allow_ambiguous=allow_ambiguous)
+    report = entity_import(vault, text=read_input(file), shown=where, author=state.author(vault), format=format_,
+                           columns=columns.split(",") if columns else None, allow_ambiguous=allow_ambiguous)
     if report.problems:
         for problem in report.problems[:20]:
             state.info(f"{problem.location()}{problem.message}")
         raise DataError(f"{len(report.problems)} of {report.rows} rows cannot be imported; nothing was written",
                         path=where, hint=report.problems[0].hint or "fix the rows, then import the file again")
-    for alias, name, candidates in report.flagged[:20]:
-        state.info(f"biocortex: {alias} is ambiguous: HGNC lists it for {', '.join(candidates)}; here it means {name}")
+    for alias_, name, candidates in report.flagged[:20]:
+        state.info(f"biocortex: {alias_} is ambiguous: HGNC lists it for {', '.join(candidates)}; here it means {name}")
     state.info(f"biocortex: imported {report.aliases} aliases into {report.notes} entity notes "
                f"({report.entities} new)")
     state.emit_json(report.as_json()) if json_ else state.out(str(report.aliases))

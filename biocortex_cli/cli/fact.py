@@ -1,4 +1,5 @@
-"""``biocortex fact add|query|list|retract|supersede|verify`` (semantic memory)."""
+"""``biocortex fact add|import|query|list|verify|unsource|retract|supersede`` (semantic memory):
+parse, call :mod:`biocortex_cli.api.facts`, print."""
 
 from __future__ import annotations
 
@@ -9,15 +10,13 @@ from biocortex_cli.cli import state
 if TYPE_CHECKING:
     import typer
 
-    from biocortex_cli.errors import DataError
-
 
 def add(
     subject: Annotated[str, typer.Argument(help="Subject, e.g. TP53 (aliases resolve to the entity's name).")],
     predicate: Annotated[str, typer.Argument(help="Predicate, e.g. regulates (stored lower_case_with_underscores).")],
     object_: Annotated[str, typer.Argument(metavar="OBJECT", help="Object, e.g. MDM2.")],
     source: Annotated[list[str] | None, typer.Option("--source", help="Where it comes from: PMID:…, DOI, PMC…, an episode id, agent:NAME, dataset:NAME[@VERSION], a URL or a relative path (repeatable; checked).")] = None,
-    confidence: Annotated[str | None, typer.Option("--confidence", help="0-1 (config: facts.default_confidence).")] = None,
+    confidence: Annotated[float | None, typer.Option("--confidence", help="0-1 (config: facts.default_confidence).")] = None,
     taxon: Annotated[str | None, typer.Option("--taxon", help="The species it holds in (human, mouse, NCBITaxon:10090): another fact than the same triple elsewhere.")] = None,
     cell_type: Annotated[str | None, typer.Option("--cell-type", help="The cell type it holds in (a qualifier, like --taxon).")] = None,
     context: Annotated[str | None, typer.Option("--context", help="Any other condition it holds under (a qualifier).")] = None,
@@ -27,28 +26,21 @@ def add(
     json_: Annotated[bool, typer.Option("--json", help="Print the stored fact as JSON instead of its id.")] = False,
 ) -> int:
     """Record a fact; the same statement again merges its sources instead of duplicating it."""
-    from biocortex_cli.facts.notes import add_fact
+    from biocortex_cli.api.facts import fact_add
 
     vault = state.vault()
-    result = add_fact(vault, subject, predicate, object_, sources=source or [],
-                      confidence=None if confidence is None else confidence,
-                      author=vault.author(state.OPTIONS.author), reopen=reopen,
-                      qualifiers={"taxon": taxon, "cell_type": cell_type, "context": context},
-                      kinds={"subject": subject_kind, "object": object_kind})
+    result = fact_add(vault, subject=subject, predicate=predicate, object=object_, source=source or (),
+                      confidence=confidence, author=state.author(vault), taxon=taxon, cell_type=cell_type,
+                      context=context, subject_kind=subject_kind, object_kind=object_kind, reopen=reopen)
     for note in result.notes:
         state.info(f"biocortex: {note}")
-    if not result.created and not result.reopened:
+    if result.merged:
         state.info(f"biocortex: merged into existing fact {result.fact.id} "
                    f"(confidence now {result.fact.confidence:g})")
-    for other in result.conflicts:
+    for other in result.contradicts:
         state.info(f"biocortex: warning: {result.fact.id} contradicts {other.id} "
                    f"({result.fact.sentence()} / {other.sentence()})")
-    if json_:
-        state.emit_json({**result.fact.as_json(), "created": result.fact.record.get("created"),
-                         "merged": not result.created, "reopened": result.reopened,
-                         "contradicts": [c.id for c in result.conflicts]})
-    else:
-        state.out(result.fact.id)
+    state.emit_json(result.as_json()) if json_ else state.out(result.fact.id)
     return 0
 
 
@@ -59,7 +51,7 @@ def import_(
     predicate_map: Annotated[list[str] | None, typer.Option("--predicate-map", metavar="VALUE=PREDICATE", help="Read a value of the predicate column as a predicate, e.g. Activation=activates (repeatable).")] = None,
     source_prefix: Annotated[str | None, typer.Option("--source-prefix", help="A bare number in the source column is PREFIX:number, e.g. PMID.")] = None,
     dataset: Annotated[str | None, typer.Option("--dataset", metavar="NAME@VERSION", help="Every row's evidence is this dataset's (one source; the row's citations are its refs).")] = None,
-    confidence: Annotated[str | None, typer.Option("--confidence", help="0-1 for rows without a confidence column (config: facts.default_confidence).")] = None,
+    confidence: Annotated[float | None, typer.Option("--confidence", help="0-1 for rows without a confidence column (config: facts.default_confidence).")] = None,
     taxon: Annotated[str | None, typer.Option("--taxon", help="Taxon of rows without their own (human, mouse, NCBITaxon:10090).")] = None,
     cell_type: Annotated[str | None, typer.Option("--cell-type", help="Cell type of rows without their own.")] = None,
     context: Annotated[str | None, typer.Option("--context", help="Context of rows without their own.")] = None,
@@ -71,10 +63,9 @@ def import_(
     """Import curated facts from a file in one commit (every row checked; all or nothing); prints how many."""
     from pathlib import Path
 
+    from biocortex_cli.api.facts import fact_import
     from biocortex_cli.cli.episode import read_input
     from biocortex_cli.errors import DataError, UsageError
-    from biocortex_cli.facts.imports import ImportOptions, import_facts
-    from biocortex_cli.facts.notes import check_confidence
 
     mapping = {}
     for item in predicate_map or []:
@@ -82,18 +73,14 @@ def import_(
         if not eq or not value.strip() or not pred.strip():
             raise UsageError(f"--predicate-map {item!r} is not VALUE=PREDICATE", hint="e.g. Activation=activates")
         mapping[value.strip()] = pred.strip()
-    if dataset and not dataset.casefold().startswith("dataset:"):
-        dataset = f"dataset:{dataset}"
-    options = ImportOptions(format=format_, columns=columns.split(",") if columns else None, predicates=mapping,
-                            source_prefix=source_prefix, dataset=dataset,
-                            confidence=None if confidence is None else check_confidence(confidence),
-                            qualifiers={"taxon": taxon, "cell_type": cell_type, "context": context},
-                            kinds={"subject": subject_kind, "object": object_kind}, reopen=reopen)
     where = "<stdin>" if file == "-" else file
     vault = state.vault()
     state.info(f"biocortex: importing facts from {where} …")
-    report = import_facts(vault, Path(file), author=vault.author(state.OPTIONS.author), options=options,
-                          rel=where, text=read_input(file))
+    report = fact_import(vault, path=Path(file), text=read_input(file), shown=where, format=format_,
+                         columns=columns.split(",") if columns else None, predicate_map=mapping,
+                         source_prefix=source_prefix, dataset=dataset, confidence=confidence, taxon=taxon,
+                         cell_type=cell_type, context=context, subject_kind=subject_kind, object_kind=object_kind,
+                         reopen=reopen, author=state.author(vault))
     if report.problems:
         for problem in report.problems[:20]:
             state.info(f"{problem.location()}{problem.message}")
@@ -107,40 +94,23 @@ def import_(
     return 0
 
 
-def unsource(
-    ident: Annotated[str, typer.Argument(metavar="ID", help="Fact id.")],
-    source: Annotated[str, typer.Argument(help="The source to take out (any spelling of it, or one of a dataset's citations).")],
-    json_: Annotated[bool, typer.Option("--json", help="Print the fact as JSON.")] = False,
-) -> int:
-    """Take a source out of a fact's evidence (one commit); its confidence is what remains."""
-    from biocortex_cli.facts.notes import remove_source
-
-    vault = state.vault()
-    fact = remove_source(vault, ident, source, vault.author(state.OPTIONS.author))
-    state.emit_json(fact.as_json()) if json_ else state.out(f"{fact.id}  ·  {fact.confidence:g}  ·  "
-                                                            f"{', '.join(fact.sources)}")
-    return 0
-
-
 def query(
-    entity: Annotated[str, typer.Argument(help="Entity: its name or any alias (exact, case-insensitive).")],
+    entity: Annotated[str, typer.Argument(help="Entity: its name, any alias or an identifier (exact, case-insensitive).")],
     predicate: Annotated[str | None, typer.Option("--predicate", help="Only facts with this predicate or a narrower one (config: facts.broader).")] = None,
-    hops: Annotated[int, typer.Option("--hops", min=1, max=5, help="Neighbourhood depth: 1 = facts about the entity, 2 = also about its neighbours, …")] = 1,
-    min_confidence: Annotated[float, typer.Option("--min-confidence", min=0.0, max=1.0, help="Only facts at least this confident.")] = 0.0,
+    hops: Annotated[int, typer.Option("--hops", help="Neighbourhood depth, 1-5: 1 = facts about the entity, 2 = also about its neighbours, …")] = 1,
+    min_confidence: Annotated[float, typer.Option("--min-confidence", help="Only facts at least this confident (0-1).")] = 0.0,
     all_: Annotated[bool, typer.Option("--all", help="Include retracted and superseded facts.")] = False,
-    limit: Annotated[int, typer.Option("--limit", min=0, help="At most this many facts, nearest and most confident first (0 = all).")] = 100,
+    limit: Annotated[int, typer.Option("--limit", help="At most this many facts, nearest and most confident first (0 = all).")] = 100,
     fuzzy: Annotated[bool, typer.Option("--fuzzy", help="When no entity has this exact name or alias, use the names that contain it.")] = False,
     taxon: Annotated[str | None, typer.Option("--taxon", help="Only facts about this taxon (human, mouse, NCBITaxon:10090) or none.")] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the answer as JSON (with sources and authors).")] = False,
 ) -> int:
     """Facts about an entity (aliases resolved), nearest first."""
-    from biocortex_cli.facts import memory
+    from biocortex_cli.api.facts import fact_query
     from biocortex_cli.facts.render import query_text
 
-    result, problems = memory.query(state.vault(), entity, predicate=predicate, hops=hops,
-                                    min_confidence=min_confidence, include_all=all_, limit=limit or None,
-                                    fuzzy=fuzzy, qualifiers={"taxon": taxon})
-    _warn(problems)
+    result = fact_query(state.vault(), entity=entity, predicate=predicate, hops=hops,
+                        min_confidence=min_confidence, all=all_, limit=limit, fuzzy=fuzzy, taxon=taxon)
     if result.truncated:
         state.info(f"biocortex: showing the first {limit} facts; --limit 0 shows all")
     if result.how == "substring":
@@ -159,27 +129,41 @@ def query(
 
 def list_(
     subject: Annotated[str | None, typer.Option("--subject", help="Only facts with this subject (aliases resolved).")] = None,
-    predicate: Annotated[str | None, typer.Option("--predicate", help="Only facts with this predicate.")] = None,
+    predicate: Annotated[str | None, typer.Option("--predicate", help="Only facts with this predicate or a narrower one.")] = None,
     object_: Annotated[str | None, typer.Option("--object", help="Only facts with this object (aliases resolved).")] = None,
     status: Annotated[str, typer.Option("--status", help="current, retracted, superseded or all.")] = "current",
     source: Annotated[str | None, typer.Option("--source", help="Only facts citing a source containing this text.")] = None,
-    min_confidence: Annotated[float, typer.Option("--min-confidence", min=0.0, max=1.0, help="Only facts at least this confident.")] = 0.0,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many.")] = None,
+    min_confidence: Annotated[float, typer.Option("--min-confidence", help="Only facts at least this confident (0-1).")] = 0.0,
+    limit: Annotated[int | None, typer.Option("--limit", help="At most this many (1 or more).")] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the facts as JSON.")] = False,
 ) -> int:
     """List facts, filtered."""
-    from biocortex_cli.facts import memory
+    from biocortex_cli.api.facts import fact_list
     from biocortex_cli.facts.render import fact_lines
 
-    rows, problems = memory.list_facts(state.vault(), subject=subject, predicate=predicate, object_=object_,
-                                       status=status, source=source, min_confidence=min_confidence, limit=limit)
-    _warn(problems)
+    result = fact_list(state.vault(), subject=subject, predicate=predicate, object=object_, status=status,
+                       source=source, min_confidence=min_confidence, limit=limit)
     if json_:
-        state.emit_json([f.as_json() for f in rows])
-    elif rows:
-        state.out(fact_lines(rows))
+        state.emit_json(result.as_json())
+    elif result.facts:
+        state.out(fact_lines(result.facts))
     else:
         state.info("biocortex: no facts match")
+    return 0
+
+
+def unsource(
+    ident: Annotated[str, typer.Argument(metavar="ID", help="Fact id.")],
+    source: Annotated[str, typer.Argument(help="The source to take out (any spelling of it, or one of a dataset's citations).")],
+    json_: Annotated[bool, typer.Option("--json", help="Print the fact as JSON.")] = False,
+) -> int:
+    """Take a source out of a fact's evidence (one commit); its confidence is what remains."""
+    from biocortex_cli.api.facts import fact_unsource
+
+    vault = state.vault()
+    fact = fact_unsource(vault, id=ident, source=source, author=state.author(vault))
+    state.emit_json(fact.as_json()) if json_ else state.out(
+        f"{fact.id}  ·  {fact.confidence:g}  ·  {', '.join(fact.sources)}")
     return 0
 
 
@@ -189,10 +173,10 @@ def retract(
     json_: Annotated[bool, typer.Option("--json", help="Print the retracted fact as JSON.")] = False,
 ) -> int:
     """Mark a fact retracted; the note stays (history is memory)."""
-    from biocortex_cli.facts.notes import retract_fact
+    from biocortex_cli.api.facts import fact_retract
 
     vault = state.vault()
-    fact = retract_fact(vault, ident, reason, vault.author(state.OPTIONS.author))
+    fact = fact_retract(vault, id=ident, reason=reason, author=state.author(vault))
     state.emit_json(fact.as_json()) if json_ else state.out(fact.id)
     return 0
 
@@ -203,10 +187,10 @@ def supersede(
     json_: Annotated[bool, typer.Option("--json", help="Print the superseded fact as JSON.")] = False,
 ) -> int:
     """Mark a fact superseded by another; both notes link to each other."""
-    from biocortex_cli.facts.notes import supersede_fact
+    from biocortex_cli.api.facts import fact_supersede
 
     vault = state.vault()
-    fact = supersede_fact(vault, ident, by, vault.author(state.OPTIONS.author))
+    fact = fact_supersede(vault, id=ident, by=by, author=state.author(vault))
     state.emit_json(fact.as_json()) if json_ else state.out(fact.id)
     return 0
 
@@ -215,24 +199,16 @@ def verify(
     subject: Annotated[str, typer.Argument(help="Subject of the claim.")],
     predicate: Annotated[str, typer.Argument(help="Predicate of the claim.")],
     object_: Annotated[str, typer.Argument(metavar="OBJECT", help="Object of the claim.")],
-    hops: Annotated[int, typer.Option("--hops", min=1, max=5, help="Chain up to this many facts of a transitive predicate (config: facts.transitive).")] = 1,
-    min_confidence: Annotated[float, typer.Option("--min-confidence", min=0.0, max=1.0, help="Ignore facts below this confidence.")] = 0.0,
+    hops: Annotated[int, typer.Option("--hops", help="Chain up to this many facts (1-5) of a transitive predicate (config: facts.transitive).")] = 1,
+    min_confidence: Annotated[float, typer.Option("--min-confidence", help="Ignore facts below this confidence (0-1).")] = 0.0,
     taxon: Annotated[str | None, typer.Option("--taxon", help="The claim holds in this taxon: facts about another taxon do not count.")] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
 ) -> int:
     """Weigh a claim against memory. Exit 0 supported, 4 unknown, 5 contested, 6 contradicted."""
-    from biocortex_cli.facts import memory
+    from biocortex_cli.api.facts import fact_verify
     from biocortex_cli.facts.render import verdict_text
 
-    verdict, problems = memory.verify(state.vault(), subject, predicate, object_, hops=hops,
-                                      min_confidence=min_confidence, qualifiers={"taxon": taxon})
-    _warn(problems)
+    verdict = fact_verify(state.vault(), subject=subject, predicate=predicate, object=object_, hops=hops,
+                          min_confidence=min_confidence, taxon=taxon)
     state.emit_json(verdict.as_json()) if json_ else state.out(verdict_text(verdict))
     return verdict.exit_code
-
-
-def _warn(problems: list[DataError]) -> None:
-    for problem in problems[:5]:
-        state.info(f"biocortex: warning: {problem.location()}{problem.message} (skipped; run `biocortex check`)")
-    if len(problems) > 5:
-        state.info(f"biocortex: warning: {len(problems) - 5} more broken fact or entity notes skipped")

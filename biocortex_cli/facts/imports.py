@@ -60,8 +60,8 @@ from biocortex_cli.facts.notes import (
     fact_body,
     merge_evidence,
 )
-from biocortex_cli.store import entity_notes
-from biocortex_cli.store.git import Author
+from biocortex_cli.store import entity_notes, git
+from biocortex_cli.store.git import PACK_AFTER_FILES, Author
 from biocortex_cli.store.notes import iso_utc, read_note, rendered_note
 from biocortex_cli.store.vault import Vault
 
@@ -326,6 +326,7 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
             for end in ("subject", "object"):
                 ends.setdefault(record[end], set()).add(end)
                 taxa.setdefault(record[end], set()).add((record.get("qualifiers") or {}).get("taxon"))
+        planned: list[tuple[str, str, Any]] = []  # (rel, text, parsed note) of the new notes
         for name in sorted(names):
             if name.casefold() in aliases:
                 continue
@@ -336,22 +337,26 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
             kind = next((kinds[end] for end in ("subject", "object") if kinds[end] and end in ends[name]), None)
             taxon = next(iter(taxa[name])) if len(taxa[name]) == 1 else None
             meta, body = entity_notes.entity_note(name, now, author_text, kind=kind, taxon=taxon)
-            text, parsed = rendered_note(note, dict(meta), body)
-            txn.write(note, text, batch=True, parsed=parsed)
+            planned.append((note, *rendered_note(note, dict(meta), body)))
             notes_made.add(note.casefold())
             entities += 1
-        for done, (rel_path, record) in enumerate(records.items(), 1):
-            target = vault.root / rel_path
-            if not target.exists():
-                body = fact_body(vault, record, links=links, episode_exists=episode_exists)
-                text, parsed = rendered_note(rel_path, record, body)
-                txn.write(rel_path, text, batch=True, parsed=parsed)
-                created += 1
+        existing: list[tuple[str, dict[str, Any]]] = []
+        for rel_path, record in records.items():
+            if (vault.root / rel_path).exists():
+                existing.append((rel_path, record))
             else:
-                reopened += _merge_into(txn, rel_path, record, opts.reopen, now, author_text)
-                merged += 1
+                body = fact_body(vault, record, links=links, episode_exists=episode_exists)
+                planned.append((rel_path, *rendered_note(rel_path, record, body)))
+                created += 1
+        if len(planned) >= PACK_AFTER_FILES:  # one pack for the new notes, not a loose file each
+            git.preload(vault.git_root, [text.encode("utf-8") for _rel, text, _note in planned])
+        for done, (rel_path, text, parsed) in enumerate(planned, 1):
+            txn.write(rel_path, text, batch=True, parsed=parsed)
             if progress is not None and done % 1000 == 0:
                 progress("write", done, total)
+        for rel_path, record in existing:
+            reopened += _merge_into(txn, rel_path, record, opts.reopen, now, author_text)
+            merged += 1
         if progress is not None:
             progress("commit", total, total)
         txn.message = message.replace(f"({seen} rows)", f"({seen} rows: {created} new, {merged} merged)") + \

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from biocortex_cli.errors import DataError
-from biocortex_cli.store.episodes import ID_RE, check_fields, parse_created
+from biocortex_cli.store.episodes import FIELD_ORDER, ID_RE, check_fields, likely_field, parse_created
 from biocortex_cli.store.files import read_regular
 from biocortex_cli.store.notes import Note, read_note
 from biocortex_cli.store.vault import Vault
@@ -33,12 +33,15 @@ class VaultProblem:
     line: int
     message: str
     hint: str = ""
+    severity: str = "error"  # or "warning": reported, but the vault still passes
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}"
+        kind = "warning: " if self.severity == "warning" else ""
+        return f"{self.path}:{self.line}: {kind}{self.message}"
 
     def as_json(self) -> dict[str, object]:
-        return {"path": self.path, "line": self.line, "message": self.message, "hint": self.hint}
+        return {"path": self.path, "line": self.line, "severity": self.severity, "message": self.message,
+                "hint": self.hint}
 
 
 @dataclass(frozen=True)
@@ -47,8 +50,15 @@ class CheckReport:
     problems: list[VaultProblem]
 
     @property
+    def errors(self) -> list[VaultProblem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
     def ok(self) -> bool:
-        return not self.problems
+        return not self.errors
+
+    def as_json(self) -> dict[str, object]:
+        return {"notes": self.notes, "ok": self.ok, "problems": [p.as_json() for p in self.problems]}
 
 
 def _problem(exc: DataError, rel: str) -> VaultProblem:
@@ -65,7 +75,13 @@ def iter_note_paths(vault: Vault) -> Iterator[str]:
 
 
 def _check_episode(note: Note) -> list[VaultProblem]:
-    return [_problem(e, note.rel) for e in check_fields(note.meta, note.rel, 1, note.key_lines)]
+    out = [_problem(e, note.rel) for e in check_fields(note.meta, note.rel, 1, note.key_lines)]
+    for key in note.meta:  # a misspelt or singular field is kept but never searched: say so
+        guess = None if key in FIELD_ORDER else likely_field(str(key))
+        if guess is not None:
+            out.append(VaultProblem(note.rel, note.line_of(str(key)), f"unknown field {key!r}: did you mean {guess!r}?",
+                                    f"rename it to {guess} (recall searches {guess}, not {key})", "warning"))
+    return out
 
 
 def _check_fact(note: Note) -> list[VaultProblem]:
