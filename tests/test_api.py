@@ -122,3 +122,19 @@ def test_check_warns_about_a_likely_misspelt_field_and_still_passes(vault: Path,
     data = cli("check", "--json").json()
     assert data["ok"] is True and [p["severity"] for p in data["problems"]] == ["warning"]
     assert not [f for f in cli("doctor", "--json").json()["findings"] if f["check"] == "notes"]
+
+
+def test_the_api_s_docstring_lists_every_function() -> None:
+    import importlib
+    import inspect
+
+    import biocortex_cli.api as api
+
+    missing = []
+    for name in ("episodes", "recall", "facts", "lessons", "vault"):
+        module = importlib.import_module(f"biocortex_cli.api.{name}")
+        for fn_name, fn in inspect.getmembers(module, inspect.isfunction):
+            if fn.__module__ == module.__name__ and not fn_name.startswith("_") and f"``{fn_name}``" not in (
+                    api.__doc__ or ""):
+                missing.append(f"{name}.{fn_name}")
+    assert missing == []

@@ -113,6 +113,8 @@ def query(
                         min_confidence=min_confidence, all=all_, limit=limit, fuzzy=fuzzy, taxon=taxon)
     if result.truncated:
         state.info(f"biocortex: showing the first {limit} facts; --limit 0 shows all")
+    if result.how == "synonym":
+        state.info(f"biocortex: no entity named {entity!r}; found through the vocabulary: {', '.join(result.matched)}")
     if result.how == "substring":
         state.info(f"biocortex: no entity named {entity!r}; --fuzzy matched: {', '.join(result.matched[:10])}")
     elif result.suggestions:

@@ -37,6 +37,7 @@ class FactSource(EdgeSource, Protocol):
     def resolve(self, name: str) -> str: ...
     def spellings(self, name: str) -> set[str]: ...
     def substring(self, text: str, limit: int = 50) -> list[str]: ...
+    def synonyms_of(self, name: str) -> list[str]: ...
 
 
 @dataclass
@@ -56,6 +57,9 @@ class Layered:
             more = getattr(source, "synonyms", None)
             keys |= more(keys) if more is not None else set()
         return keys
+
+    def synonyms_of(self, name: str) -> list[str]:
+        return self.notes.synonyms_of(name)
 
     def substring(self, text: str, limit: int = 50) -> list[str]:
         names = list(self.notes.substring(text, limit))
@@ -92,7 +96,7 @@ class Layered:
 class QueryResult:
     entity: str  # as asked
     matched: list[str]  # entity names the question resolved to
-    how: str  # "name", "alias", "substring" or "none"
+    how: str  # "name", "alias", "synonym", "substring" or "none"
     facts: list[tuple[Fact, int]] = field(default_factory=list)  # (fact, hops from the entity)
     truncated: bool = False  # the limit stopped the walk
     suggestions: list[str] = field(default_factory=list)  # names containing the text (exact miss)
@@ -104,8 +108,9 @@ class QueryResult:
 
 
 def resolve_entity(name: str, source: FactSource, *, fuzzy: bool = False) -> tuple[list[str], str]:
-    """The exact name or any alias (case-insensitive); substrings of known names only when
-    ``fuzzy`` (then ``how`` is ``substring``)."""
+    """The exact name or any alias (case-insensitive), then a synonym in the vocabulary (the
+    vault's, then the shipped one: hERG → KCNH2); substrings of known names only when ``fuzzy``
+    (then ``how`` is ``substring``)."""
     wanted = name_key(name.strip())
     resolved = source.resolve(name.strip())
     if name_key(resolved) != wanted and source.known_name(name_key(resolved)) is not None:
@@ -113,6 +118,11 @@ def resolve_entity(name: str, source: FactSource, *, fuzzy: bool = False) -> tup
     hit = source.known_name(wanted)
     if hit is not None:
         return [hit if name_key(hit) == wanted else resolved], "name" if name_key(hit) == wanted else "alias"
+    if wanted:
+        found = [h for h in (source.known_name(name_key(source.resolve(other)))
+                             for other in source.synonyms_of(name.strip())) if h is not None]
+        if found:
+            return list(dict.fromkeys(found)), "synonym"
     if fuzzy and wanted:
         subs = source.substring(name.strip())
         if subs:

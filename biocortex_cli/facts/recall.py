@@ -3,7 +3,9 @@
 Entities are found in the question by the extractor (identifiers, gene symbols) and by looking
 up its words and phrases (up to three words) among entity names, aliases and identifiers in the
 index — exactly (ignoring case), never by substring — so "p53" finds TP53's facts once p53 is an
-alias, and "MYC" never finds MYCN's.
+alias, and "MYC" never finds MYCN's; also by their synonyms in the vault's vocabulary and the
+shipped one (``hERG`` finds KCNH2's facts: the vocabulary withholds English words and ambiguous
+aliases, so a synonym never brings a common word's facts).
 
 A gene symbol that is also a common English word (``MAX``, ``REST``, ``SET``, ``KIT``, ``BAD``,
 ``WAS``: the words and analysis jargon the shipped vocabulary withholds, and stop words) counts
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from biocortex_cli.render.recall import FACTS, RecallPart
 
 if TYPE_CHECKING:
+    from biocortex_cli.bio.vocabulary import Local
     from biocortex_cli.facts.datasets_index import DatasetEdges
 
 MAX_FACTS = 50
@@ -68,22 +71,33 @@ def _grams(query: str) -> dict[str, list[tuple[str, int, int]]]:
     return out
 
 
-def question(query: str) -> tuple[dict[str, list[tuple[str, int, int]]], list[str]]:
+def question(query: str, *, synonyms: bool = False,
+             local: Local | None = None) -> tuple[dict[str, list[tuple[str, int, int]]], list[str]]:
     """The question's phrases (key -> where and how each is written, with the extractor's
-    identifiers and symbols) and its case-folded words."""
+    identifiers and symbols, and with ``synonyms`` the names its words' synonyms give) and its
+    case-folded words."""
     from biocortex_cli.bio.entities import entity_names
 
     grams = _grams(query)
     words = [w.strip(".").casefold() for w in _WORD.findall(query)]
     for name in entity_names(query):  # identifiers and symbols as the extractor writes them
         grams.setdefault(name.casefold(), []).append((name, -1, -1))
+    if synonyms:  # the vocabulary withholds English words and ambiguous aliases: these count whole
+        from biocortex_cli.bio.text import tokenize
+        from biocortex_cli.bio.vocabulary import expand
+
+        for e in expand(tokenize(query), local=local, nested=True).expansions:
+            if e.raw:
+                grams.setdefault(e.raw.casefold(), []).append((e.raw, -1, -1))
     grams.pop("", None)
     return grams, words
 
 
-def query_keys(conn: sqlite3.Connection, query: str) -> set[str]:
-    """Case-folded names and aliases of every entity of the question that memory knows."""
-    grams, words = question(query)
+def query_keys(conn: sqlite3.Connection, query: str, *, synonyms: bool = True,
+               local: Local | None = None) -> set[str]:
+    """Case-folded names and aliases of every entity of the question that memory knows (with
+    ``synonyms``, also of the entities its words' synonyms name)."""
+    grams, words = question(query, synonyms=synonyms, local=local)
     if not grams:
         return set()
     ordered = sorted(grams)
@@ -109,26 +123,14 @@ def query_keys(conn: sqlite3.Connection, query: str) -> set[str]:
     return keys
 
 
-def _as_entity(text: str, start: int, end: int, spellings: set[str], words: list[str]) -> bool:
-    """Whether the question's ``text`` names the entity: always for a phrase, a word that is no
-    English word, or a spelling the entity has (case included); an English word only when
-    written as a symbol or beside a word such as "gene"."""
-    if " " in text or text in spellings or start < 0:
-        return True
-    if all(s == s.lower() for s in spellings):  # "lymphocyte": a lower-case name is no symbol
-        return True
-    if not english_word(text):
-        return True
-    return any(0 <= i < len(words) and words[i] in ENTITY_CONTEXT for i in (start - 1, end))
-
-
 def facts_part(conn: sqlite3.Connection, query: str, budget: int,
-               datasets: Sequence[DatasetEdges] = ()) -> list[RecallPart]:
+               datasets: Sequence[DatasetEdges] = (), *, synonyms: bool = True,
+               local: Local | None = None) -> list[RecallPart]:
     """The facts section for ``query``, at most ``budget`` tokens (none when nothing fits): the
     notes' facts and the registered datasets' edges about the question's entities, most
     confident first (notes before datasets at equal confidence)."""
     try:
-        keys = query_keys(conn, query)
+        keys = query_keys(conn, query, synonyms=synonyms, local=local)
     except sqlite3.OperationalError:  # fact tables not built (an old index): no facts section
         return []
     if (not keys and not datasets) or budget <= 0:
@@ -142,7 +144,7 @@ def facts_part(conn: sqlite3.Connection, query: str, budget: int,
             f"(s_key IN ({marks}) OR o_key IN ({marks})) ORDER BY confidence DESC, rel LIMIT {MAX_FACTS}",
             [*wanted, *wanted])]
     if datasets:
-        grams, words = question(query)
+        grams, words = question(query, synonyms=synonyms, local=local)
         for source in datasets:  # a dataset's name counts by the same rule as a note's
             nodes = set(source.nodes(keys))
             for key, node, name in source.named(grams):

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 6  # 6: no id_pieces table (recall ids are decimal), a recall text format key
+SCHEMA_VERSION = 7  # 7: Snowball stems; 6: no id_pieces table, a format key
 INDEX_NAME = "index.sqlite"
 
 SCHEMA = """

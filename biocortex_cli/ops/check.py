@@ -172,6 +172,7 @@ def check_vault(vault: Vault) -> CheckReport:
     problems.extend(_check_links(vault, notes))
     problems.extend(_check_aliases(notes))
     problems.extend(_check_feedback(vault))
+    problems.extend(_check_vocabulary(vault, notes))
     problems.extend(check_links(vault))
     problems.extend(_check_dataset_files(vault, notes))
     problems.sort(key=lambda p: (p.path, p.line, p.message))
@@ -180,7 +181,7 @@ def check_vault(vault: Vault) -> CheckReport:
 
 #: the tool's own files and folders: a symbolic link there is a problem even if not committed
 OWN_PATHS = (".biocortex", ".biocortex/config.yaml", ".biocortex/tmp", ".biocortex/logs", ".biocortex/index.sqlite",
-             ".biocortex/write.lock", "AGENTS.md", "Home.md", "templates", *MEMORY_DIRS, "feedback")
+             ".biocortex/write.lock", "AGENTS.md", "Home.md", "vocabulary.md", "templates", *MEMORY_DIRS, "feedback")
 
 
 def check_links(vault: Vault) -> list[VaultProblem]:
@@ -252,6 +253,35 @@ def _check_aliases(notes: list[Note]) -> list[VaultProblem]:
             out.append(VaultProblem(rel, 1, f"{key!r} is claimed by {len(by)} entity notes: {names}",
                                     "keep each name in one note: remove it from the aliases of the others"))
     return out
+
+
+def _check_vocabulary(vault: Vault, notes: list[Note]) -> list[VaultProblem]:
+    """The vocabulary note, with entity notes' names and aliases read from ``notes``."""
+    owners: dict[str, str] = {}
+    for note in notes:
+        if note.meta.get("type") != "entity":
+            continue
+        name = note.meta.get("name")
+        listed = note.meta.get("aliases")
+        for alias in (name, *(listed if isinstance(listed, list) else ())):
+            if isinstance(alias, str) and alias.strip():
+                owners.setdefault(alias.strip().casefold(), note.rel)
+        owners.setdefault(Path(note.rel).stem.casefold(), note.rel)
+    return check_vocabulary(vault, lambda term: owners.get(term.strip().casefold()))
+
+
+def check_vocabulary(vault: Vault, owner: Callable[[str], str | None]) -> list[VaultProblem]:
+    """The vault's vocabulary note (store/vocabulary.py): its malformed lines, cycles of one-way
+    entries, and groups whose terms are separate entity notes (``owner`` names a term's note)."""
+    from biocortex_cli.store import vocabulary
+
+    try:
+        parsed = vocabulary.read(vault.root)
+    except DataError as exc:  # a symbolic link is reported by check_links
+        linked = os.path.islink(vault.root / vocabulary.VOCABULARY_REL)
+        return [] if linked else [_problem(exc, vocabulary.VOCABULARY_REL)]
+    found = [*parsed.problems, *vocabulary.cycles(parsed), *vocabulary.entity_problems(parsed, owner)]
+    return sorted((_problem(exc, vocabulary.VOCABULARY_REL) for exc in found), key=lambda p: (p.line, p.message))
 
 
 def _check_feedback(vault: Vault) -> list[VaultProblem]:
