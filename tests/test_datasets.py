@@ -267,7 +267,8 @@ def test_bad_mappings_are_refused_with_where_and_nothing_is_written(vault: Path,
             "--map", "object=Target", "--map", "predicate=Regulation", "--predicate-map", "Nothing=activates")
     assert r.code == 1 and "no usable row" in r.err
     for bad, message in ((["--map", "colour=x"], "not a field"), (["--map", "subject"], "is not KEY=VALUE"),
-                         (["--qualifier", "tissue=lung"], "unknown qualifier"), (["--format", "xml"], "not a format")):
+                         (["--qualifier", "tissue=lung"], "unknown qualifier"),
+                         (["--format", "xml"], "--format must be one of tsv, csv, jsonl, kgx")):
         r = cli("dataset", "add", data, "--name", "v", "--version", "1", "--licence", "CC0", *bad)
         assert r.code == 2 and message in r.err, (bad, r.err)
     assert cli("dataset", "add", data, "--name", "bad name", "--version", "1", "--licence", "CC0").code == 2

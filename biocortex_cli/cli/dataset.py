@@ -24,23 +24,22 @@ def add(
     predicate_map: Annotated[list[str] | None, typer.Option("--predicate-map", metavar="VALUE=PREDICATE", help="A predicate (or sign) value and the predicate it means, e.g. Activation=activates; with a map, other values are skipped (repeatable; VALUE= drops such rows).")] = None,
     predicate: Annotated[str | None, typer.Option("--predicate", help="The predicate of every row, when no column holds one.")] = None,
     qualifier: Annotated[list[str] | None, typer.Option("--qualifier", metavar="NAME=VALUE", help="A qualifier of every row: taxon=9606, cell_type=…, context=… (repeatable).")] = None,
-    confidence: Annotated[float | None, typer.Option("--confidence", min=0.0, max=1.0, help="Confidence of each edge (default: facts.default_confidence).")] = None,
+    confidence: Annotated[float | None, typer.Option("--confidence", help="Confidence of each edge (default: facts.default_confidence).")] = None,
     title: Annotated[str, typer.Option("--title", help="A human title, e.g. 'TRRUST v2, human'.")] = "",
     url: Annotated[str, typer.Option("--url", help="Where it was published.")] = "",
     json_: Annotated[bool, typer.Option("--json", help="Print the registered dataset as JSON instead of its name.")] = False,
 ) -> int:
     """Register a dataset by path: index its edges (outside git) and commit one note, datasets/NAME.md.
     Its rows are not copied into the vault; fact query, fact verify, recall and context answer from it."""
+    from biocortex_cli.api.datasets import dataset_add
     from biocortex_cli.facts.datasets import parse_pairs
-    from biocortex_cli.facts.datasets_registry import add_dataset
 
     vault = state.vault()
-    columns, predicates = parse_pairs(map_, "--map"), parse_pairs(predicate_map, "--predicate-map")
-    qualifiers = parse_pairs(qualifier, "--qualifier")
     state.info(f"biocortex: indexing {path} …")
-    done = add_dataset(vault, path, name=name, version=version, licence=licence,
-                       author=vault.author(state.OPTIONS.author), columns=columns, predicates=predicates,
-                       predicate=predicate, qualifiers=qualifiers, fmt=format_, header=not no_header,
+    done = dataset_add(vault, path=path, name=name, version=version, licence=licence,
+                       author=vault.author(state.OPTIONS.author), columns=parse_pairs(map_, "--map"),
+                       predicate_map=parse_pairs(predicate_map, "--predicate-map"), predicate=predicate,
+                       qualifiers=parse_pairs(qualifier, "--qualifier"), format=format_, header=not no_header,
                        confidence=confidence, title=title, url=url)
     _said(done.build, f"registered {done.dataset.origin}")
     state.emit_json(done.as_json()) if json_ else state.out(done.dataset.name)
@@ -59,15 +58,14 @@ def _said(report: BuildReport, what: str) -> None:
 
 def list_(json_: Annotated[bool, typer.Option("--json", help="Print the datasets as JSON.")] = False) -> int:
     """The registered datasets and whether each can answer on this machine."""
-    from biocortex_cli.facts.datasets_registry import status_line, statuses
+    from biocortex_cli.api.datasets import dataset_list
+    from biocortex_cli.facts.datasets_registry import status_line
 
-    found, problems = statuses(state.vault())
-    for problem in problems:
-        state.info(f"biocortex: warning: {problem.location()}{problem.message} (run `biocortex check`)")
+    found = dataset_list(state.vault())
     if json_:
-        state.emit_json([s.as_json() for s in found])
-    elif found:
-        state.out("\n".join(status_line(s) for s in found))
+        state.emit_json(found.as_json())
+    elif found.datasets:
+        state.out("\n".join(status_line(s) for s in found.datasets))
     else:
         state.info("biocortex: no datasets registered (biocortex dataset add PATH --name … --version … --licence …)")
     return 0
@@ -78,11 +76,10 @@ def show(
     json_: Annotated[bool, typer.Option("--json", help="Print the dataset as JSON.")] = False,
 ) -> int:
     """One dataset: its record (source, licence, file, checksum, mapping) and its state here."""
-    from biocortex_cli.facts.datasets import find_dataset
-    from biocortex_cli.facts.datasets_registry import dataset_status, show_text
+    from biocortex_cli.api.datasets import dataset_show
+    from biocortex_cli.facts.datasets_registry import show_text
 
-    vault = state.vault()
-    status = dataset_status(vault, find_dataset(vault, name))
+    status = dataset_show(state.vault(), name=name)
     state.emit_json(status.as_json()) if json_ else state.out(show_text(status))
     return 0
 
@@ -97,18 +94,19 @@ def refresh(
 ) -> int:
     """Check each dataset's file against its note; index what is missing or out of date. Exit 1
     when a file is missing or changed (answers then leave that dataset out, with a warning)."""
-    from biocortex_cli.facts.datasets_registry import refresh_datasets, refreshed_line
+    from biocortex_cli.api.datasets import dataset_refresh
+    from biocortex_cli.facts.datasets_registry import refreshed_line
 
     vault = state.vault()
     started = time.perf_counter()
-    done = refresh_datasets(vault, names or [], author=vault.author(state.OPTIONS.author), path=path,
-                            accept_change=accept_change, version=version, rebuild=rebuild, notice=state.info)
+    done = dataset_refresh(vault, names=names or [], author=vault.author(state.OPTIONS.author), path=path,
+                           accept_change=accept_change, version=version, rebuild=rebuild, notice=state.info)
     if json_:
-        state.emit_json([r.as_json() for r in done])
-    elif done:
-        state.out("\n".join(refreshed_line(r) for r in done))
-    problems = sum(r.problem for r in done)
-    state.info(f"biocortex: {len(done)} dataset(s) checked in {time.perf_counter() - started:.1f} s"
+        state.emit_json(done.as_json())
+    elif done.datasets:
+        state.out("\n".join(refreshed_line(r) for r in done.datasets))
+    problems = done.problems
+    state.info(f"biocortex: {len(done.datasets)} dataset(s) checked in {time.perf_counter() - started:.1f} s"
                + (f", {problems} with a problem" if problems else ""))
     return 1 if problems else 0
 
@@ -120,9 +118,9 @@ def remove(
 ) -> int:
     """Stop answering from a dataset: its note moves to archive/datasets/ (nothing is deleted; the
     file is not touched), its derived index is dropped."""
-    from biocortex_cli.facts.datasets_registry import remove_dataset
+    from biocortex_cli.api.datasets import dataset_remove
 
     vault = state.vault()
-    done = remove_dataset(vault, name, reason=reason, author=vault.author(state.OPTIONS.author))
+    done = dataset_remove(vault, name=name, reason=reason, author=vault.author(state.OPTIONS.author))
     state.emit_json(done.as_json()) if json_ else state.out(done.to)
     return 0

@@ -125,7 +125,7 @@ def add_dataset(vault: Vault, path: str, *, name: str, version: str, licence: st
     """Register the file at ``path``: index its edges, then commit ``datasets/<name>.md``.
     ``columns`` maps fields to columns (``subject`` → ``TF``), ``predicates`` values to
     predicates (``Activation`` → ``activates``); ``qualifiers`` hold for every row."""
-    from biocortex_cli.facts.datasets import FORMATS, make_mapping
+    from biocortex_cli.facts.datasets import make_mapping
 
     name = check_name(name)
     version, licence = _required(version, "--version", "e.g. --version 2"), _required(
@@ -138,9 +138,7 @@ def add_dataset(vault: Vault, path: str, *, name: str, version: str, licence: st
     given = Path(os.path.expanduser(path))
     if not given.exists():
         raise NotFoundError(f"no file {path}", hint="give the path of the dataset file (TSV, CSV, JSONL or KGX)")
-    if fmt is not None and fmt not in FORMATS:
-        raise UsageError(f"--format {fmt!r} is not a format", hint=f"formats: {', '.join(FORMATS)}")
-    fmt = fmt or sniff_format(given)
+    fmt = fmt or sniff_format(given)  # a given format is checked by the API (api/datasets.py)
     mapping = make_mapping(fmt, columns=dict(columns or {}), predicates=dict(predicates or {}), predicate=predicate,
                            qualifiers=dict(qualifiers or {}))
     files: tuple[FileRef, FileRef | None]
@@ -152,7 +150,7 @@ def add_dataset(vault: Vault, path: str, *, name: str, version: str, licence: st
         if given.is_dir():
             raise UsageError(f"{path} is a folder", hint="give a file, or --format kgx for a KGX folder")
         files = (FileRef(record_path(vault.root, given), "", 0), None)
-    conf = vault.config.facts.default_confidence if confidence is None else _confidence(confidence)
+    conf = vault.config.facts.default_confidence if confidence is None else float(confidence)
     draft = Dataset(name=name, version=version, licence=licence, file=files[0], format=fmt, header=header,
                     mapping=mapping, confidence=conf, title=" ".join(title.split()), url=url.strip(),
                     nodes=files[1], rel=rel)
@@ -189,12 +187,6 @@ def _required(value: str, option: str, hint: str) -> str:
     if not text:
         raise UsageError(f"{option} is required", hint=hint)
     return text
-
-
-def _confidence(value: float) -> float:
-    if not 0.0 <= value <= 1.0:
-        raise UsageError(f"--confidence must be from 0 to 1, not {value:g}")
-    return float(value)
 
 
 def _ref(ref: FileRef, report: BuildReport) -> FileRef:

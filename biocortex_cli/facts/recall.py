@@ -123,6 +123,19 @@ def query_keys(conn: sqlite3.Connection, query: str, *, synonyms: bool = True,
     return keys
 
 
+def _as_entity(text: str, start: int, end: int, spellings: set[str], words: list[str]) -> bool:
+    """Whether the question's ``text`` names the entity: always for a phrase, a word that is no
+    English word, or a spelling the entity has (case included); an English word only when
+    written as a symbol or beside a word such as "gene"."""
+    if " " in text or text in spellings or start < 0:
+        return True
+    if all(s == s.lower() for s in spellings):  # "lymphocyte": a lower-case name is no symbol
+        return True
+    if not english_word(text):
+        return True
+    return any(0 <= i < len(words) and words[i] in ENTITY_CONTEXT for i in (start - 1, end))
+
+
 def facts_part(conn: sqlite3.Connection, query: str, budget: int,
                datasets: Sequence[DatasetEdges] = (), *, synonyms: bool = True,
                local: Local | None = None) -> list[RecallPart]:

@@ -227,8 +227,9 @@ TOOLS: tuple[Tool, ...] = (
           Arg("all", ("boolean",), "Include retracted and superseded facts."),
           Arg("limit", ("integer",), "At most this many facts (0: all)."))),
     Tool("fact_verify", "biocortex_cli.api.facts:fact_verify", "fact verify --json",
-         "Check a claim against memory before relying on it: \"verdict\" is supported, contradicted or "
-         "unknown, with the supporting and contradicting facts. Returns the JSON of `biocortex fact verify "
+         "Check a claim against memory (fact notes and registered datasets) before relying on it: "
+         "\"verdict\" is supported, contested (evidence on both sides), contradicted or unknown, with the "
+         "evidence on each side counted per independent source. Returns the JSON of `biocortex fact verify "
          "--json`.",
          (Arg("subject", ("string",), "Subject of the claim.", required=True),
           Arg("predicate", ("string",), "Predicate of the claim.", required=True),
@@ -239,6 +240,15 @@ TOOLS: tuple[Tool, ...] = (
          "An entity by name or alias: its aliases, the facts about it in and out, and the episodes that mention "
          "it. Returns the JSON of `biocortex entity show --json`.",
          (Arg("name", ("string",), "The entity's name or an alias, e.g. p53.", required=True),)),
+    Tool("dataset_list", "biocortex_cli.api.datasets:dataset_list", "dataset list --json",
+         "The registered datasets (large graphs consulted beside the fact notes: name, version, licence, "
+         "file, checksum, mapping) and whether each can answer on this machine. Returns the JSON of "
+         "`biocortex dataset list --json`.",
+         ()),
+    Tool("dataset_show", "biocortex_cli.api.datasets:dataset_show", "dataset show --json",
+         "One registered dataset: its record (source, version, licence, file, checksum, column mapping) and "
+         "its state here. Returns the JSON of `biocortex dataset show --json`.",
+         (Arg("name", ("string",), "The dataset's name, e.g. trrust.", required=True),)),
     Tool("feedback", "biocortex_cli.api.recall:feedback", "feedback --json",
          "Say how a recall (or context) went once the task is done: later recalls rank the memories that "
          "helped higher. Returns the JSON of `biocortex feedback --json` (\"recorded\": false when this "
