@@ -293,6 +293,24 @@ def test_entity_merge_moves_facts_and_episodes_in_one_commit(vault: Path, cli: C
     assert cli("entity", "merge", "NFE2L2", "nfe2l2").code == 1
 
 
+def test_a_synonym_group_of_two_entities_waits_for_entity_merge(vault: Path, cli: Cli) -> None:
+    """Issue 13's bad input: a vocabulary group joining two entity notes is refused with the
+    `entity merge` command as its hint; after that merge the same group is accepted, `check`
+    passes, and the old name's facts answer under the kept one."""
+    add(cli, "KEAP1", "inhibits", "NFE2L2", "--source", "PMID:9887101")
+    add(cli, "NRF2", "activates", "HMOX1", "--source", "PMID:9240432")
+    refused = cli("vocabulary", "accept", "NRF2 | NFE2L2")
+    assert refused.code == 1 and "separate entities" in refused.err
+    assert "biocortex entity merge NFE2L2 NRF2" in refused.err
+    assert cli("entity", "merge", "NFE2L2", "NRF2").code == 0
+    accepted = cli("vocabulary", "accept", "NRF2 | NFE2L2")
+    assert accepted.code == 0, accepted.err
+    assert cli("vocabulary", "check").code == 0 and cli("check").code == 0
+    facts = cli("fact", "query", "NRF2", "--json").json()
+    assert facts["matched"] == ["NFE2L2"]
+    assert sorted((f["subject"], f["object"]) for f in facts["facts"]) == [("KEAP1", "NFE2L2"), ("NFE2L2", "HMOX1")]
+
+
 # --- finding 1: a bulk path; finding 2: history packed ------------------------------------------
 
 TRRUST_LIKE = """\
