@@ -89,13 +89,14 @@ def git_sizes(vault: Path) -> dict[str, int]:
 
 def confusion(vault: Path, rows: list[tuple[str, str, str, str]], stored: list[tuple[str, str, str, str]], n: int,
               seed: int = 9) -> dict[str, Counter[str]]:
-    """Verdicts of ``n`` true, sign-flipped and random claims drawn from ``rows`` (the real ones);
-    a random pair is one no stored row links."""
+    """Verdicts of ``n`` true and sign-flipped claims drawn from the ``stored`` rows (the ones
+    imported: a row beyond the size was never stored) and ``n`` random TF-target pairs of
+    ``rows``' names that no stored row links."""
     from biocortex_cli.facts import memory
     from biocortex_cli.store.vault import Vault
 
     rng = random.Random(seed)
-    signed = [r for r in rows if r[2] != "Unknown"]
+    signed = [r for r in stored if r[2] != "Unknown"]
     linked = {(r[0], r[1]) for r in stored}
     tfs = sorted({r[0] for r in rows})
     genes = sorted({r[1] for r in rows})
