@@ -311,6 +311,23 @@ def test_a_synonym_group_of_two_entities_waits_for_entity_merge(vault: Path, cli
     assert sorted((f["subject"], f["object"]) for f in facts["facts"]) == [("KEAP1", "NFE2L2"), ("NFE2L2", "HMOX1")]
 
 
+def test_verify_weighs_the_entity_a_synonym_names_as_query_finds_it(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """`fact query hERG` answers with KCNH2's facts (the shipped vocabulary); `fact verify` of a
+    claim about hERG weighs the same facts and dataset edges instead of answering unknown."""
+    add(cli, "KCNH2", "activates", "KCNQ1", "--source", "PMID:123456")
+    data = tmp_path / "edges.tsv"
+    data.write_text("TF\tTarget\tRegulation\nKCNH2\tKCNE1\tRepression\n", encoding="utf-8")
+    assert cli("dataset", "add", data, "--name", "d", "--version", "1", "--licence", "CC0", "--map", "subject=TF",
+               "--map", "object=Target", "--map", "predicate=Regulation",
+               "--predicate-map", "Repression=inhibits").code == 0
+    assert cli("fact", "query", "hERG", "--json").json()["matched"] == ["KCNH2"]
+    r = cli("fact", "verify", "hERG", "activates", "KCNQ1", "--json")
+    assert r.code == 0 and r.json()["verdict"] == "supported" and r.json()["claim"]["subject"] == "KCNH2"
+    r = cli("fact", "verify", "hERG", "activates", "KCNE1")
+    assert r.code == 6 and "dataset:d@1" in r.out
+    assert cli("fact", "verify", "NOTAGENE", "activates", "KCNQ1").code == 4
+
+
 # --- finding 1: a bulk path; finding 2: history packed ------------------------------------------
 
 TRRUST_LIKE = """\

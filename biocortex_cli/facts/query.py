@@ -226,6 +226,7 @@ def verify_claim(source: FactSource, rules: FactRules, subject: str, predicate: 
     :func:`~biocortex_cli.facts.evidence.weigh` decides with ``rules.outweigh``."""
     pred = normalize_predicate(predicate)
     wanted = dict(qualifiers or {})
+    subject, obj = _named(source, subject), _named(source, obj)
     s_keys, o_keys = source.spellings(subject), source.spellings(obj)
     about = getattr(source, "about", None)  # a dataset's hub: ask only for what speaks to the claim
     found = (about(s_keys, o_keys, {pred} if pred in rules.single_valued else set()) if about is not None
@@ -255,6 +256,14 @@ def verify_claim(source: FactSource, rules: FactRules, subject: str, predicate: 
     return Verdict(verdict=verdict, subject=source.resolve(subject), predicate=pred,
                    object=source.resolve(obj), supporting=chains, contradicting=contradicting,
                    pro=pro, con=con, qualifiers=wanted, outweigh=rules.outweigh)
+
+
+def _named(source: FactSource, name: str) -> str:
+    """``name``, or the one entity its synonym in the vocabulary names when memory knows no entity
+    by it (``hERG`` → ``KCNH2``), as ``fact query`` resolves it: a claim is weighed about the
+    entity its query would answer about."""
+    matched, how = resolve_entity(name, source)
+    return matched[0] if how == "synonym" and len(matched) == 1 else name
 
 
 def _chains(source: FactSource, pred: str, s_keys: set[str], o_keys: set[str], hops: int,
