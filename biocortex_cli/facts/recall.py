@@ -93,11 +93,12 @@ def question(query: str, *, synonyms: bool = False,
     return grams, words
 
 
-def query_keys(conn: sqlite3.Connection, query: str, *, synonyms: bool = True,
-               local: Local | None = None) -> set[str]:
+def query_keys(conn: sqlite3.Connection, query: str, *, synonyms: bool = True, local: Local | None = None,
+               asked: tuple[dict[str, list[tuple[str, int, int]]], list[str]] | None = None) -> set[str]:
     """Case-folded names and aliases of every entity of the question that memory knows (with
-    ``synonyms``, also of the entities its words' synonyms name)."""
-    grams, words = question(query, synonyms=synonyms, local=local)
+    ``synonyms``, also of the entities its words' synonyms name); ``asked``: the question's
+    :func:`question`, when the caller has it."""
+    grams, words = asked or question(query, synonyms=synonyms, local=local)
     if not grams:
         return set()
     ordered = sorted(grams)
@@ -142,8 +143,9 @@ def facts_part(conn: sqlite3.Connection, query: str, budget: int,
     """The facts section for ``query``, at most ``budget`` tokens (none when nothing fits): the
     notes' facts and the registered datasets' edges about the question's entities, most
     confident first (notes before datasets at equal confidence)."""
+    asked = question(query, synonyms=synonyms, local=local)
     try:
-        keys = query_keys(conn, query, synonyms=synonyms, local=local)
+        keys = query_keys(conn, query, asked=asked)
     except sqlite3.OperationalError:  # fact tables not built (an old index): no facts section
         return []
     if (not keys and not datasets) or budget <= 0:
@@ -157,7 +159,7 @@ def facts_part(conn: sqlite3.Connection, query: str, budget: int,
             f"(s_key IN ({marks}) OR o_key IN ({marks})) ORDER BY confidence DESC, rel LIMIT {MAX_FACTS}",
             [*wanted, *wanted])]
     if datasets:
-        grams, words = question(query, synonyms=synonyms, local=local)
+        grams, words = asked
         for source in datasets:  # a dataset's name counts by the same rule as a note's
             nodes = set(source.nodes(keys))
             for key, node, name in source.named(grams):
