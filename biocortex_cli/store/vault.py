@@ -16,12 +16,15 @@ import sys
 from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
-from typing import Final, NamedTuple, TextIO
+from typing import TYPE_CHECKING, Final, NamedTuple, TextIO
 
 from biocortex_cli.errors import BiocortexError, DataError, NotFoundError
 from biocortex_cli.store import files, git
 from biocortex_cli.store.config import CONFIG_REL, Config, load_config
 from biocortex_cli.store.walk import MEMORY_DIRS
+
+if TYPE_CHECKING:
+    from biocortex_cli.store.notes import Note
 
 VAULT_ENV = "BIOCORTEX_VAULT"
 AUTHOR_ENV = "BIOCORTEX_AUTHOR"
@@ -121,6 +124,7 @@ class Vault:
                         if txn.allowed_secrets:
                             final += f"\n\nSecret-Allowed: {txn.allowed_secrets} finding(s) written with --allow-secret"
                         git.commit(self.git_root, paths, final, author)
+                        git.maintain(self.git_root, len(paths))  # history stays packed
                 except BaseException:
                     if txn.paths and self.head() != start:
                         raise  # interrupted once the commit had landed: the write is complete
@@ -152,13 +156,30 @@ class Transaction:
         self._before: dict[str, bytes | None] = {}
         self._journal_fh: TextIO | None = None
 
-    def write(self, rel: str, text: str, *, batch: bool = False) -> Path:
-        """Write one file atomically; ``batch`` defers the fsync to one sync before the commit."""
+    def write(self, rel: str, text: str, *, batch: bool = False, parsed: Note | None = None) -> Path:
+        """Write one file atomically; ``batch`` defers the fsync to one sync before the commit;
+        ``parsed``: the note of ``text`` (``notes.rendered_note``), not parsed again."""
         path = self.vault.path(rel)
-        text = self._guard(rel, text)
+        text = self._guard(rel, text, parsed)
         self._remember(rel, path, text.encode("utf-8"))
         files.atomic_write(path, text, fsync=not batch)
         self.unsynced |= batch
+        self.paths.add(rel)
+        return path
+
+    def append(self, rel: str, line: str) -> Path:
+        """Add ``line`` at the end of ``rel`` (after a newline if the file lacks one), atomically,
+        keeping the file's own bytes as they are: a byte that is not UTF-8, typed into the file by
+        hand, stays that byte (unless redaction rewrites the file)."""
+        path = self.vault.path(rel)
+        before = files.read_regular(path) or b""
+        if before and not before.endswith(b"\n"):
+            before += b"\n"
+        whole = before.decode("utf-8", errors="replace") + line
+        guarded = self._guard(rel, whole)
+        raw = before + line.encode("utf-8") if guarded == whole else guarded.encode("utf-8")
+        self._remember(rel, path, raw)
+        files.atomic_write(path, raw)
         self.paths.add(rel)
         return path
 
@@ -172,12 +193,12 @@ class Transaction:
         self.paths.update((src_rel, dst_rel))
         return dst
 
-    def _guard(self, rel: str, text: str) -> str:
+    def _guard(self, rel: str, text: str, parsed: Note | None = None) -> str:
         from biocortex_cli.store import secrets
         from biocortex_cli.store.notes import check_writable
 
         secrets.check_path(rel)
-        parsed = check_writable(rel, text)  # what a read would refuse is not committed
+        parsed = check_writable(rel, text, parsed)  # what a read would refuse is not committed
         text, findings = secrets.guard(rel, text, self.vault.secret_policy, parsed)
         for f in findings:
             verb = "redacted" if self.vault.secret_policy == secrets.REDACT else "WRITTEN ANYWAY (--allow-secret)"
