@@ -912,7 +912,7 @@ def git(root: Path, *args: str) -> str:
 
 def generate(n: int, seed: int = DEFAULT_SEED, *, quiet: bool = False) -> Path:
     """Write a new vault of ``n`` episodes (replacing any cached one) and commit it once."""
-    from biocortex_cli.store.entity_notes import missing_entity_notes, render_entity_note
+    from biocortex_cli.store.entity_notes import entity_rels, missing_entity_notes, render_entity_note
 
     root = vault_path(n, seed)
     if root.exists():
@@ -932,7 +932,7 @@ def generate(n: int, seed: int = DEFAULT_SEED, *, quiet: bool = False) -> Path:
         for chunk in pool.imap(_render_chunk, _chunks(root, n, seed)):
             names.extend(chunk)
     created = START.strftime("%Y-%m-%dT%H:%M:%SZ")
-    for rel, name in missing_entity_notes(set(), names).items():
+    for rel, name in missing_entity_notes(root, entity_rels(root, names)).items():
         (root / rel).write_text(render_entity_note(name, created, AUTHORS[0]), encoding="utf-8")
     written = time.perf_counter() - started
     git(root, "add", "-A")

@@ -1,10 +1,10 @@
-"""``biocortex mcp``: the vault served over stdio with the official MCP Python SDK (SPEC §9).
+"""``biocortex mcp``: the vault served over stdio with the official MCP Python SDK (docs/agents.md).
 
 Tools follow the commands (``recall``, ``context``, ``episode_add``, ``fact_add``, ``fact_query``,
 ``feedback``);
 their arguments are the commands' options in snake_case, and each result is the JSON the command
 prints with ``--json``. A :class:`BiocortexError` becomes an MCP tool error (``is_error``) whose
-text is the same ``{"error": {"message", "path", "line", "hint"}}`` object ``--json`` writes to
+text is the same ``{"error": {"code", "message", "path", "line", "hint"}}`` object ``--json`` writes to
 stderr; the server keeps running. Arguments missing or of the wrong type are refused by the SDK
 against each tool's input schema, also as a tool error.
 
@@ -77,8 +77,7 @@ def _guarded(tool_error: type[Exception]) -> Callable[[Tool], Tool]:
                 with contextlib.redirect_stdout(sys.stderr):
                     return fn(*args, **kwargs)
             except BiocortexError as exc:
-                error = {"message": exc.message, "path": exc.path, "line": exc.line, "hint": exc.hint}
-                raise tool_error(json.dumps({"error": error}, ensure_ascii=False)) from None
+                raise tool_error(json.dumps({"error": exc.as_json()}, ensure_ascii=False)) from None
 
         return tool
 

@@ -55,10 +55,13 @@ def add(
     json_: Annotated[bool, typer.Option("--json", help="Print the stored record as JSON instead of the id.")] = False,
 ) -> int:
     """Record one episode; prints its id (and related episodes on stderr)."""
-    from biocortex_cli.errors import DataError
+    from biocortex_cli.errors import DataError, UsageError
     from biocortex_cli.store.episodes import add_episode
     from biocortex_cli.store.files import check_unicode
 
+    if task is None and from_json is None:  # the command line lacks it: usage (2), not bad data (1)
+        raise UsageError("--task is required (or give the episode with --from-json FILE|-)",
+                         hint='e.g. biocortex episode add --task "Remove doublets from 10x Multiome PBMC data"')
     data: dict[str, Any] = {}
     if from_json is not None:
         text = read_input(from_json)

@@ -62,6 +62,8 @@ class SyncReport:
 class SyncConflict(BiocortexError):
     """Our commits and the remote's change the same lines of a note: a person decides."""
 
+    code = "conflict"
+
 
 def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
          timeout: float = DEFAULT_TIMEOUT, limit: int | None = None) -> SyncReport:

@@ -20,7 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TextIO
 
-from biocortex_cli.errors import BiocortexError, DataError, NotFoundError
+from biocortex_cli.errors import BiocortexError, DataError, NotAVault
 from biocortex_cli.store import files, git
 from biocortex_cli.store.config import CONFIG_REL, Config, load_config
 from biocortex_cli.store.walk import MEMORY_DIRS
@@ -399,17 +399,17 @@ def find_vault(explicit: str | None = None, cwd: Path | None = None) -> Vault:
         try:
             found = (root / CONFIG_REL).is_file()
         except OSError as exc:  # e.g. a name too long for the file system
-            raise NotFoundError(f"{given[:200]} is not a usable vault path ({exc.strerror or exc})",
+            raise NotAVault(f"{given[:200]} is not a usable vault path ({exc.strerror or exc})",
                                 hint="pass --vault PATH / set BIOCORTEX_VAULT to the vault's folder") from None
         if not found:
-            raise NotFoundError(f"{root} is not a biocortex vault (no {CONFIG_REL})",
+            raise NotAVault(f"{root} is not a biocortex vault (no {CONFIG_REL})",
                                 hint=f"run `biocortex init {root}` to create one")
         return Vault(root.resolve())
     here = (cwd or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         if (folder / CONFIG_REL).is_file():
             return Vault(folder)
-    raise NotFoundError("no biocortex vault here or in any parent folder",
+    raise NotAVault("no biocortex vault here or in any parent folder",
                         hint="run `biocortex init PATH`, or pass --vault PATH / set BIOCORTEX_VAULT")
 
 
