@@ -63,6 +63,7 @@ def cli_markdown() -> str:
     """docs/cli.md: every command, argument and option, from the typer app itself."""
     from biocortex_cli.cli.app import command
     from biocortex_cli.dates import DOC as DATES
+    from biocortex_cli.index.build import NOTICE_MIN
 
     root = command()
     lines = [GENERATED, "", "# Command reference", "",
@@ -73,6 +74,11 @@ def cli_markdown() -> str:
              "129 hung up (SIGHUP): a write is rolled back in each case; `fact verify` adds its verdicts. "
              "The one table, with the `code` of the `--json` error form: "
              "[docs/json.md, Exit codes and errors](json.md#exit-codes-and-errors).", "",
+             "Long work — building or refreshing the index, `episode import`, clustering lessons, `sync`, "
+             "`clone`, `eval` — draws a progress bar on stderr when stderr is a terminal. Off a terminal "
+             "(agents, pipes, logs) nothing of it is written, except one line before an index build of "
+             f"{NOTICE_MIN} notes or more (`biocortex: building the index of 8,214 notes…`), which a "
+             "`recall` in a fresh clone would otherwise spend in silence.", "",
              "Placeholders are upper case: an argument's name (`QUERY`; `[FILE]` when it may be left out), "
              "`N` for a whole number, `X` for a number with a fraction, else the option's name "
              "(`--task TASK`) or a word naming the value (`FILE|-`, `SECONDS`, `WHEN`).", "",

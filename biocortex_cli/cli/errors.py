@@ -82,7 +82,12 @@ def guarded(call: Callable[[], int], *, as_json: bool, debug: bool) -> int:
             if signum is not None:
                 previous[signum] = signal.signal(signum, _on_signal)
     try:
-        return _guarded(call, as_json=as_json, debug=debug)
+        if not sys.stderr.isatty():  # no bars: core code writes its notices itself (biocortex_cli/progress.py)
+            return _guarded(call, as_json=as_json, debug=debug)
+        from biocortex_cli.cli.progress import bars
+
+        with bars():
+            return _guarded(call, as_json=as_json, debug=debug)
     finally:
         for signum, handler in previous.items():  # as they were (main() called in-process, e.g. tests)
             signal.signal(signum, handler)

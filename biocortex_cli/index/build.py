@@ -31,6 +31,7 @@ from typing import Any
 from biocortex_cli.errors import DataError
 from biocortex_cli.index import store
 from biocortex_cli.index.store import DocRow, IndexUnusable
+from biocortex_cli.progress import Stage, plural
 
 #: Folders whose notes are indexed, and whether what they hold is archived memory.
 INDEXED = {"episodes": False, "archive/episodes": True}
@@ -250,6 +251,11 @@ def _counter(vault_encoding: str) -> Any:
 
 #: Up to this many changed notes, the lengths array is patched rather than rewritten.
 _PATCH_MAX = 1000
+#: An index build of at least this many notes says so on stderr even off a terminal (about half a
+#: second of work and more; below, the notice would be noise); a refresh of this many changed
+#: notes reports its progress (a bar on a terminal).
+NOTICE_MIN = 500
+PROGRESS_MIN = 100
 
 
 def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head: str | None,
@@ -265,7 +271,11 @@ def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head
     report.removed += store.remove(conn, gone)
     counter = _counter(encoding) if todo else None
     rows: list[DocRow] = []
-    for rel in todo:
+    stage = (Stage("index", len(todo), f"indexing {plural(len(todo), 'changed note')}…",
+                   notice=len(todo) >= NOTICE_MIN) if len(todo) >= PROGRESS_MIN else None)
+    for done, rel in enumerate(todo):
+        if stage is not None:
+            stage.advance(done)
         store.remove(conn, [rel])
         try:
             rows.append(build_row(root, rel, scan.files[rel], counter))
@@ -277,6 +287,8 @@ def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head
         else:
             report.added += 1
     store.insert(conn, rows)
+    if stage is not None:
+        stage.finish()
     from biocortex_cli.render import blocks
 
     meta = store.get_meta(conn)
@@ -396,14 +408,22 @@ def rebuild(vault: Any, encoding: str, reason: str = "") -> RefreshReport:
         scan = full_scan(vault.root)
         head = vault.head()
         todo = sorted(scan.files)
+        stage = (Stage("index", len(todo), f"building the index of {plural(len(todo), 'note')}…",
+                       notice=len(todo) >= NOTICE_MIN) if todo else None)
         with write_txn(conn), _no_gc():
             loader = store.BulkLoader(conn)
+            done = 0
             for rows, numbers, postings, problems in _read_all(vault.root, todo, scan.files, encoding):
                 for rel, line, message in problems:
                     store.record_problem(conn, rel, line, message, scan.files[rel])
                 loader.add(rows, numbers, postings)
+                done += len(rows) + len(problems)
+                if stage is not None:
+                    stage.advance(done)
             loader.close()
             _apply(conn, vault.root, scan, encoding, head, report, set())
+        if stage is not None:
+            stage.finish()
         report.problems = problems_of(conn)
     except BaseException:
         conn.close()

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from biocortex_cli.errors import DataError, NotFoundError
+from biocortex_cli.progress import Progress, Stage, plural, report
 from biocortex_cli.store import entity_notes
 from biocortex_cli.store.files import check_unicode
 from biocortex_cli.store.git import Author
@@ -318,11 +319,21 @@ def _write_episodes(txn: Transaction, episodes: list[Episode], author: Author, b
     """The episode notes, then the entity notes they link to that are missing (one per name
     ignoring case: links point to the note that exists, e.g. [[Tox|TOX]])."""
     rels = entity_notes.entity_rels(txn.vault.root, [n for ep in episodes for n in ep.strings("entities")])
-    for ep in episodes:
+    missing = entity_notes.missing_entity_notes(txn.vault.root, rels)
+    stage = Stage("write", len(episodes) + len(missing), f"writing {plural(len(episodes), 'episode')} and "
+                  f"{plural(len(missing), 'entity note')}…") if batch else None
+    for done, ep in enumerate(episodes):
         txn.write(ep.path, render_episode(ep, rels), batch=batch)
+        if stage is not None:
+            stage.advance(done + 1)
     created = iso_utc(dt.datetime.now(dt.timezone.utc))
-    for rel, name in entity_notes.missing_entity_notes(txn.vault.root, rels).items():
+    for done, (rel, name) in enumerate(missing.items(), len(episodes) + 1):
         txn.write(rel, entity_notes.render_entity_note(name, created, str(author)), batch=batch)
+        if stage is not None:
+            stage.advance(done)
+    if stage is not None:
+        stage.finish()
+        report(Progress("commit", 0, 0, f"committing {plural(stage.total, 'note')}…"))
 
 
 def _scrubbed(vault: Vault, data: Any) -> Any:
@@ -350,7 +361,10 @@ def parse_jsonl(text: str, source: str, author: Author, vault: Vault | None = No
     seen: dict[str, int] = {}
     # JSON Lines are split at "\n" only: str.splitlines() also splits at U+2028 and U+2029, which
     # JSON allows raw inside a string
-    for number, raw in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    stage = Stage("import", len(lines), f"reading {source}…")
+    for number, raw in enumerate(lines, start=1):
+        stage.advance(number)
         if not raw.strip():
             continue
         try:
@@ -380,6 +394,7 @@ def parse_jsonl(text: str, source: str, author: Author, vault: Vault | None = No
                             line=number, hint="ids must be unique; nothing was imported")
         seen[ep.id] = number
         episodes.append(ep)
+    stage.finish()
     return episodes
 
 
@@ -402,6 +417,7 @@ def import_episodes(vault: Vault, text: str, source: str, author: Author) -> lis
                 raise DataError(f"an episode with id {ep.id!r} already exists ({taken[ep.id]})",
                                 path=source, hint="remove it from the batch; nothing was imported")
         _write_episodes(txn, episodes, author, batch=True)
+    report(Progress("commit", 1, 1, "committed"))
     return episodes
 
 
