@@ -98,6 +98,9 @@ def test_notice_before_a_long_implicit_index_build(vault: Path, cli: Cli) -> Non
     assert r.err.splitlines().count(notice) == 1 and notice not in r.out
     again = cli("recall", "STK11 knockout plex")
     assert again.out == r.out and "building" not in again.err  # built: nothing to say
+    (vault / ".biocortex" / "index.sqlite").unlink()
+    r = run_process("--vault", str(vault), "episode", "list", "--limit", "1")  # listings read the index too
+    assert notice in r.err and "building" not in r.out and r.out.count("\n") == 1
 
 
 def test_a_small_build_says_nothing_off_a_terminal(vault: Path, cli: Cli) -> None:

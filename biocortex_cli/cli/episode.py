@@ -125,7 +125,7 @@ def show(
     json_: Annotated[bool, typer.Option("--json", help="Print every field as JSON.")] = False,
 ) -> int:
     """Print one episode."""
-    from biocortex_cli.store.episodes import find_episode
+    from biocortex_cli.index.listing import find_episode
 
     vault = state.vault()
     ep = find_episode(vault, ident)
@@ -147,8 +147,9 @@ def list_(
 ) -> int:
     """List episodes, newest first."""
     from biocortex_cli.dates import parse_time
+    from biocortex_cli.index.listing import list_episodes
     from biocortex_cli.render.text import episode_lines
-    from biocortex_cli.store.episodes import EpisodeFilter, list_episodes
+    from biocortex_cli.store.episodes import EpisodeFilter
 
     filt = EpisodeFilter(domain=domain, tool=tool, entity=entity, success=success,
                          since=parse_time(since, option="--since") if since is not None else None, limit=limit)
@@ -196,8 +197,8 @@ def related(
     json_: Annotated[bool, typer.Option("--json", help="Print the related episodes as JSON.")] = False,
 ) -> int:
     """Episodes related to one: shared entities, tools, a similar task or a shared failure, with reasons."""
+    from biocortex_cli.index.listing import find_episode
     from biocortex_cli.render.text import related_text
-    from biocortex_cli.store.episodes import find_episode
 
     vault = state.vault()
     ep = find_episode(vault, ident)

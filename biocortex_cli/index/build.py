@@ -240,7 +240,9 @@ def build_row(root: Path, rel: str, stamp: tuple[int, int], counter: Any) -> Doc
                   quality=ep.quality, archived=rel.startswith("archive/"), task=ep.task,
                   sections_blob=store.pack_sections(rows), tokens_blob=store.pack_tokens(fields),
                   dl=sum(fingerprints.values()), fingerprints=fingerprints, attrs=attrs,
-                  lessons=tuple(ep.strings("lessons")))
+                  lessons=tuple(ep.strings("lessons")), record_blob=store.pack_record(note.meta),
+                  created_text=ep.created, author=str(note.meta.get("author") or ""),
+                  labels=sorted(store.labels_of(note.meta)))
 
 
 def _counter(vault_encoding: str) -> Any:

@@ -446,8 +446,8 @@ def iter_episode_notes(vault: Vault) -> Iterator[str]:
 
 
 def list_episodes(vault: Vault, filt: EpisodeFilter) -> tuple[list[Episode], list[DataError]]:
-    """Episodes matching ``filt``, newest first, and the notes that could not be read."""
-    since = filt.since
+    """Episodes matching ``filt``, newest first, and the notes that could not be read, by parsing
+    every note (``index/listing.py`` answers the same from the index)."""
     found: list[Episode] = []
     problems: list[DataError] = []
     for rel in iter_episode_notes(vault):
@@ -456,7 +456,7 @@ def list_episodes(vault: Vault, filt: EpisodeFilter) -> tuple[list[Episode], lis
         except DataError as exc:
             problems.append(exc)
             continue
-        if _matches(ep, filt, since):
+        if list_matches(ep, filt):
             found.append(ep)
     found.sort(key=lambda e: (e.created, e.id), reverse=True)
     if filt.limit is not None:
@@ -464,7 +464,10 @@ def list_episodes(vault: Vault, filt: EpisodeFilter) -> tuple[list[Episode], lis
     return found, problems
 
 
-def _matches(ep: Episode, filt: EpisodeFilter, since: dt.datetime | None) -> bool:
+def list_matches(ep: Episode, filt: EpisodeFilter) -> bool:
+    """Whether ``ep`` passes ``filt`` (its limit aside)."""
+    since = filt.since
+
     def has(key: str, wanted: str | None) -> bool:
         return wanted is None or wanted.casefold() in {v.casefold() for v in ep.strings(key)}
 

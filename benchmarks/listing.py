@@ -1,0 +1,139 @@
+"""Listings, digests and a fresh clone's first recall at 10k and 100k episodes (issue 17 item 2).
+
+For each size, on a copy (``cp -a``) of the synthetic vault (``benchmarks/synthetic.py``) whose
+index is built first, whole processes, as an agent starts them:
+
+- the floor, ``python -c pass``;
+- ``episode list --limit 5``; with ``--domain D --failure --limit 5``; with ``--tool T --since
+  DATE --limit 20``; ``episode list --json`` (every episode: one run);
+- ``episode show ID`` (an episode that exists) and ``episode show`` of an id that does not;
+- ``log --json`` and ``log`` over the whole history (one commit holding every episode);
+- the first ``recall`` in a fresh clone (``git clone`` of the vault, then ``recall``, which
+  builds the index: one run; the clone is not timed).
+
+Wall time and user+sys CPU time of each process and its children (a shared machine inflates
+the first). With ``--before DIR``, the same commands also run with the code in DIR (e.g. main
+exported with ``git archive main | tar -x -C DIR``) on a copy of their own, side by side.
+Results go to stdout and to ``benchmarks/out/listing-<sizes>.json``.
+
+Reproduce:
+    .venv/bin/python benchmarks/listing.py --sizes 10000,100000 --runs 5
+    .venv/bin/python benchmarks/listing.py --sizes 10000 --before /tmp/biocortex-main
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import machine
+from synthetic import GIT_ENV, OUT, ensure_vault
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def timed(cmd: list[str], env: dict[str, str], runs: int, warmup: int = 1) -> dict[str, float]:
+    """Median wall and CPU milliseconds of ``runs`` processes (after ``warmup``)."""
+    walls, cpus = [], []
+    for i in range(warmup + runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        proc = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode not in (0, 1):
+            raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.decode()[-500:]}")
+        if i >= warmup:
+            walls.append(wall * 1000)
+            cpus.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+    return {"wall_ms": round(statistics.median(walls), 1), "cpu_ms": round(statistics.median(cpus), 1),
+            "runs": runs}
+
+
+def commands(vault: Path) -> dict[str, tuple[list[str], bool]]:
+    """name -> (biocortex arguments, whether to run it once only)."""
+    newest = max((vault / "episodes").iterdir())  # the last year folder
+    month = max(p for p in newest.iterdir() if p.is_dir())
+    some = sorted(month.glob("*.md"))[0].stem
+    since = f"{newest.name}-{month.name}-01"
+    return {
+        "episode list --limit 5": (["episode", "list", "--limit", "5"], False),
+        "episode list --domain scRNA-seq --failure --limit 5": (
+            ["episode", "list", "--domain", "scRNA-seq", "--failure", "--limit", "5"], False),
+        f"episode list --tool MAGeCK --since {since} --limit 20": (
+            ["episode", "list", "--tool", "MAGeCK", "--since", since, "--limit", "20"], False),
+        "episode show ID": (["episode", "show", some], False),
+        "episode show (no such id)": (["episode", "show", "no-such-episode"], False),
+        "log --since 20y": (["log", "--since", "20y"], False),
+        "log --since 20y --json": (["log", "--since", "20y", "--json"], True),
+        "episode list --json (all)": (["episode", "list", "--json"], True),
+    }
+
+
+def measure(code: Path | None, source: Path, runs: int) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(GIT_ENV)
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
+    python = [sys.executable, "-m", "biocortex_cli"]
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="biocortex-listing-") as tmp:
+        vault = Path(tmp) / "vault"
+        subprocess.run(["cp", "-a", str(source), str(vault)], check=True)
+        subprocess.run(["git", "-C", str(vault), "update-index", "-q", "--refresh"], check=False,
+                       stdout=subprocess.DEVNULL)  # the copy changed every inode: git's stat cache anew
+        started = time.perf_counter()
+        subprocess.run([*python, "--vault", str(vault), "index"], env=env, check=True, capture_output=True)
+        out["index build (not timed below)"] = {"wall_ms": round((time.perf_counter() - started) * 1000)}
+        out["python -c pass"] = timed([sys.executable, "-c", "pass"], env, runs)
+        for name, (args, once) in commands(vault).items():
+            out[name] = timed([*python, "--vault", str(vault), *args], env, 1 if once else runs,
+                              warmup=0 if once else 1)
+            print(f"  {name}: {out[name]}", file=sys.stderr)
+        clone = Path(tmp) / "clone"
+        subprocess.run(["git", "clone", "-q", str(vault), str(clone)], check=True)
+        out["first recall in a fresh clone"] = timed(
+            [*python, "--vault", str(clone), "recall", "doublets in 10x multiome"], env, 1, warmup=0)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--before", type=Path, help="a checkout of the code to compare with")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    report: dict[str, Any] = {"machine": machine(), "load": os.getloadavg(), "sizes": {}}
+    for n in sizes:
+        source = ensure_vault(n)
+        print(f"{n} episodes ({source})", file=sys.stderr)
+        row: dict[str, Any] = {"after": measure(REPO, source, args.runs)}
+        if args.before is not None:
+            row["before"] = measure(args.before.resolve(), source, args.runs)
+        report["sizes"][str(n)] = row
+    report["load_after"] = os.getloadavg()
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"listing-{'-'.join(map(str, sizes))}.json"
+    path.write_text(json.dumps(report, indent=2) + "\n")
+    for n, row in report["sizes"].items():
+        print(f"\n## {n} episodes")
+        for name, after in row["after"].items():
+            before = row.get("before", {}).get(name)
+            was = f"   before: {before.get('wall_ms')} ms wall / {before.get('cpu_ms')} ms CPU" if before else ""
+            print(f"{name:55} {after.get('wall_ms'):>9} ms wall / {after.get('cpu_ms', '-'):>8} ms CPU{was}")
+    print(f"\n{report['machine']}; load {report['load']} -> {report['load_after']}; raw: {path}")
+
+
+if __name__ == "__main__":
+    main()
