@@ -40,7 +40,7 @@ def fresh_index(vault: Vault) -> sqlite3.Connection:
 def list_episodes(vault: Vault, filt: EpisodeFilter) -> tuple[list[Episode], list[DataError]]:
     """Episodes matching ``filt``, newest first, and the notes that could not be read: what
     ``store.episodes.list_episodes`` returns, from the index."""
-    from biocortex_cli.store.episodes import list_matches, load_episode
+    from biocortex_cli.store.episodes import newest_first, read_matching
 
     conn = fresh_index(vault)
     try:
@@ -52,18 +52,8 @@ def list_episodes(vault: Vault, filt: EpisodeFilter) -> tuple[list[Episode], lis
         conn.close()
     if not unreadable:
         return found, []
-    problems: list[DataError] = []
-    for rel in unreadable:  # the note-parsing path decides, as before
-        try:
-            ep = load_episode(vault, rel)
-        except DataError as exc:
-            problems.append(exc)
-            continue
-        if list_matches(ep, filt):
-            found.append(ep)
-    found.sort(key=lambda e: e.path)
-    found.sort(key=lambda e: (e.created, e.id), reverse=True)
-    return found[: filt.limit] if filt.limit is not None else found, problems
+    more, problems = read_matching(vault, unreadable, filt)  # the note-parsing path decides, as before
+    return newest_first(found + more, filt.limit), problems
 
 
 def _listed(conn: sqlite3.Connection, filt: EpisodeFilter) -> Iterator[Episode]:

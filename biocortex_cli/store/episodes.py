@@ -12,7 +12,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -448,9 +448,15 @@ def iter_episode_notes(vault: Vault) -> Iterator[str]:
 def list_episodes(vault: Vault, filt: EpisodeFilter) -> tuple[list[Episode], list[DataError]]:
     """Episodes matching ``filt``, newest first, and the notes that could not be read, by parsing
     every note (``index/listing.py`` answers the same from the index)."""
+    found, problems = read_matching(vault, iter_episode_notes(vault), filt)
+    return newest_first(found, filt.limit), problems
+
+
+def read_matching(vault: Vault, rels: Iterable[str], filt: EpisodeFilter) -> tuple[list[Episode], list[DataError]]:
+    """The notes ``rels`` that match ``filt`` (its limit aside), and those that cannot be read."""
     found: list[Episode] = []
     problems: list[DataError] = []
-    for rel in iter_episode_notes(vault):
+    for rel in rels:
         try:
             ep = load_episode(vault, rel)
         except DataError as exc:
@@ -458,10 +464,14 @@ def list_episodes(vault: Vault, filt: EpisodeFilter) -> tuple[list[Episode], lis
             continue
         if list_matches(ep, filt):
             found.append(ep)
-    found.sort(key=lambda e: (e.created, e.id), reverse=True)
-    if filt.limit is not None:
-        found = found[: filt.limit]
     return found, problems
+
+
+def newest_first(episodes: list[Episode], limit: int | None) -> list[Episode]:
+    """By ``created`` as written, then id, newest first; equal ones by path (the walk's order)."""
+    episodes.sort(key=lambda e: e.path)
+    episodes.sort(key=lambda e: (e.created, e.id), reverse=True)
+    return episodes[:limit] if limit is not None else episodes
 
 
 def list_matches(ep: Episode, filt: EpisodeFilter) -> bool:
