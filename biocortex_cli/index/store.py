@@ -337,8 +337,15 @@ def pack_sections(sections: list[tuple[str, str, int, int]]) -> bytes:
     return zlib.compress(json.dumps(sections, ensure_ascii=False).encode("utf-8"), 6)
 
 
-def unpack_sections(blob: bytes) -> list[tuple[str, str, int, int]]:
-    return [(str(s[0]), str(s[1]), int(s[2]), int(s[3])) for s in json.loads(zlib.decompress(blob))]
+def unpack_sections(blob: bytes, compact: bool = False) -> list[tuple[str, str, int, int]]:
+    """A block's sections in order; ``compact``: each in its compact variant where it has one
+    (render/blocks.py ``COMPACT``)."""
+    from biocortex_cli.render.blocks import COMPACT
+
+    rows = [(str(s[0]), str(s[1]), int(s[2]), int(s[3])) for s in json.loads(zlib.decompress(blob))]
+    variants = {row[0][: -len(COMPACT)]: row for row in rows if row[0].endswith(COMPACT)} if compact else {}
+    return [(row[0], *variants[row[0]][1:]) if row[0] in variants else row
+            for row in rows if not row[0].endswith(COMPACT)]
 
 
 def _in_folders(rel_column: str, folders: Iterable[str] | None) -> tuple[str, list[str]]:
