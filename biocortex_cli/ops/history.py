@@ -3,7 +3,7 @@
 Counts come from the changed paths (``git diff --name-status``), so commits made by hand count
 the same as the tool's; the records are read back from git at the newer commit (one
 ``git cat-file --batch`` for all of them), so the digest shows the state that arrived. Commit
-subjects (SPEC §8 ``<kind>: <verb> <id> — <summary>``) are parsed for the per-author summary.
+subjects (docs/json.md, "Commits": ``<kind>: <verb> <id> — <summary>``) are parsed for the per-author summary.
 """
 
 from __future__ import annotations
@@ -259,9 +259,10 @@ def _indexed_records(vault: Vault, new: str, rels: Sequence[str]) -> dict[str, R
     8k notes' YAML in ~10 s. The rest are read from git."""
     if not rels or new != vault.head():
         return {}
+    from biocortex_cli.index.build import uncommitted
     from biocortex_cli.index.listing import episode_rows, fresh_index
 
-    changed = _uncommitted(vault)
+    changed = uncommitted(vault, ("episodes",))
     if changed is None:
         return {}
     conn = fresh_index(vault)
@@ -272,18 +273,6 @@ def _indexed_records(vault: Vault, new: str, rels: Sequence[str]) -> dict[str, R
     return {rel: Record(id=ident, path=rel, text=" ".join(task.split()), author=author, success=success,
                         quality=quality)
             for rel, (ident, task, author, success, quality) in rows.items() if ident not in _FALSY_IDS}
-
-
-def _uncommitted(vault: Vault) -> set[str] | None:
-    """Notes under episodes/ that differ from HEAD in the working tree or git's index, relative to
-    the vault (None: git cannot tell)."""
-    prefix = vault.root.resolve().relative_to(vault.git_root.resolve()).as_posix()
-    folder = "episodes" if prefix == "." else f"{prefix}/episodes"
-    proc = git.call(vault.git_root, "status", "--porcelain=v1", "-z", "-uno", "--no-renames", "--", folder)
-    if proc.returncode != 0:
-        return None
-    cut = 0 if prefix == "." else len(prefix) + 1
-    return {entry[3:][cut:] for entry in proc.stdout.split("\0") if len(entry) > 3}
 
 
 def _record(rel: str, text: str | None) -> Record:
