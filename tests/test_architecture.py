@@ -168,7 +168,7 @@ def test_interface_libraries_stay_in_their_face(library: str, allowed: tuple[str
 
 
 def test_nothing_below_the_faces_writes_to_stdout() -> None:
-    """stdout carries only what was asked for (SPEC §7): warnings go to stderr."""
+    """stdout carries only what was asked for (docs/json.md, "Streams"): warnings go to stderr."""
     wrong = []
     for module, path in MODULES.items():
         if _RANK[_package(module)] >= _RANK["mcp_server"]:

@@ -1,4 +1,4 @@
-"""``biocortex mcp`` end to end, with the MCP SDK's own client over stdio (SPEC §9)."""
+"""``biocortex mcp`` end to end, with the MCP SDK's own client over stdio (docs/agents.md)."""
 
 from __future__ import annotations
 

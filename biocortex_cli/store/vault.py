@@ -2,7 +2,7 @@
 
 A vault is a folder with ``.biocortex/config.yaml`` inside a git repository. Writers call
 :meth:`Vault.transaction`, which holds the write lock, lets the caller write files atomically,
-and commits exactly those files with one message (SPEC §8).
+and commits exactly those files with one message (docs/json.md, "Commits").
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ class Vault:
         return git.head(self.git_root)
 
     def author(self, explicit: str | None = None) -> git.Author:
-        """``--author``, else $BIOCORTEX_AUTHOR, else git config, else biocortex (SPEC §8).
+        """``--author``, else $BIOCORTEX_AUTHOR, else git config, else biocortex (docs/json.md, "Commits").
         Under ``--redact`` a secret in the name or e-mail is removed here, before any use."""
         text = explicit or os.environ.get(AUTHOR_ENV, "").strip()
         if text and self.secret_policy == "redact":
@@ -392,7 +392,7 @@ def _legacy_put_back(vault: Vault, rel: str, full: str, tracked: bool) -> list[s
 
 
 def find_vault(explicit: str | None = None, cwd: Path | None = None) -> Vault:
-    """``--vault``, else $BIOCORTEX_VAULT, else the nearest parent with the config (SPEC §2)."""
+    """``--vault``, else $BIOCORTEX_VAULT, else the nearest parent with the config (docs/json.md)."""
     given = explicit or os.environ.get(VAULT_ENV)
     if given:
         root = Path(given).expanduser()
