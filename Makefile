@@ -69,6 +69,17 @@ demo: venv
 	  --note "task $$n: the AMULET run's per-modality calls were what we needed" > /dev/null; done
 	@echo "== the same recall after the feedback: the helpful analysis now ranks first (signal: utility)" >&2
 	$(BIN)/biocortex --vault $(DEMO) recall "doublet detection in single-cell data" --top-k 3 --explain > /dev/null
+	@echo "== synonyms: other words for the same thing (multiplet = doublet, single-cell = scRNA-seq; --explain shows the match)" >&2
+	$(BIN)/biocortex --vault $(DEMO) recall "multiplet removal in single-cell data" --top-k 2 --explain > /dev/null
+	@echo "== the vault learns its own words: three 'rerun' questions answered by episodes that say 'redo'" >&2
+	for qh in "rerun of the stroke Visium clustering|2026-05-12-visium-stroke-rerun" \
+	  "rerun of the KRAS docking|2026-06-17-covalent-docking-kras" "rerun of the HepG2 segmentation|2026-11-03-hepg2-cellpose-rerun"; do \
+	  rid=$$($(BIN)/biocortex --vault $(DEMO) recall "$${qh%|*}" --json | $(PY) -c "import json, sys; print(json.load(sys.stdin)['recall_id'])") && \
+	  $(BIN)/biocortex --vault $(DEMO) feedback $$rid --outcome success --helpful "$${qh#*|}" > /dev/null || exit 1; done
+	@echo "== vocabulary suggest proposes pairs with their support; nothing applies until someone accepts one" >&2
+	$(BIN)/biocortex --vault $(DEMO) vocabulary suggest
+	$(BIN)/biocortex --vault $(DEMO) vocabulary accept 1
+	$(BIN)/biocortex --vault $(DEMO) recall "rerun of the QSAR evaluation" --top-k 1 --explain > /dev/null
 	@echo "== lessons several episodes state, clustered; promote one to a note that links its evidence" >&2
 	$(BIN)/biocortex --vault $(DEMO) lessons --limit 3
 	$(BIN)/biocortex --vault $(DEMO) lessons promote c-2665a427

@@ -1,41 +1,120 @@
-"""Start-up time of whole biocortex processes (issue #2): the floor, --version, episode list.
+"""Start-up time of whole biocortex processes (issues 2 and 16): the floor, --version, --help,
+episode list, and recall on a vault of ``--size`` episodes, measured in turns (one run of each
+process, then the next round), so every row sees the same load.
 
-Run: .venv/bin/python benchmarks/startup.py [--runs 30]
+Run: .venv/bin/python benchmarks/startup.py [--runs 30] [--size 10000] [--instructions]
+
+The recall vault is benchmarks/synthetic.py's (generated once, cached); ``--size 0`` skips it.
+``--instructions`` also counts the instructions each of the floor, recall and recall's imports
+alone executes, under valgrind's callgrind: unlike times, the counts do not depend on the load
+of a shared machine (git's child processes are not counted). Where a process's time goes:
+``python -X importtime -m biocortex_cli … 2> imports.txt`` (with PYTHONDONTWRITEBYTECODE unset).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import BIOCORTEX, machine, summary, time_process
+from common import BIOCORTEX, machine, summary
 
 BIN = str(Path(sys.executable).with_name("biocortex"))
+QUERY = "doublet detection in 10x multiome scRNA-seq with scDblFinder"
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def in_turns(rows: list[tuple[str, list[str], dict[str, str]]], runs: int,
+             warmup: int = 2) -> dict[str, tuple[list[float], list[float]]]:
+    """Wall-clock and CPU (user + system) seconds of each row's process (its children included),
+    ``runs`` rounds of one run each (after ``warmup``)."""
+    out: dict[str, tuple[list[float], list[float]]] = {label: ([], []) for label, _cmd, _env in rows}
+    for i in range(warmup + runs):
+        for label, cmd, env in rows:
+            # bytecode caching on, as on any normal machine (this sandbox sets PYTHONDONTWRITEBYTECODE)
+            full_env = {k: v for k, v in {**os.environ, **env}.items() if k != "PYTHONDONTWRITEBYTECODE"}
+            cpu, started = _children_cpu(), time.perf_counter()
+            proc = subprocess.run(cmd, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+            elapsed, used = time.perf_counter() - started, _children_cpu() - cpu
+            if proc.returncode not in (0, 1):
+                raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.decode()[-500:]}")
+            if i >= warmup:
+                out[label][0].append(elapsed)
+                out[label][1].append(used)
+    return out
+
+
+def instructions(cmd: list[str], env: dict[str, str]) -> int:
+    """Instructions the process executes (callgrind's "I refs")."""
+    full_env = {k: v for k, v in {**os.environ, **env}.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd], env=full_env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+    line = next(ln for ln in proc.stderr.splitlines() if "I   refs:" in ln or "I refs:" in ln)
+    return int(line.rsplit(":", 1)[1].replace(",", "").strip())
+
+
+def recall_modules(vault: Path) -> list[str]:
+    """The modules a recall imports (run in-process once)."""
+    code = ("import io, sys; before = set(sys.modules); from biocortex_cli.cli.main import main; "
+            "out, sys.stdout = sys.stdout, io.StringIO(); main(sys.argv[1:]); sys.stdout = out; "
+            "print(' '.join(sorted(set(sys.modules) - before)))")
+    done = subprocess.run([sys.executable, "-c", code, "--vault", str(vault), "recall", QUERY], capture_output=True,
+                          text=True, check=True)
+    return done.stdout.split()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--size", type=int, default=10000, help="episodes in the recall vault (0: no recall row)")
+    parser.add_argument("--instructions", action="store_true", help="count instructions with valgrind (callgrind)")
     args = parser.parse_args()
-    print(f"machine: {machine()}")
+    print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp) / "vault"
         env = {"BIOCORTEX_VAULT": str(vault), "HOME": tmp}
         subprocess.run([*BIOCORTEX, "init", str(vault)], check=True, capture_output=True, env={**os.environ, **env})
         rows = [
-            ("python -c pass (the floor)", [sys.executable, "-c", "pass"]),
-            ("python -c 'import typer'", [sys.executable, "-c", "import typer"]),
-            ("biocortex --version", [BIN, "--version"]),
-            ("biocortex --help", [BIN, "--help"]),
-            ("biocortex episode list (empty vault)", [BIN, "episode", "list"]),
+            ("python -c pass (the floor)", [sys.executable, "-c", "pass"], {}),
+            ("python -c 'import typer'", [sys.executable, "-c", "import typer"], {}),
+            ("biocortex --version", [BIN, "--version"], env),
+            ("biocortex --help", [BIN, "--help"], env),
+            ("biocortex episode list (empty vault)", [BIN, "episode", "list"], env),
         ]
-        for label, cmd in rows:
-            print(f"{label:<40} {summary(time_process(cmd, args.runs, env=env))}")
+        if args.size:
+            from synthetic import ensure_vault
+
+            big = ensure_vault(args.size)
+            subprocess.run([BIN, "--vault", str(big), "index"], check=True, capture_output=True)
+            rows.append((f"biocortex recall ({args.size:,} episodes)", [BIN, "--vault", str(big), "recall", QUERY],
+                         {"HOME": tmp}))
+        times = in_turns(rows, args.runs)
+        for label, (wall, cpu) in times.items():
+            print(f"{label:<44} {summary(wall)}  CPU median {statistics.median(cpu) * 1000:6.1f} ms")
+        if args.size:
+            (floor, floor_cpu), (recall, recall_cpu) = times[rows[0][0]], times[rows[-1][0]]
+            print(f"recall / floor, medians: wall {statistics.median(recall) / statistics.median(floor):.1f}x, "
+                  f"CPU {statistics.median(recall_cpu) / statistics.median(floor_cpu):.1f}x")
+        if args.size and args.instructions:
+            floor_i = instructions([sys.executable, "-c", "pass"], {})
+            recall_i = instructions(rows[-1][1], {"HOME": tmp})
+            imports = " ".join(f"import {m};" for m in recall_modules(big))
+            imports_i = instructions([sys.executable, "-c", imports], {})
+            share = (imports_i - floor_i) / (recall_i - floor_i)
+            print(f"instructions: floor {floor_i / 1e6:.1f}M, recall {recall_i / 1e6:.1f}M "
+                  f"({recall_i / floor_i:.1f}x), recall's imports alone {imports_i / 1e6:.1f}M "
+                  f"({share:.0%} of what recall adds to the floor)")
 
 
 if __name__ == "__main__":

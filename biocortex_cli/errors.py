@@ -25,6 +25,13 @@ CODES: dict[str, int] = {
 }
 
 
+def error_json(message: str, *, code: str = "failed", path: str | None = None, line: int | None = None,
+               hint: str | None = None) -> dict[str, Any]:
+    """The JSON form of an error (docs/json.md, "Exit codes and errors"), which ``--json`` writes to
+    stderr and MCP tools return; ``code`` is one of :data:`CODES`."""
+    return {"error": {"code": code, "message": message, "path": path, "line": line, "hint": hint}}
+
+
 class BiocortexError(Exception):
     """An expected failure: bad data, not found, failed check. Exit code 1."""
 
@@ -56,8 +63,8 @@ class BiocortexError(Exception):
         return ""
 
     def as_json(self) -> dict[str, Any]:
-        """The ``error`` object of the ``--json`` error form (and of MCP tool errors)."""
-        return {"code": self.code, "message": self.message, "path": self.path, "line": self.line, "hint": self.hint}
+        """The ``--json`` error form (and the MCP tool errors')."""
+        return error_json(self.message, code=self.code, path=self.path, line=self.line, hint=self.hint)
 
 
 class UsageError(BiocortexError):

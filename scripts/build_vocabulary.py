@@ -18,7 +18,7 @@ A filter list that is not shipped: the English word list of Debian's ``wamerican
 
 Every input is pinned by SHA-256; the output is byte-identical for the same inputs and tokeniser.
 Keys and synonyms are stored in recall's token space (``bio.text.tokenize``: lower case, stop words
-dropped, light stemming): **rebuild whenever the tokeniser changes** (tests/test_vocabulary.py
+dropped, Snowball stemming): **rebuild whenever the tokeniser changes** (tests/test_vocabulary.py
 fails when a stored key no longer equals the tokenisation of its raw form).
 
 The rules (docs/vocabulary.md says why):
@@ -43,11 +43,9 @@ from __future__ import annotations
 
 import argparse
 import csv
-import functools
 import hashlib
 import os
 import re
-import sqlite3
 import subprocess
 import sys
 import zipfile
@@ -59,10 +57,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from biocortex_cli.bio import entities  # noqa: E402
-from biocortex_cli.bio.text import QUESTION_WORDS, STOP_WORDS, tokenize  # noqa: E402
+from biocortex_cli.bio import entities, vocabulary  # noqa: E402
+from biocortex_cli.bio.text import STOP_WORDS  # noqa: E402
 
-SCHEMA_VERSION = "1"
 OUTPUT = ROOT / "biocortex_cli" / "data" / "vocabulary.sqlite"
 NOTICE = ROOT / "biocortex_cli" / "data" / "NOTICE-vocabulary.txt"
 LAB_LIST = ROOT / "scripts" / "vocabulary" / "lab.txt"
@@ -200,19 +197,8 @@ def phrase(tokens: Iterable[str]) -> str:
 
 def member_of(raw: str, role: str = "both") -> Member | None:
     """A member with its keys, or None when it is no term recall can match (empty, > 3 tokens)."""
-    keys = _keys(raw)
-    return Member(raw, keys[0], keys, role) if keys else None
-
-
-@functools.cache
-def _keys(raw: str) -> tuple[tuple[str, ...], ...]:
-    target = tuple(tokenize(raw))
-    if not target or len(target) > 3:
-        return ()
-    lower = tuple(tokenize(raw.lower()))
-    if lower and len(lower) <= 3 and lower != target:
-        return (target, lower)
-    return (target,)
+    keys = vocabulary.member_keys(raw)
+    return Member(raw, tuple(keys[0].split()), tuple(tuple(k.split()) for k in keys), role) if keys else None
 
 
 def lab_groups(path: Path) -> list[Group]:
@@ -307,10 +293,22 @@ def hgnc_genes(text: str) -> list[Gene]:
     return genes
 
 
-def lossy(raw: str) -> bool:
-    """Whether tokenising ``raw`` drops one of its words (``TAF-I``: "i" is a stop word)."""
-    words = re.findall(r"[^\W_]+", raw.lower())
-    return any(w in STOP_WORDS or w in QUESTION_WORDS for w in words)
+def check_kept_symbols(genes: list[Gene]) -> None:
+    """``bio.text.KEPT`` must hold every lower-case approved symbol (any locus type) of five or
+    more letters that the Snowball stemmer would change: the tokeniser never stems those."""
+    import textwrap
+
+    from biocortex_cli.bio.text import KEPT, _snowball
+
+    snowball = _snowball()
+    wanted = sorted({g.symbol.lower() for g in genes if len(g.symbol) > 4 and g.symbol.isalpha()
+                     and snowball(g.symbol.lower()) != g.symbol.lower()})
+    if set(wanted) != KEPT:
+        listed = textwrap.fill(" ".join(wanted), 96, initial_indent="    ", subsequent_indent="    ")
+        sys.exit(f"biocortex_cli/bio/text.py: KEPT is stale ({len(wanted)} symbols); write:\n{listed}")
+
+
+lossy = vocabulary.lossy
 
 
 def hgnc_groups(genes: list[Gene], terms: set[str], words: frozenset[str],
@@ -388,73 +386,10 @@ def why_withheld(key: str, raw: str, approved: dict[str, str],
 # --- writing -------------------------------------------------------------------------------
 
 
-SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
--- what a question's uni-, bi- or trigram finds: its groups, or why it is withheld
-CREATE TABLE term (key TEXT PRIMARY KEY, grps TEXT NOT NULL, withheld TEXT NOT NULL) WITHOUT ROWID;
--- members: one line each, "[<|>]raw<TAB>target[<TAB>other key]": a member is looked up by its
--- target and other key and emitted as its target; "<" marks one looked up only, ">" one emitted only
-CREATE TABLE synonym_group (grp INTEGER PRIMARY KEY, source TEXT NOT NULL, label TEXT NOT NULL,
-                            members TEXT NOT NULL);
-"""
-
-
-def group_lines(group: Group) -> list[str]:
-    """The group's member lines, or [] when it cannot expand anything (no key with a target)."""
-    lines: list[str] = []
-    lookups: set[str] = set()
-    targets: set[str] = set()
-    for m in group.members:
-        keys = list(dict.fromkeys(map(phrase, m.keys)))
-        target = phrase(m.target)
-        if m.role != "target":
-            lookups.update(keys)
-        if m.role != "key":
-            targets.add(target)
-        mark = {"both": "", "key": "<", "target": ">"}[m.role]
-        lines.append("\t".join([mark + m.raw, *dict.fromkeys([target, *keys])]))
-    if not lookups or not targets or len(lookups | targets) < 2:
-        return []
-    return lines
-
-
 def write(path: Path, groups: list[Group], withheld: dict[str, tuple[str, str]],
           meta: dict[str, str]) -> dict[str, int]:
-    tmp = path.with_suffix(".tmp")
-    tmp.unlink(missing_ok=True)
-    db = sqlite3.connect(tmp)
-    db.execute("PRAGMA page_size = 4096")
-    db.executescript(SCHEMA)
-    counts: dict[str, int] = defaultdict(int)
-    grps_of: dict[str, list[int]] = defaultdict(list)
-    grp = 0
-    for group in groups:
-        lines = group_lines(group)
-        if not lines:
-            continue
-        grp += 1
-        db.execute("INSERT INTO synonym_group VALUES (?, ?, ?, ?)",
-                   (grp, group.source, group.label, "\n".join(lines)))
-        counts[f"groups_{group.source}"] += 1
-        for m in group.members:
-            counts["members"] += 1
-            if m.role != "target":
-                for key in dict.fromkeys(map(phrase, m.keys)):
-                    if grp not in grps_of[key]:
-                        grps_of[key].append(grp)
-    terms = {key: (" ".join(map(str, g)), "") for key, g in grps_of.items()}
-    for key, (reason, detail) in withheld.items():
-        counts[f"withheld_{reason}"] += 1
-        terms[key] = (terms.get(key, ("", ""))[0], f"{reason}: {detail}")
-    db.executemany("INSERT INTO term VALUES (?, ?, ?)", sorted((k, g, w) for k, (g, w) in terms.items()))
-    counts["keys"] = len(terms)
-    meta = {**meta, **{f"count_{k}": str(v) for k, v in sorted(counts.items())}}
-    db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
-    db.commit()
-    db.execute("VACUUM")
-    db.close()
-    os.replace(tmp, path)
-    return dict(counts)
+    return vocabulary.write(path, [(g.source, g.label, [(m.role, m.raw, tuple(map(phrase, m.keys))) for m in g.members])
+                                   for g in groups], withheld, meta)
 
 
 def notice_text(meta: dict[str, str], counts: dict[str, int]) -> str:
@@ -464,7 +399,7 @@ def notice_text(meta: dict[str, str], counts: dict[str, int]) -> str:
         "",
         "The biology vocabulary recall expands questions with (docs/vocabulary.md). Built by",
         "scripts/build_vocabulary.py from the sources below; keys and synonyms are stored in",
-        "biocortex's token space (lower-cased, stop words dropped, lightly stemmed), filtered and",
+        "biocortex's token space (lower-cased, stop words dropped, Snowball-stemmed), filtered and",
         "regrouped as that script documents. SHA-256 of the built file is not fixed here: it",
         "depends on the tokeniser.",
         "",
@@ -519,7 +454,6 @@ def main(argv: list[str] | None = None) -> int:
     hgnc_text = read_member(args.sources, HGNC)
     edam_text = read_member(args.sources, EDAM)
     meta = {
-        "schema_version": SCHEMA_VERSION,
         "sha256_HGNC": sha256(hgnc_text.encode()),
         "sha256_EDAM": sha256(edam_text.encode()),
         "sha256_lab": sha256(LAB_LIST.read_bytes()),
@@ -527,11 +461,13 @@ def main(argv: list[str] | None = None) -> int:
                      f"{sha256(WORD_LIST.read_bytes())}",
         "sources": "; ".join(f"{s.name}: {s.package} {s.version} {s.member}" for s in SOURCES),
     }
+    genes = hgnc_genes(hgnc_text)
+    check_kept_symbols(genes)
     lab = lab_groups(LAB_LIST)
     withheld: dict[str, tuple[str, str]] = {}
     edam = edam_groups(edam_text, words, withheld)
     terms = {phrase(k) for g in (*lab, *edam) for m in g.members if m.role != "target" for k in m.keys}
-    hgnc = hgnc_groups(hgnc_genes(hgnc_text), terms, words, withheld)
+    hgnc = hgnc_groups(genes, terms, words, withheld)
     # A withheld key leaves every HGNC group, as a key and as a synonym.
     for group in hgnc:
         group.members = [m for m in group.members

@@ -59,8 +59,26 @@ def test_fast_and_typer_paths_answer_the_same(vault: Path, cli: Cli, capsys: pyt
 
 
 @pytest.mark.parametrize("argv", [
-    ["fact", "query", "TP53", "--hops", "9"], ["fact", "query", "TP53", "--help"],
+    ["fact", "query", "TP53", "--help"],
     ["fact", "verify", "TP53", "regulates"], ["fact", "query", "TP53", "--limit", "x"],
 ])
 def test_anything_unusual_goes_to_typer(argv: list[str]) -> None:
     assert fast.parse(argv) is None
+
+
+@pytest.mark.parametrize("argv", [
+    ["fact", "query", "TP53", "--hops", "9"], ["fact", "verify", "TP53", "regulates", "MDM2", "--min-confidence", "2"],
+    ["recall", "doublets", "--top-k", "0"], ["episode", "list", "--limit", "0"],
+])
+def test_a_value_out_of_range_gets_the_api_s_one_message_on_both_paths(
+        vault: Path, cli: Cli, capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    """Ranges are checked once, by the library API (biocortex_cli/api/checks.py), whichever parser ran."""
+    from biocortex_cli.cli import app
+
+    assert fast.parse(argv) is not None
+    fast_result = cli(*argv)
+    capsys.readouterr()
+    code = app.run([*argv])
+    typer_err = capsys.readouterr().err
+    assert fast_result.code == code == 2
+    assert fast_result.err == typer_err and "must be" in typer_err

@@ -30,8 +30,12 @@ SHAPES = {
     "feedback": "feedback.json", "forget": "forget.json", "guide": "guide.json", "index": "index.json",
     "init": "init.json", "lessons": "lessons.json", "lessons promote": "lessons-promote.json",
     "lessons refresh": "lessons-refresh.json", "log": "log.json", "recall": "recall.json",
-    "restore": "restore.json", "sync": "sync.json",
+    "restore": "restore.json", "sync": "sync.json", "vocabulary accept": "vocabulary-accept.json",
+    "vocabulary check": "vocabulary-check.json", "vocabulary show": "vocabulary-show.json",
+    "vocabulary suggest": "vocabulary-suggest.json",
 }
+#: schemas of a second form of a command's output (index --check, vocabulary show without TEXT)
+SECOND_FORMS = {"index-check.json", "vocabulary-groups.json"}
 
 
 # --- a small validator: the keywords docs/schema/ uses ---------------------------------------------
@@ -124,7 +128,7 @@ def test_every_json_command_has_a_schema_named_in_json_md() -> None:
 
     assert sorted(walk(command(), ())) == sorted(SHAPES)
     shipped = {p.name for p in SCHEMAS.glob("*.json")}
-    assert set(SHAPES.values()) | {"error.json", "index-check.json"} == shipped
+    assert set(SHAPES.values()) | {"error.json"} | SECOND_FORMS == shipped
     text = (REPO / "docs" / "json.md").read_text(encoding="utf-8")
     for name in shipped:
         assert f"(schema/{name})" in text, f"docs/json.md does not link schema/{name}"
@@ -195,6 +199,11 @@ def test_every_json_shape_on_a_demo_vault(vault: Path, cli: Cli, tmp_path: Path)
     shape("check")
     shape("doctor")
     shape("log", "--since", "1d")
+    shape("vocabulary suggest", "--min-support", "1", "--limit", "0")
+    shape("vocabulary accept", "doublet | multiplet", "CRISPR screen | knockout screen")
+    shape("vocabulary show", "doublets in multiome")
+    _check(ok("vocabulary", "show"), "vocabulary-groups.json")
+    shape("vocabulary check")
     shape("eval", str(REPO / "tests" / "data" / "eval_small"), "--k", "3")
     remote = tmp_path / "remote.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(vault), str(remote)], check=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -142,7 +143,7 @@ def test_a_fact_citing_an_episode_links_to_it(vault: Path, cli: Cli) -> None:
     (["TP53", "   ", "MDM2"], "predicate is empty"),
     (["TP53", "regulates", "\t"], "object is empty"),
     (["TP53", "regulates", "MDM2", "--confidence", "1.5"], "confidence must be a number from 0 to 1"),
-    (["TP53", "regulates", "MDM2", "--confidence", "high"], "confidence must be a number from 0 to 1"),
+    (["TP53", "regulates", "MDM2", "--confidence", "high"], "'--confidence': 'high' is not a valid float"),
     (["TP53", "regulates", "[[MDM2]]"], "contains '[[' or ']]'"),
 ])
 def test_bad_fact_input_is_a_usage_error(vault: Path, cli: Cli, args: list[str], message: str) -> None:
@@ -220,7 +221,10 @@ def test_recall_adds_facts_about_the_questions_entities_within_the_budget(vault:
     assert "## Known facts about the entities in the question" in data["context"]
     assert "- KEAP1 inhibits NFE2L2 (PMID:9887101; confidence 0.95)" in data["context"]
     counter = get_counter("cl100k_base")
-    for budget in (60, 120, 200, 400, 2000):
+    tiny = cli("recall", "KEAP1 knockout and p53 in lung cancer", "--json", "--budget", "60")
+    assert tiny.code == 2 and tiny.out == ""  # nothing fits: an error, as in `context` (issue 17 item 7)
+    assert json.loads(tiny.err)["error"]["code"] == "budget_too_small"
+    for budget in (120, 200, 400, 2000):
         d = cli("recall", "KEAP1 knockout and p53 in lung cancer", "--json", "--budget", str(budget)).json()
         assert counter.count(d["context"]) == d["tokens"] <= budget, budget
         assert bool(d["facts"]) == ("Known facts" in d["context"])

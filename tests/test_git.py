@@ -72,3 +72,22 @@ def test_hooks_are_skipped_and_doctor_says_so(vault: Path, cli: Cli, tmp_path: P
     _sign_with(vault, _ssh_key(tmp_path))
     signed = [f for f in cli("doctor", "--json").json()["findings"] if "commit.gpgsign" in f["message"]]
     assert signed and signed[0]["severity"] == "info"
+
+
+def test_the_repository_s_top_folder_is_found_as_git_finds_it(tmp_path: Path, cli: Cli) -> None:
+    """``Vault.git_root`` reads the file system (recall starts no git): the answer must be git's, for
+    a vault of its own, one inside another repository, a linked worktree and a link to the vault."""
+    from biocortex_cli.store.git import toplevel, worktree_root
+
+    own = tmp_path / "own"
+    assert cli("init", own).code == 0
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    git(outer, "init", "-q")
+    assert cli("init", outer / "lab" / "memory", "--in-repo").code == 0
+    linked = tmp_path / "linked"
+    git(own, "worktree", "add", "-q", str(linked))
+    (tmp_path / "alias").symlink_to(own)
+    for folder in (own, outer / "lab" / "memory", linked, tmp_path / "alias", own / "episodes"):
+        assert worktree_root(folder) == toplevel(folder), folder
+    assert worktree_root(tmp_path) is None and toplevel(tmp_path) is None

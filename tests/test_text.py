@@ -33,11 +33,35 @@ def test_tokenize(text: str, tokens: list[str]) -> None:
 @pytest.mark.parametrize(("word", "stemmed"), [
     ("removed", "remov"), ("remove", "remov"), ("removing", "remov"), ("doublets", "doublet"),
     ("libraries", "librari"), ("library", "librari"), ("mapped", "map"), ("mapping", "map"),
-    ("analysis", "analysis"), ("kras", "kras"), ("genes", "gene"), ("used", "used"),
-    ("clustering", "cluster"), ("clusters", "cluster"), ("tp53", "tp53"),
+    ("analysis", "analysi"), ("kras", "kras"), ("genes", "gene"), ("used", "used"),
+    ("clustering", "cluster"), ("clusters", "cluster"), ("tp53", "tp53"), ("removal", "remov"),
+    ("cardiotoxic", "cardiotox"), ("cardiotoxicity", "cardiotox"),
+    # lower-case HGNC symbols the stemmer would change stay whole (bio.text.KEPT)
+    ("cenpe", "cenpe"), ("eomes", "eomes"), ("marcks", "marcks"),
 ])
 def test_stem(word: str, stemmed: str) -> None:
     assert stem(word) == stemmed
+
+
+@pytest.mark.parametrize("words", [
+    "resistant resistance resist resistances",  # issue 13: "resistant to G12C inhibitors"
+    "filter filters filtering filtered",
+    "normalize normalized normalization normalizing",
+    "remove removed removing removal",
+    "align aligned alignment alignments",
+])
+def test_inflections_meet(words: str) -> None:
+    assert len(set(tokenize(words))) == 1, tokenize(words)
+
+
+def test_british_and_american_spellings_stay_apart_for_the_vocabulary_to_join() -> None:
+    # Snowball keeps -ise and -ize apart; the shipped lab list joins them (tests/test_vocabulary.py)
+    assert tokenize("normalise normalisation") == ["normalis", "normalis"]
+    assert tokenize("normalize") == ["normal"]
+
+
+def test_a_lower_case_gene_symbol_meets_its_entity_token() -> None:
+    assert tokenize("CENPE knockdown")[0] == tokenize("cenpe knockdown")[0] == "cenpe"
 
 
 def test_same_words_meet_in_query_and_note() -> None:

@@ -74,7 +74,7 @@ def test_a_phrase_covers_its_words() -> None:
     found = {e.synonym: e for e in result.expansions}
     # one-way lab entries (related, not synonyms) weigh less than synonyms
     assert found["herg"].weight == round(SOURCE_WEIGHTS["lab"] * vocabulary.ONE_WAY, 4)
-    assert found["herg"].weight < found["cardiotoxiciti"].weight
+    assert found["herg"].weight < found[phrase("cardiac toxicity")].weight
 
 
 def test_weights_order_sources_and_stay_below_the_original_term() -> None:

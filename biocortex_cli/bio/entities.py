@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-__all__ = ["Entity", "entity_names", "extract_entities", "is_identifier", "normalize_entity"]
+__all__ = ["Entity", "entity_names", "extract_entities", "is_identifier", "normalize_entity", "variant_gene"]
 
 
 class Entity(NamedTuple):
@@ -212,6 +212,16 @@ def entity_spans(text: str) -> Iterator[Entity]:
         if entity.start >= end:
             end = entity.end
             yield entity
+
+
+def variant_gene(name: str) -> str | None:
+    """The gene of a variant written with it (``KRAS G12C`` → ``KRAS``, ``BRAF p.V600E`` →
+    ``BRAF``), else None: recall counts the variant as its gene too (docs/recall.md)."""
+    stripped = name.strip()
+    found = extract_entities(stripped)
+    whole = any(e.kind == "variant" and e.start == 0 and e.end == len(stripped) for e in found)
+    gene = next((e for e in found if e.kind == "gene" and e.start == 0), None)
+    return gene.name if whole and gene is not None else None
 
 
 def is_identifier(text: str) -> bool:

@@ -14,22 +14,37 @@
    they matter for lessons such as "do not regress out cell cycle"), as are the words people use
    to ask about the past rather than about the science (``QUESTION_WORDS``: "last time",
    "previously", "went", …);
-5. plain words are reduced by a light suffix stemmer (``stem``) so that "removed", "remove" and
-   "removing", or "doublet" and "doublets", meet: plural -s/-es/-ies, -ed, -ing, a final -e
-   and a final consonant -y. Words with digits, words of four letters or fewer (``kras``,
-   ``nras``) and entity tokens are never stemmed.
+5. plain words are reduced by the Snowball English stemmer (Porter2, PyStemmer's C
+   implementation) so that inflections meet: "removed", "remove", "removal" → ``remov``;
+   "resistant", "resistance" → ``resist``; "filtering", "filtered" → ``filter``;
+   "doublets" → ``doublet``. Never stemmed: words with digits (``10x``, ``g12c``), words of four
+   letters or fewer (``kras``, ``nras``, ``mito``), entity tokens (step 2), and the lower-case
+   form of an HGNC approved symbol that the stemmer would change (``KEPT``: ``cenpe``,
+   ``eomes``, ``hells``; typed in lower case a symbol is a plain word, and must meet the entity
+   token of a note that wrote it in capitals). Snowball keeps British -ise and American -ize
+   apart (``normalis`` / ``normal``): the lab list of the shipped vocabulary joins them.
 
-Why not a library stemmer: snowballstemmer's English stemmer is better linguistics, but
-importing it costs 14 ms (its package loads all ~30 languages), a fifth of recall's whole budget;
-the five rules above cover the inflections that decide matches in analysis notes.
+Why Snowball (docs/vocabulary.md, ``benchmarks/stemmers.py``): it joins what analysis notes
+write both ways (resistant/resistance, align/alignment, remove/removal, cardiotoxic/
+cardiotoxicity) where the light suffix stripper used before did not; PyStemmer costs ~1.5 ms to
+import and less per word than that stripper; Porter (original) damages short symbols. Index and
+query must stem alike, so it is a dependency, not an option with a fallback; a stemmer change
+changes every fingerprint (``index/store.py`` ``SCHEMA_VERSION``) and the shipped vocabulary's
+keys (``scripts/build_vocabulary.py``).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
-__all__ = ["QUESTION_WORDS", "STOP_WORDS", "stem", "tokenize"]
+__all__ = ["KEPT", "QUESTION_WORDS", "STOP_WORDS", "VERSION", "stem", "tokenize"]
+
+#: Changes whenever ``tokenize`` gives other tokens for the same text: what was compiled with an
+#: older tokeniser (a vault's vocabulary, store/vocabulary.py) is compiled again. (The index has
+#: its own schema version, index/store.py, bumped with it.)
+VERSION = 2  # 2: Snowball stems
 
 STOP_WORDS = frozenset("""
     a about above after again against all am an and any are aren as at be because been before
@@ -94,30 +109,32 @@ _STEMS: dict[str, str] = {}
 _STEMS_MAX = 200_000
 
 
-_VOWELS = frozenset("aeiouy")
+#: Lower-case HGNC approved symbols of five or more letters that Snowball would change (``acads``
+#: → ``acad``): never stemmed. Written by ``scripts/build_vocabulary.py``, which fails when this
+#: list is stale (all 64 of HGNC's 2024-02-04 approved symbols, any locus type).
+KEPT = frozenset("""
+    acads adprs amely astilcs bspry cadps catspere cebpe cebpzos cenpe cenps coasy coprs crygs
+    ddias dglucy ecpas elane enemal engase eomes fance firre fraxe gabre galns gapdhs haglros
+    hells igfals ikbke inhbe itgae lerfs luaris macoris marcks mcidas mepce mideas mocos mycnos
+    myhas myocos nelfe nihcole npepps paics pcolce pikfyve poted potee prins prory ralgds
+    selenos sepsecs smantis stimate themis tilrls topors txlngy tymsos
+""".split())
 
 
 def stem(word: str) -> str:
-    """Light English suffix stripping (see the module docstring)."""
-    n = len(word)
-    if n <= 4 or not word.isalpha():
+    """A plain lower-case word's Snowball English stem, with the guards of the module docstring."""
+    if len(word) <= 4 or not word.isalpha() or word in KEPT:
         return word
-    if word.endswith("ies"):
-        word = word[:-3] + "i"
-    elif word.endswith("sses"):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix):
-            base = word[: -len(suffix)]
-            if len(base) >= 3 and any(c in _VOWELS for c in base):
-                if len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "lsz" + "aeiou":
-                    base = base[:-1]
-                word = base
-            break
-    if len(word) > 4 and word.endswith("e"):
-        word = word[:-1]
-    elif len(word) > 3 and word.endswith("y") and word[-2] not in _VOWELS:
-        word = word[:-1] + "i"
-    return word
+    return _snowball()(word)
+
+
+_SNOWBALL: list[Callable[[str], str]] = []
+
+
+def _snowball() -> Callable[[str], str]:
+    """PyStemmer's English stemmer's ``stemWord``, made on first use (its import costs ~1.5 ms)."""
+    if not _SNOWBALL:
+        import Stemmer
+
+        _SNOWBALL.append(Stemmer.Stemmer("english").stemWord)
+    return _SNOWBALL[0]

@@ -27,6 +27,12 @@ English words, lab jargon and very short symbols are never expanded: ``Expanded.
 which of the question's terms were withheld and why (``scripts/build_vocabulary.py`` has the
 rules, ``docs/vocabulary.md`` the sources and measurements).
 
+A vault's own vocabulary (``vocabulary.md``, store/vocabulary.py) is compiled into a file of the
+same form and given as ``local``: its groups come first and weigh more (``SOURCE_WEIGHTS["vault"]``),
+and where it names a key the shipped file withholds (``NRF2``), the lab has decided: it expands.
+``local.refuses`` may still turn a group down when it is asked (two members that are separate
+entity notes: docs/vault-format.md).
+
 Nothing is read at import; the data file is opened read-only on first use (~0.5 ms) and each
 ``expand`` costs two or three indexed queries (~0.1 ms for a ten-word question). The result
 types are named tuples, as ``bio.entities.Entity``: a frozen dataclass costs ~1 ms to create at
@@ -37,7 +43,7 @@ from __future__ import annotations
 
 import functools
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -49,22 +55,27 @@ __all__ = [
     "SOURCE_WEIGHTS",
     "Expanded",
     "Expansion",
+    "Local",
     "Withheld",
     "expand",
+    "lossy",
+    "member_keys",
     "metadata",
+    "synonym_names",
+    "write",
 ]
 
 PATH = Path(__file__).parent.parent / "data" / "vocabulary.sqlite"
 SCHEMA_VERSION = "1"
 
 #: The weight of a synonym by the source that made it one (the question's own terms weigh 1).
-SOURCE_WEIGHTS: dict[str, float] = {"lab": 0.8, "hgnc": 0.7, "edam": 0.5}
+SOURCE_WEIGHTS: dict[str, float] = {"vault": 0.9, "lab": 0.8, "hgnc": 0.7, "edam": 0.5}
 #: Factor for the targets of a one-way lab entry (related, not equivalent).
 ONE_WAY = 0.75
 MAX_PER_TERM = 6
 MAX_TOTAL = 24
 MAX_NGRAM = 3
-_SOURCE_ORDER = {"lab": 0, "hgnc": 1, "edam": 2}
+_SOURCE_ORDER = {"vault": 0, "lab": 1, "hgnc": 2, "edam": 3}
 _CHUNK = 500  # bound parameters per query, well under SQLite's limit
 
 
@@ -74,8 +85,9 @@ class Expansion(NamedTuple):
     term: str
     synonym: str
     weight: float
-    source: str  # lab, hgnc, edam
-    group: str  # lab.txt:LINE, HGNC:ID or the EDAM class (operation_3198)
+    source: str  # vault, lab, hgnc, edam
+    group: str  # vocabulary.md:LINE, lab.txt:LINE, HGNC:ID or the EDAM class (operation_3198)
+    raw: str = ""  # the synonym as its source writes it (KCNH2, Kv11.1)
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -89,6 +101,14 @@ class Withheld(NamedTuple):
     reason: str  # "ambiguous: an alias or previous symbol of …", "word: an English word", …
 
 
+class Local(NamedTuple):
+    """A vault's compiled vocabulary: a file of this module's schema, and what may refuse one of
+    its groups when a question matches it (the raw members in; a reason, or None to use it)."""
+
+    path: Path
+    refuses: Callable[[Sequence[str]], str | None] | None = None
+
+
 class Expanded(NamedTuple):
     expansions: tuple[Expansion, ...]
     withheld: tuple[Withheld, ...] = ()
@@ -99,57 +119,70 @@ class Expanded(NamedTuple):
         return [e.synonym for e in self.expansions]
 
 
-def expand(tokens: Sequence[str], *, max_per_term: int = MAX_PER_TERM,
-           max_total: int = MAX_TOTAL) -> Expanded:
-    """Synonyms of the uni-, bi- and trigrams of ``tokens`` (the output of ``tokenize``)."""
+def expand(tokens: Sequence[str], *, local: Local | None = None, max_per_term: int = MAX_PER_TERM,
+           max_total: int = MAX_TOTAL, nested: bool = False) -> Expanded:
+    """Synonyms of the uni-, bi- and trigrams of ``tokens`` (the output of ``tokenize``), from the
+    vault's ``local`` vocabulary first, then the shipped one. ``nested`` also expands a term inside
+    a longer phrase that expands (``herg`` in ``herg liabil``): for name lookups, not for scoring."""
     spans = _ngrams(tokens)
     if not spans:
         return Expanded(())
-    db = _connect()
-    terms: dict[str, tuple[str, str]] = {}
+    dbs = [_connect()] if local is None else [_connect_local(str(local.path)), _connect()]
+    terms: dict[str, tuple[list[tuple[int, int]], str]] = {}  # key -> ([(db, group)], withheld)
     keys = list(dict.fromkeys(gram for gram, _start, _end in spans))
-    for chunk in _chunks(keys):
-        marks = ",".join("?" * len(chunk))
-        for key, grps, note in db.execute(
-                f"SELECT key, grps, withheld FROM term WHERE key IN ({marks})", chunk):
-            terms[key] = (grps, note)
+    for db_index, db in enumerate(dbs):
+        for chunk in _chunks(keys):
+            marks = ",".join("?" * len(chunk))
+            for key, grps, note in db.execute(
+                    f"SELECT key, grps, withheld FROM term WHERE key IN ({marks})", chunk):
+                listed, why = terms.get(key, ([], ""))
+                listed += [(db_index, int(g)) for g in grps.split()]
+                terms[key] = (listed, why or note)
     if not terms:
         return Expanded(())
 
     # Longest match first: a term inside a longer phrase that expands is not expanded alone.
     covered: list[tuple[int, int]] = []
-    matched: list[tuple[int, str, list[int]]] = []  # (position, term, groups)
+    matched: list[tuple[int, str, list[tuple[int, int]]]] = []  # (position, term, groups)
     withheld: list[Withheld] = []
     seen_terms: set[str] = set()
     for gram, start, end in spans:  # longest first, then left to right
         if gram not in terms or gram in seen_terms:
             continue
-        if any(s <= start and end <= e and (e - s) > (end - start) for s, e in covered):
+        if not nested and any(s <= start and end <= e and (e - s) > (end - start) for s, e in covered):
             continue
         seen_terms.add(gram)
         grps, why = terms[gram]
         if grps:
             covered.append((start, end))
-            matched.append((start, gram, [int(g) for g in grps.split()]))
+            matched.append((start, gram, grps))
         elif why:
             withheld.append(Withheld(gram, why))
     matched.sort(key=lambda m: (m[0], -len(m[1])))
-    groups = _groups({g for _pos, _term, grps in matched for g in grps})
+    groups = _groups(dbs, {g for _pos, _term, grps in matched for g in grps})
 
     in_question = set(keys)
     candidates: list[tuple[float, int, int, Expansion]] = []  # (-weight, position, order, …)
     dropped = 0
     for position, term, grps in matched:
         found: dict[str, Expansion] = {}
-        ordered = sorted(grps, key=lambda g: (_SOURCE_ORDER.get(groups[g][0], 9), g))
-        for grp in ordered:
+        usable = 0
+        for grp in sorted(grps, key=lambda g: (_SOURCE_ORDER.get(groups[g][0], 9), g)):
             source, label, members = groups[grp]
-            one_way = any(mark == "<" and term in keys_ for mark, _t, keys_ in members)
+            if source == "vault" and local is not None and local.refuses is not None:
+                reason = local.refuses([raw for _mark, _target, _keys, raw in members])
+                if reason:
+                    withheld.append(Withheld(term, f"refused: {reason} ({label})"))
+                    continue
+            usable += 1
+            one_way = any(mark == "<" and term in keys_ for mark, _t, keys_, _raw in members)
             weight = SOURCE_WEIGHTS.get(source, 0.5) * (ONE_WAY if one_way else 1.0)
-            for mark, target, _keys in members:
+            for mark, target, _keys, raw in members:
                 if mark == "<" or target == term or target in in_question or target in found:
                     continue
-                found[target] = Expansion(term, target, round(weight, 4), source, label)
+                found[target] = Expansion(term, target, round(weight, 4), source, label, raw)
+        if not usable and terms[term][1]:
+            withheld.append(Withheld(term, terms[term][1]))
         kept = list(found.values())
         dropped += max(0, len(kept) - max_per_term)
         for order, expansion in enumerate(kept[:max_per_term]):
@@ -165,6 +198,18 @@ def expand(tokens: Sequence[str], *, max_per_term: int = MAX_PER_TERM,
     return Expanded(tuple(c[3] for c in kept_all), tuple(withheld), dropped)
 
 
+def synonym_names(text: str, *, local: Local | None = None) -> list[str]:
+    """Other names of ``text`` as a whole, as their sources write them (``hERG`` → ``KCNH2``,
+    ``Kv11.1``, ``LQT2``): what a name lookup (facts, entities) may also try."""
+    from biocortex_cli.bio.text import tokenize
+
+    tokens = tokenize(text)
+    whole = " ".join(tokens)
+    if not whole or len(tokens) > MAX_NGRAM:
+        return []
+    return [e.raw for e in expand(tokens, local=local).expansions if e.term == whole and e.raw]
+
+
 def metadata() -> dict[str, str]:
     """The data file's ``meta`` table: sources with their SHA-256, counts, schema version."""
     return dict(_connect().execute("SELECT key, value FROM meta").fetchall())
@@ -173,7 +218,7 @@ def metadata() -> dict[str, str]:
 # --- internals -----------------------------------------------------------------------------------
 
 
-Member = tuple[str, str, tuple[str, ...]]  # (mark "" / "<" / ">", target, keys)
+Member = tuple[str, str, tuple[str, ...], str]  # (mark "" / "<" / ">", target, keys, raw)
 
 
 def _ngrams(tokens: Sequence[str]) -> list[tuple[str, int, int]]:
@@ -189,24 +234,25 @@ def _chunks(items: list[str]) -> list[list[str]]:
     return [items[i:i + _CHUNK] for i in range(0, len(items), _CHUNK)]
 
 
-def _groups(grps: set[int]) -> dict[int, tuple[str, str, list[Member]]]:
-    db = _connect()
-    out: dict[int, tuple[str, str, list[Member]]] = {}
-    ids = sorted(grps)
-    for i in range(0, len(ids), _CHUNK):
-        chunk = ids[i:i + _CHUNK]
-        marks = ",".join("?" * len(chunk))
-        for grp, source, label, members in db.execute(
-                f"SELECT grp, source, label, members FROM synonym_group WHERE grp IN ({marks})", chunk):
-            out[grp] = (source, label, [_member(line) for line in members.split("\n")])
+def _groups(dbs: Sequence[sqlite3.Connection], grps: set[tuple[int, int]]
+            ) -> dict[tuple[int, int], tuple[str, str, list[Member]]]:
+    out: dict[tuple[int, int], tuple[str, str, list[Member]]] = {}
+    for db_index, db in enumerate(dbs):
+        ids = sorted(g for d, g in grps if d == db_index)
+        for i in range(0, len(ids), _CHUNK):
+            chunk = ids[i:i + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            for grp, source, label, members in db.execute(
+                    f"SELECT grp, source, label, members FROM synonym_group WHERE grp IN ({marks})", chunk):
+                out[db_index, grp] = (source, label, [_member(line) for line in members.split("\n")])
     return out
 
 
 def _member(line: str) -> Member:
-    """``[<|>]raw<TAB>target[<TAB>other key]`` → (mark, target, keys)."""
+    """``[<|>]raw<TAB>target[<TAB>other key]`` → (mark, target, keys, raw)."""
     raw, *keys = line.split("\t")
     mark = raw[0] if raw[:1] in ("<", ">") else ""
-    return mark, keys[0], tuple(keys)
+    return mark, keys[0], tuple(keys), raw[len(mark):]
 
 
 @functools.cache
@@ -220,3 +266,129 @@ def _connect() -> sqlite3.Connection:
         raise RuntimeError(f"{PATH}: schema version {row and row[0]!r}, expected {SCHEMA_VERSION!r}; "
                            "rebuild it with scripts/build_vocabulary.py")
     return db
+
+
+@functools.lru_cache(maxsize=4)
+def _connect_local(path: str) -> sqlite3.Connection:
+    """A vault's compiled vocabulary: written once under a name that says its content, never
+    changed in place (store/vocabulary.py), so it is opened as immutable."""
+    db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if row is None or row[0] != SCHEMA_VERSION:
+        raise RuntimeError(f"{path}: schema version {row and row[0]!r}, expected {SCHEMA_VERSION!r}")
+    return db
+
+
+# --- writing a vocabulary file (scripts/build_vocabulary.py, store/vocabulary.py) ----------------
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+-- what a question's uni-, bi- or trigram finds: its groups, or why it is withheld
+CREATE TABLE term (key TEXT PRIMARY KEY, grps TEXT NOT NULL, withheld TEXT NOT NULL) WITHOUT ROWID;
+-- members: one line each, "[<|>]raw<TAB>target[<TAB>other key]": a member is looked up by its
+-- target and other key and emitted as its target; "<" marks one looked up only, ">" one emitted only
+CREATE TABLE synonym_group (grp INTEGER PRIMARY KEY, source TEXT NOT NULL, label TEXT NOT NULL,
+                            members TEXT NOT NULL);
+"""
+
+#: A group's member: (role "both" / "key" (looked up only) / "target" (emitted only), raw, keys),
+#: the first key being the target.
+GroupMember = tuple[str, str, tuple[str, ...]]
+_MARKS = {"both": "", "key": "<", "target": ">"}
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def member_keys(raw: str) -> tuple[str, ...]:
+    """The keys of a term as written: its tokenisation, then that of its lower-case form when it
+    differs (``PD-L1`` is the entity ``pd-l1``; typed ``pd-l1`` it is ``pd l1``). Empty when the
+    term has no searchable word or more than three tokens (recall matches 1- to 3-grams)."""
+    from biocortex_cli.bio.text import tokenize
+
+    target = tokenize(raw)
+    if not target or len(target) > MAX_NGRAM:
+        return ()
+    lower = tokenize(raw.lower()) if raw != raw.lower() else target
+    if lower and len(lower) <= MAX_NGRAM and lower != target:
+        return (" ".join(target), " ".join(lower))
+    return (" ".join(target),)
+
+
+def lossy(raw: str) -> bool:
+    """Whether tokenising ``raw`` drops one of its words (``knock-out`` would be ``knock``, the same
+    as ``knock-down``; ``T cell`` would be ``cell``): such a term is refused."""
+    words, dropped = _dropped()
+    return any(w in dropped for w in words(raw.lower()))
+
+
+@functools.cache
+def _dropped() -> tuple[Callable[[str], list[str]], frozenset[str]]:
+    import re
+
+    from biocortex_cli.bio.text import QUESTION_WORDS, STOP_WORDS
+
+    return re.compile(r"[^\W_]+").findall, STOP_WORDS | QUESTION_WORDS
+
+
+def group_lines(members: Iterable[GroupMember]) -> list[str]:
+    """A group's stored member lines, or [] when it cannot expand anything (no key with another
+    target)."""
+    lines: list[str] = []
+    lookups: set[str] = set()
+    targets: set[str] = set()
+    for role, raw, keys in members:
+        unique = list(dict.fromkeys(keys))
+        if role != "target":
+            lookups.update(unique)
+        if role != "key":
+            targets.add(keys[0])
+        lines.append("\t".join([_MARKS[role] + raw, *unique]))
+    if not lookups or not targets or len(lookups | targets) < 2:
+        return []
+    return lines
+
+
+def write(path: Path, groups: Iterable[tuple[str, str, Sequence[GroupMember]]],
+          withheld: dict[str, tuple[str, str]], meta: dict[str, str], *, vacuum: bool = True) -> dict[str, int]:
+    """Write a vocabulary file: ``groups`` as (source, label, members), ``withheld`` keys as
+    key -> (reason, detail); replaces ``path`` atomically (``vacuum``: as small as it can be, for
+    the shipped file). Returns counts by kind."""
+    import os
+    from collections import defaultdict
+
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    db = sqlite3.connect(tmp)
+    try:
+        db.execute("PRAGMA page_size = 4096")
+        db.executescript(SCHEMA)
+        counts: dict[str, int] = defaultdict(int)
+        grps_of: dict[str, list[int]] = defaultdict(list)
+        rows: list[tuple[int, str, str, str]] = []
+        for source, label, members in groups:
+            lines = group_lines(members)
+            if not lines:
+                continue
+            rows.append((len(rows) + 1, source, label, "\n".join(lines)))
+            counts[f"groups_{source}"] += 1
+            for role, _raw, keys in members:
+                counts["members"] += 1
+                if role != "target":
+                    for key in dict.fromkeys(keys):
+                        if len(rows) not in grps_of[key]:
+                            grps_of[key].append(len(rows))
+        db.executemany("INSERT INTO synonym_group VALUES (?, ?, ?, ?)", rows)
+        terms = {key: (" ".join(map(str, g)), "") for key, g in grps_of.items()}
+        for key, (reason, detail) in withheld.items():
+            counts[f"withheld_{reason}"] += 1
+            terms[key] = (terms.get(key, ("", ""))[0], f"{reason}: {detail}")
+        db.executemany("INSERT INTO term VALUES (?, ?, ?)", sorted((k, g, w) for k, (g, w) in terms.items()))
+        counts["keys"] = len(terms)
+        meta = {"schema_version": SCHEMA_VERSION, **meta, **{f"count_{k}": str(v) for k, v in sorted(counts.items())}}
+        db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
+        db.commit()
+        if vacuum:
+            db.execute("VACUUM")
+    finally:
+        db.close()
+    os.replace(tmp, path)
+    return dict(counts)

@@ -35,9 +35,10 @@ from biocortex_cli.cli import mcp as mcp_cmd
 from biocortex_cli.cli import recall as recall_cmd
 from biocortex_cli.cli import state
 from biocortex_cli.cli import sync as sync_cmd
+from biocortex_cli.cli import vocabulary as vocabulary_cmd
 from biocortex_cli.cli.errors import guarded
 
-COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, clone_cmd, compress_cmd, doctor_cmd, context_cmd, entity_cmd, fact_cmd, feedback_cmd, forget_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, lessons_cmd, log_cmd, mcp_cmd, recall_cmd, sync_cmd)
+COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, clone_cmd, compress_cmd, doctor_cmd, context_cmd, entity_cmd, fact_cmd, feedback_cmd, forget_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, lessons_cmd, log_cmd, mcp_cmd, recall_cmd, sync_cmd, vocabulary_cmd)
 for _module in COMMAND_MODULES:
     _module.typer = typer  # type: ignore[attr-defined]  # for evaluating their annotations
 
@@ -118,11 +119,18 @@ entity_app = _group("Entity notes shared by episodes and facts: aliases, neighbo
 entity_app.command("show")(entity_cmd.show)
 entity_app.command("alias")(entity_cmd.alias)
 
+vocabulary_app = _group("The vault's own vocabulary (vocabulary.md): suggest, accept, show, check.")
+vocabulary_app.command("suggest")(vocabulary_cmd.suggest)
+vocabulary_app.command("accept")(vocabulary_cmd.accept)
+vocabulary_app.command("show")(vocabulary_cmd.show)
+vocabulary_app.command("check")(vocabulary_cmd.check)
+
 app.command("init")(init_cmd.init)
 app.add_typer(episode_app, name="episode")
 app.add_typer(fact_app, name="fact")
 app.add_typer(entity_app, name="entity")
 app.add_typer(lessons_app, name="lessons")
+app.add_typer(vocabulary_app, name="vocabulary")
 app.command("index")(index_cmd.index)
 app.command("recall")(recall_cmd.recall)
 app.command("eval")(eval_cmd.eval_)

@@ -12,14 +12,15 @@ if TYPE_CHECKING:
 
 def check(json_: Annotated[bool, typer.Option("--json", help="Print the problems as JSON.")] = False) -> int:
     """Validate every note: YAML, required fields, types, unique ids, links. Exit 1 on problems."""
-    from biocortex_cli.ops.check import check_vault
+    from biocortex_cli.api.vault import check as check_vault
     from biocortex_cli.render.text import check_report
 
     report = check_vault(state.vault())
     if json_:
-        state.emit_json({"notes": report.notes, "ok": report.ok,
-                         "problems": [p.as_json() for p in report.problems]})
+        state.emit_json(report.as_json())
     elif report.problems:
         state.out(check_report(report.problems))
-    state.info(f"biocortex: checked {report.notes} notes, {len(report.problems)} problem(s)")
+    warnings = len(report.problems) - len(report.errors)
+    state.info(f"biocortex: checked {report.notes} notes, {len(report.errors)} problem(s)"
+               + (f", {warnings} warning(s)" if warnings else ""))
     return 0 if report.ok else 1

@@ -13,19 +13,20 @@ if TYPE_CHECKING:
 
 def compress(
     file: Annotated[str, typer.Argument(metavar="FILE", help="The conversation (JSON array, {\"messages\": [...]} or JSON Lines); - or nothing reads stdin.")] = "-",
-    budget: Annotated[int | None, typer.Option("--budget", min=1, metavar="N", help="Token budget of the printed conversation (config: working_memory.max_tokens).")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", metavar="N", help="Token budget of the printed conversation, 1 or more (config: working_memory.max_tokens).")] = None,
     model: Annotated[str | None, typer.Option("--model", metavar="NAME", help="Budget = 60% of this model's input context, clamped to 16K-600K (config: working_memory.model).")] = None,
-    keep_recent: Annotated[int | None, typer.Option("--keep-recent", min=0, metavar="N", help="Keep exactly the N latest messages verbatim, whole tool calls included (default: as many as fit).")] = None,
+    keep_recent: Annotated[int | None, typer.Option("--keep-recent", metavar="N", help="Keep exactly the N latest messages verbatim, whole tool calls included (default: as many as fit).")] = None,
     summarizer: Annotated[str | None, typer.Option("--summarizer", metavar="CMD", help="Summarise with this command (portion on stdin, summary on stdout); falls back to the built-in summary.")] = None,
-    summarizer_timeout: Annotated[float, typer.Option("--summarizer-timeout", min=0.1, metavar="SECONDS", help="Give up on the --summarizer command after this long, per call.")] = 120.0,
+    summarizer_timeout: Annotated[float, typer.Option("--summarizer-timeout", metavar="SECONDS", help="Give up on the --summarizer command after this long, per call (0.1 or more).")] = 120.0,
     json_: Annotated[bool, typer.Option("--json", help="Print a JSON report with the output under \"output\".")] = False,
 ) -> int:
     """Fit a conversation into a token budget: system and latest messages verbatim, the oldest summarised."""
-    from biocortex_cli.compress.service import compress_input, read_input
+    from biocortex_cli.api.recall import compress as compress_conversation
+    from biocortex_cli.compress.service import read_input
 
     stdin = sys.stdin
     raw, path = read_input(file, stdin.buffer, file == "-" and stdin.isatty())
-    result = compress_input(raw=raw, path=path, budget=budget, model=model, keep_recent=keep_recent,
+    result = compress_conversation(raw=raw, path=path, budget=budget, model=model, keep_recent=keep_recent,
                             summarizer=summarizer, timeout=summarizer_timeout, vault=state.OPTIONS.vault)
     for warning in result.warnings:
         state.info(warning)

@@ -18,15 +18,15 @@ def context(
     json_: Annotated[bool, typer.Option("--json", help="Print the result as JSON, with each part and its tokens (docs/json.md, context).")] = False,
 ) -> int:
     """Fill one token budget for a planner prompt: compressed conversation, past analyses, facts."""
+    from biocortex_cli.api.recall import context as fill_context
     from biocortex_cli.compress.service import decode, read_input
-    from biocortex_cli.context import build_context
 
     text, path = None, "<conversation>"
     if conversation is not None:
         stdin = sys.stdin
         raw, path = read_input(conversation, stdin.buffer, conversation == "-" and stdin.isatty())
         text = decode(raw, path)
-    result = build_context(state.vault(), query, budget=budget, conversation=text, conversation_path=path)
+    result = fill_context(state.vault(), query=query, budget=budget, conversation=text, where=path)
     if not result.parts and result.reason:
         state.info(f"biocortex: no context: {result.reason}")
     if json_:

@@ -12,13 +12,13 @@ if TYPE_CHECKING:
 
 def doctor(json_: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False) -> int:
     """Check the vault's health: git state, locks, config, template, index, notes. Exit 1 on problems."""
-    from biocortex_cli.ops.doctor import diagnose
+    from biocortex_cli.api.vault import doctor as diagnose
 
-    findings = diagnose(state.vault())
-    problems = sum(f.problem for f in findings)
+    diagnosis = diagnose(state.vault())
+    problems = diagnosis.problems
     if json_:
-        state.emit_json({"ok": not problems, "findings": [f.as_json() for f in findings]})
-    elif findings:
-        state.out("\n".join(f"{f.severity}: {f.check}: {f.message}\n  fix: {f.hint}" for f in findings))
+        state.emit_json(diagnosis.as_json())
+    elif diagnosis.findings:
+        state.out("\n".join(f"{f.severity}: {f.check}: {f.message}\n  fix: {f.hint}" for f in diagnosis.findings))
     state.info(f"biocortex: doctor: {problems} problem(s)" if problems else "biocortex: doctor: the vault is healthy")
     return 1 if problems else 0

@@ -15,11 +15,11 @@ def show(
     json_: Annotated[bool, typer.Option("--json", help="Print the entity as JSON.")] = False,
 ) -> int:
     """An entity: its aliases, the facts in and out, and the episodes that mention it."""
-    from biocortex_cli.facts.entities import entity_page
+    from biocortex_cli.api.facts import entity_show
     from biocortex_cli.facts.render import entity_text
 
-    page = entity_page(state.vault(), name)
-    state.emit_json(page) if json_ else state.out(entity_text(page))
+    page = entity_show(state.vault(), name=name)
+    state.emit_json(page.as_json()) if json_ else state.out(entity_text(page.page))
     return 0
 
 
@@ -29,10 +29,9 @@ def alias(
     json_: Annotated[bool, typer.Option("--json", help="Print the entity's aliases as JSON.")] = False,
 ) -> int:
     """Add an alias to an entity note (Obsidian `aliases:`); facts and recall resolve it."""
-    from biocortex_cli.facts.notes import add_alias
+    from biocortex_cli.api.facts import entity_alias
 
     vault = state.vault()
-    canonical, aliases = add_alias(vault, name, alias_, vault.author(state.OPTIONS.author))
-    state.emit_json({"name": canonical, "aliases": aliases}) if json_ else state.out(
-        f"{canonical}: {', '.join(aliases)}")
+    result = entity_alias(vault, name=name, alias=alias_, author=state.author(vault))
+    state.emit_json(result.as_json()) if json_ else state.out(f"{result.name}: {', '.join(result.aliases)}")
     return 0

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from biocortex_cli.cli import state
 
@@ -12,7 +11,7 @@ if TYPE_CHECKING:
     import typer
 
 def read_input(source: str) -> str:
-    """Text from a file or '-' (stdin), refusing more than ``files.MAX_INPUT_BYTES``."""
+    """Text from a file or '-' (stdin), refusing more than ``limits.MAX_INPUT_BYTES``."""
     from biocortex_cli.errors import DataError, NotFoundError
     from biocortex_cli.store.files import read_capped
 
@@ -43,62 +42,33 @@ def add(
     domain: Annotated[list[str] | None, typer.Option("--domain", help="A domain, e.g. scRNA-seq (repeatable).")] = None,
     result: Annotated[str | None, typer.Option("--result", help="What came out, with numbers.")] = None,
     success: Annotated[bool | None, typer.Option("--success/--failure", help="Whether the analysis worked.")] = None,
-    quality: Annotated[float | None, typer.Option("--quality", min=0.0, max=1.0, help="Quality score 0-1.")] = None,
+    quality: Annotated[float | None, typer.Option("--quality", help="Quality score 0-1.")] = None,
     lesson: Annotated[list[str] | None, typer.Option("--lesson", help="A lesson learned (repeatable).")] = None,
     entity: Annotated[list[str] | None, typer.Option("--entity", help="A biological entity (repeatable); more are found in the text.")] = None,
     id_: Annotated[str | None, typer.Option("--id", help="Episode id (default: date-slug-hash).")] = None,
     created: Annotated[str | None, typer.Option("--created", help="ISO 8601 time (default: now, UTC).")] = None,
     from_json: Annotated[str | None, typer.Option("--from-json", metavar="FILE|-",
-                                                  help="Read the episode from a JSON object; options override its fields.")] = None,
-    link_related: Annotated[int, typer.Option("--link-related", metavar="N", min=0, help="Record the N most related episodes in `related:` (linked in the note for Obsidian's graph).")] = 0,
+                                                  help="Read the episode from a JSON object (the fields of docs/vault-format.md; tool, lesson, … are read as tools, lessons, …); options override its fields.")] = None,
+    link_related: Annotated[int, typer.Option("--link-related", metavar="N", help="Record the N most related episodes in `related:` (linked in the note for Obsidian's graph).")] = 0,
     suggest: Annotated[bool, typer.Option("--suggest/--no-suggest", help="Print related episodes on stderr after writing.")] = True,
     json_: Annotated[bool, typer.Option("--json", help="Print the stored record as JSON instead of the id.")] = False,
 ) -> int:
     """Record one episode; prints its id (and related episodes on stderr)."""
-    from biocortex_cli.errors import DataError, UsageError
-    from biocortex_cli.store.episodes import add_episode
-    from biocortex_cli.store.files import check_unicode
+    from biocortex_cli.api.episodes import episode_add, episode_record, suggest_related
 
-    if task is None and from_json is None:  # the command line lacks it: usage (2), not bad data (1)
-        raise UsageError("--task is required (or give the episode with --from-json FILE|-)",
-                         hint='e.g. biocortex episode add --task "Remove doublets from 10x Multiome PBMC data"')
-    data: dict[str, Any] = {}
-    if from_json is not None:
-        text = read_input(from_json)
-        try:
-            loaded = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"invalid JSON: {exc.msg}", path=from_json, line=exc.lineno) from None
-        except RecursionError:
-            raise DataError("JSON nested too deeply", path=from_json, hint="give one flat JSON object") from None
-        except ValueError as exc:  # an integer of more than 4300 digits
-            raise DataError(f"invalid JSON: {exc}", path=from_json) from None
-        if not isinstance(loaded, dict):
-            raise DataError("--from-json needs one JSON object", path=from_json)
-        check_unicode(loaded, from_json, record=True)
-        data.update(loaded)
-    options = {"task": task, "plan": plan, "tools": tool or None, "domains": domain or None,
-               "result": result, "success": success, "quality": quality, "lessons": lesson or None,
-               "entities": entity or None, "id": id_, "created": created}
-    data.update({k: v for k, v in options.items() if v is not None})
+    record = episode_record(read_input(from_json), from_json) if from_json is not None else None
     vault = state.vault()
-    if link_related and "related" not in data and isinstance(data.get("task"), str):
-        found = _related(vault, data, None, link_related)
-        if found:
-            data["related"] = [r.id for r in found]
-    ep = add_episode(vault, data, vault.author(state.OPTIONS.author))
+    ep = episode_add(vault, author=state.author(vault), record=record, task=task, plan=plan, tools=tool,
+                     domains=domain, result=result, success=success, quality=quality, lessons=lesson,
+                     entities=entity, id=id_, created=created, link_related=link_related,
+                     where=None if from_json is None else "<stdin>" if from_json == "-" else from_json)
     if suggest:
-        from biocortex_cli.errors import BiocortexError
-
-        try:
-            for r in _related(vault, ep.record, ep.id, 3, refresh=False):
-                state.info(f"biocortex: related: {r.id} ({'; '.join(r.reasons)})")
-        except BiocortexError as exc:  # a suggestion never fails a write that happened
-            state.info(f"biocortex: warning: no related episodes: {exc.message}")
-    if json_:
-        state.emit_json(ep.as_json())
-    else:
-        state.out(ep.id)
+        found = suggest_related(vault, episode=ep)
+        for r in found.related:
+            state.info(f"biocortex: related: {r.id} ({'; '.join(r.reasons)})")
+        if found.problem:
+            state.info(f"biocortex: warning: no related episodes: {found.problem}")
+    state.emit_json(ep.as_json()) if json_ else state.out(ep.id)
     return 0
 
 
@@ -107,16 +77,12 @@ def import_(
     json_: Annotated[bool, typer.Option("--json", help="Print the imported ids as JSON.")] = False,
 ) -> int:
     """Import episodes from JSON Lines in one commit (all or nothing); prints how many."""
-    from biocortex_cli.store.episodes import import_episodes
+    from biocortex_cli.api.episodes import episode_import
 
     text = read_input(source)
     vault = state.vault()
-    episodes = import_episodes(vault, text, "<stdin>" if source == "-" else source,
-                               vault.author(state.OPTIONS.author))
-    if json_:
-        state.emit_json({"imported": len(episodes), "ids": [ep.id for ep in episodes]})
-    else:
-        state.out(str(len(episodes)))
+    done = episode_import(vault, text=text, source="<stdin>" if source == "-" else source, author=state.author(vault))
+    state.emit_json(done.as_json()) if json_ else state.out(str(len(done.episodes)))
     return 0
 
 
@@ -125,14 +91,11 @@ def show(
     json_: Annotated[bool, typer.Option("--json", help="Print every field as JSON.")] = False,
 ) -> int:
     """Print one episode."""
-    from biocortex_cli.index.listing import find_episode
+    from biocortex_cli.api.episodes import episode_show
 
     vault = state.vault()
-    ep = find_episode(vault, ident)
-    if json_:
-        state.emit_json(ep.as_json())
-    else:
-        state.out((vault.root / ep.path).read_text(encoding="utf-8"))
+    ep = episode_show(vault, id=ident)
+    state.emit_json(ep.as_json()) if json_ else state.out((vault.root / ep.path).read_text(encoding="utf-8"))
     return 0
 
 
@@ -142,71 +105,38 @@ def list_(
     entity: Annotated[str | None, typer.Option("--entity", help="Only episodes mentioning this entity.")] = None,
     success: Annotated[bool | None, typer.Option("--success/--failure", help="Only successes / failures.")] = None,
     since: Annotated[str | None, typer.Option("--since", metavar="WHEN", help="Only episodes created at or after WHEN: a date (2026-11-01), a date-time or an age (7d, 6mo); see 'Dates and ages' in docs/cli.md.")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many (newest first).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="At most this many (newest first; 1 or more).")] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the episodes as JSON.")] = False,
 ) -> int:
     """List episodes, newest first."""
-    from biocortex_cli.dates import parse_time
-    from biocortex_cli.index.listing import list_episodes
+    from biocortex_cli.api.episodes import episode_list
     from biocortex_cli.render.text import episode_lines
-    from biocortex_cli.store.episodes import EpisodeFilter
 
-    filt = EpisodeFilter(domain=domain, tool=tool, entity=entity, success=success,
-                         since=parse_time(since, option="--since") if since is not None else None, limit=limit)
-    episodes, problems = list_episodes(state.vault(), filt)
-    for problem in problems:
-        state.info(f"biocortex: warning: {problem.location()}{problem.message} (skipped)")
+    found = episode_list(state.vault(), domain=domain, tool=tool, entity=entity, success=success, since=since,
+                         limit=limit)
     if json_:
-        state.emit_json([ep.as_json() for ep in episodes])
-    elif episodes:
-        state.out(episode_lines(episodes))
+        state.emit_json(found.as_json())
+    elif found.episodes:
+        state.out(episode_lines(found.episodes))
     else:
         state.info("biocortex: no episodes match")
     return 0
 
 
-def _related(vault: Any, record: dict[str, Any], ident: str | None, limit: int, *,
-             refresh: bool = True) -> list[Any]:
-    """Episodes related to ``record``; without ``refresh`` the index is read as it is (the
-    suggestions after a write: refreshing it there doubled the time of ``episode add``)."""
-    from biocortex_cli.index import store
-    from biocortex_cli.index.build import refresh as refresh_index
-    from biocortex_cli.recall.related import probe_from_record, related_episodes
-
-    record = dict(record)
-    if "entities" not in record or ident is None:
-        from biocortex_cli.store.episodes import merge_entities
-
-        record["entities"] = merge_entities(record)
-    if refresh:
-        conn, _report = refresh_index(vault, vault.config.tokenizer.encoding)
-    else:
-        try:
-            conn = store.connect(store.index_path(vault.state_dir))
-        except store.IndexUnusable:
-            return []
-    try:
-        return related_episodes(conn, probe_from_record(record, ident), limit=limit)
-    finally:
-        conn.close()
-
-
 def related(
     ident: Annotated[str, typer.Argument(metavar="ID", help="Episode id.")],
-    limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many related episodes.")] = 10,
+    limit: Annotated[int, typer.Option("--limit", help="At most this many related episodes (1 or more).")] = 10,
     json_: Annotated[bool, typer.Option("--json", help="Print the related episodes as JSON.")] = False,
 ) -> int:
     """Episodes related to one: shared entities, tools, a similar task or a shared failure, with reasons."""
-    from biocortex_cli.index.listing import find_episode
+    from biocortex_cli.api.episodes import episode_related
     from biocortex_cli.render.text import related_text
 
-    vault = state.vault()
-    ep = find_episode(vault, ident)
-    found = _related(vault, ep.record, ep.id, limit)
+    found = episode_related(state.vault(), id=ident, limit=limit)
     if json_:
-        state.emit_json({"id": ep.id, "related": [r.as_json() for r in found]})
-    elif found:
-        state.out(related_text(found))
+        state.emit_json(found.as_json())
+    elif found.related:
+        state.out(related_text(found.related))
     else:
-        state.info(f"biocortex: no episode is related to {ep.id}")
+        state.info(f"biocortex: no episode is related to {found.id}")
     return 0

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from biocortex_cli.errors import BiocortexError
+from biocortex_cli.errors import BiocortexError, error_json
 
 
 class Interrupted(BaseException):
@@ -37,7 +37,7 @@ def _emit(message: str, *, path: str | None, line: int | None, hint: str | None,
 
     message, path = redact(message), redact(path) if path else path
     if as_json:
-        payload = {"error": {"code": code, "message": message, "path": path, "line": line, "hint": hint}}
+        payload = error_json(message, code=code, path=path, line=line, hint=hint)
         sys.stderr.write(json.dumps(payload, ensure_ascii=False) + "\n")
         return
     where = f"{path}:{line}: " if path and line else (f"{path}: " if path else "")

@@ -1,23 +1,14 @@
-"""``biocortex fact add|query|list|retract|supersede|verify`` (semantic memory)."""
+"""``biocortex fact add|query|list|retract|supersede|verify`` (semantic memory): parse, call
+:mod:`biocortex_cli.api.facts`, print."""
 
 from __future__ import annotations
 
-import contextlib
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated
 
 from biocortex_cli.cli import state
 
 if TYPE_CHECKING:
-    import sqlite3
-    from collections.abc import Callable
-
     import typer
-
-    from biocortex_cli.errors import DataError
-    from biocortex_cli.facts.index import IndexedFacts
-    from biocortex_cli.store.vault import Vault
-
-T = TypeVar("T")
 
 
 def add(
@@ -25,50 +16,46 @@ def add(
     predicate: Annotated[str, typer.Argument(help="Predicate, e.g. regulates (stored lower_case_with_underscores).")],
     object_: Annotated[str, typer.Argument(metavar="OBJECT", help="Object, e.g. MDM2.")],
     source: Annotated[list[str] | None, typer.Option("--source", help="Where it comes from: PMID:…, DOI, episode id, notebook path, URL (repeatable).")] = None,
-    confidence: Annotated[str | None, typer.Option("--confidence", help="0-1 (config: facts.default_confidence).")] = None,
+    confidence: Annotated[float | None, typer.Option("--confidence", help="0-1 (config: facts.default_confidence).")] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the stored fact as JSON instead of its id.")] = False,
 ) -> int:
     """Record a fact; the same triple again merges its sources instead of duplicating it."""
-    from biocortex_cli.facts.notes import add_fact
+    from biocortex_cli.api.facts import fact_add
 
     vault = state.vault()
-    result = add_fact(vault, subject, predicate, object_, sources=source or [],
-                      confidence=None if confidence is None else confidence,
-                      author=vault.author(state.OPTIONS.author))
+    result = fact_add(vault, subject=subject, predicate=predicate, object=object_, source=source or (),
+                      confidence=confidence, author=state.author(vault))
     for note in result.notes:
         state.info(f"biocortex: {note}")
-    if not result.created:
+    if result.merged:
         state.info(f"biocortex: merged into existing fact {result.fact.id} "
                    f"(confidence now {result.fact.confidence:g})")
-    for other in result.conflicts:
+    for other in result.contradicts:
         state.info(f"biocortex: warning: {result.fact.id} contradicts {other.id} "
                    f"({result.fact.sentence()} / {other.sentence()})")
-    if json_:
-        state.emit_json({**result.fact.as_json(), "created": result.fact.record.get("created"),
-                         "merged": not result.created, "contradicts": [c.id for c in result.conflicts]})
-    else:
-        state.out(result.fact.id)
+    state.emit_json(result.as_json()) if json_ else state.out(result.fact.id)
     return 0
 
 
 def query(
     entity: Annotated[str, typer.Argument(help="Entity: exact name, any alias, or part of a name.")],
     predicate: Annotated[str | None, typer.Option("--predicate", help="Only facts with this predicate.")] = None,
-    hops: Annotated[int, typer.Option("--hops", min=1, max=5, help="Neighbourhood depth: 1 = facts about the entity, 2 = also about its neighbours, …")] = 1,
-    min_confidence: Annotated[float, typer.Option("--min-confidence", min=0.0, max=1.0, help="Only facts at least this confident.")] = 0.0,
+    hops: Annotated[int, typer.Option("--hops", help="Neighbourhood depth, 1-5: 1 = facts about the entity, 2 = also about its neighbours, …")] = 1,
+    min_confidence: Annotated[float, typer.Option("--min-confidence", help="Only facts at least this confident (0-1).")] = 0.0,
     all_: Annotated[bool, typer.Option("--all", help="Include retracted and superseded facts.")] = False,
-    limit: Annotated[int, typer.Option("--limit", min=0, help="At most this many facts, nearest and most confident first (0 = all).")] = 100,
+    limit: Annotated[int, typer.Option("--limit", help="At most this many facts, nearest and most confident first (0 = all).")] = 100,
     json_: Annotated[bool, typer.Option("--json", help="Print the answer as JSON (with sources and authors).")] = False,
 ) -> int:
     """Facts about an entity (aliases resolved), nearest first."""
-    from biocortex_cli.facts.query import query_facts
+    from biocortex_cli.api.facts import fact_query
     from biocortex_cli.facts.render import query_text
 
-    result = _using(state.vault(), lambda source: query_facts(
-        source, entity, predicate=predicate, hops=hops, min_confidence=min_confidence, include_all=all_,
-        limit=limit or None))
+    result = fact_query(state.vault(), entity=entity, predicate=predicate, hops=hops,
+                        min_confidence=min_confidence, all=all_, limit=limit)
     if result.truncated:
         state.info(f"biocortex: showing the first {limit} facts; --limit 0 shows all")
+    if result.how == "synonym":
+        state.info(f"biocortex: no entity named {entity!r}; found through the vocabulary: {', '.join(result.matched)}")
     if result.how == "substring":
         state.info(f"biocortex: no entity named {entity!r}; matched by substring: {', '.join(result.matched[:10])}")
     if not result.facts:
@@ -86,36 +73,20 @@ def list_(
     object_: Annotated[str | None, typer.Option("--object", help="Only facts with this object (aliases resolved).")] = None,
     status: Annotated[str, typer.Option("--status", help="current, retracted, superseded or all.")] = "current",
     source: Annotated[str | None, typer.Option("--source", help="Only facts citing a source containing this text.")] = None,
-    min_confidence: Annotated[float, typer.Option("--min-confidence", min=0.0, max=1.0, help="Only facts at least this confident.")] = 0.0,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many.")] = None,
+    min_confidence: Annotated[float, typer.Option("--min-confidence", help="Only facts at least this confident (0-1).")] = 0.0,
+    limit: Annotated[int | None, typer.Option("--limit", help="At most this many (1 or more).")] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the facts as JSON.")] = False,
 ) -> int:
     """List facts, filtered."""
-    from biocortex_cli.errors import UsageError
-    from biocortex_cli.facts.model import STATUSES, normalize_predicate
+    from biocortex_cli.api.facts import fact_list
     from biocortex_cli.facts.render import fact_lines
 
-    if status not in (*STATUSES, "all"):
-        raise UsageError(f"--status must be one of {', '.join(STATUSES)} or all, not {status!r}")
-    conn, memory = _open(state.vault())
-    with contextlib.closing(conn):
-        facts = memory.all_facts()
-        s_keys = memory.spellings(subject) if subject else None
-        o_keys = memory.spellings(object_) if object_ else None
-    pred = normalize_predicate(predicate) if predicate else None
-    rows = [f for f in facts
-            if (status == "all" or f.status == status)
-            and (s_keys is None or f.subject.casefold() in s_keys)
-            and (o_keys is None or f.object.casefold() in o_keys)
-            and (pred is None or f.predicate == pred)
-            and (source is None or any(source.casefold() in s.casefold() for s in f.sources))
-            and f.confidence >= min_confidence]
-    rows.sort(key=lambda f: (f.subject.casefold(), f.predicate, f.object.casefold()))
-    rows = rows[:limit] if limit else rows
+    result = fact_list(state.vault(), subject=subject, predicate=predicate, object=object_, status=status,
+                       source=source, min_confidence=min_confidence, limit=limit)
     if json_:
-        state.emit_json([f.as_json() for f in rows])
-    elif rows:
-        state.out(fact_lines(rows))
+        state.emit_json(result.as_json())
+    elif result.facts:
+        state.out(fact_lines(result.facts))
     else:
         state.info("biocortex: no facts match")
     return 0
@@ -127,10 +98,10 @@ def retract(
     json_: Annotated[bool, typer.Option("--json", help="Print the retracted fact as JSON.")] = False,
 ) -> int:
     """Mark a fact retracted; the note stays (history is memory)."""
-    from biocortex_cli.facts.notes import retract_fact
+    from biocortex_cli.api.facts import fact_retract
 
     vault = state.vault()
-    fact = retract_fact(vault, ident, reason, vault.author(state.OPTIONS.author))
+    fact = fact_retract(vault, id=ident, reason=reason, author=state.author(vault))
     state.emit_json(fact.as_json()) if json_ else state.out(fact.id)
     return 0
 
@@ -141,10 +112,10 @@ def supersede(
     json_: Annotated[bool, typer.Option("--json", help="Print the superseded fact as JSON.")] = False,
 ) -> int:
     """Mark a fact superseded by another; both notes link to each other."""
-    from biocortex_cli.facts.notes import supersede_fact
+    from biocortex_cli.api.facts import fact_supersede
 
     vault = state.vault()
-    fact = supersede_fact(vault, ident, by, vault.author(state.OPTIONS.author))
+    fact = fact_supersede(vault, id=ident, by=by, author=state.author(vault))
     state.emit_json(fact.as_json()) if json_ else state.out(fact.id)
     return 0
 
@@ -153,43 +124,15 @@ def verify(
     subject: Annotated[str, typer.Argument(help="Subject of the claim.")],
     predicate: Annotated[str, typer.Argument(help="Predicate of the claim.")],
     object_: Annotated[str, typer.Argument(metavar="OBJECT", help="Object of the claim.")],
-    hops: Annotated[int, typer.Option("--hops", min=1, max=5, help="Chain up to this many facts of a transitive predicate (config: facts.transitive).")] = 1,
-    min_confidence: Annotated[float, typer.Option("--min-confidence", min=0.0, max=1.0, help="Ignore facts below this confidence.")] = 0.0,
+    hops: Annotated[int, typer.Option("--hops", help="Chain up to this many facts (1-5) of a transitive predicate (config: facts.transitive).")] = 1,
+    min_confidence: Annotated[float, typer.Option("--min-confidence", help="Ignore facts below this confidence (0-1).")] = 0.0,
     json_: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
 ) -> int:
     """Check a claim against memory. Exit 0 supported, 1 contradicted, 4 unknown."""
-    from biocortex_cli.facts.model import FactRules, clean_text
-    from biocortex_cli.facts.query import verify_claim
+    from biocortex_cli.api.facts import fact_verify
     from biocortex_cli.facts.render import verdict_text
 
-    vault = state.vault()
-    s, o = clean_text(subject, "subject"), clean_text(object_, "object")
-    rules = FactRules.from_config(vault)
-    verdict = _using(vault, lambda source: verify_claim(source, rules, s, predicate, o, hops=hops,
-                                                        min_confidence=min_confidence))
+    verdict = fact_verify(state.vault(), subject=subject, predicate=predicate, object=object_, hops=hops,
+                          min_confidence=min_confidence)
     state.emit_json(verdict.as_json()) if json_ else state.out(verdict_text(verdict))
     return verdict.exit_code
-
-
-def _using(vault: Vault, use: Callable[[IndexedFacts], T]) -> T:
-    """``use`` on the fact index (rebuilt if it is damaged), warning about unreadable notes."""
-    from biocortex_cli.facts.index import with_facts
-
-    result, problems = with_facts(vault, use)
-    _warn(problems)
-    return result
-
-
-def _open(vault: Vault) -> tuple[sqlite3.Connection, IndexedFacts]:
-    from biocortex_cli.facts.index import open_facts
-
-    conn, source, problems = open_facts(vault)
-    _warn(problems)
-    return conn, source
-
-
-def _warn(problems: list[DataError]) -> None:
-    for problem in problems[:5]:
-        state.info(f"biocortex: warning: {problem.location()}{problem.message} (skipped; run `biocortex check`)")
-    if len(problems) > 5:
-        state.info(f"biocortex: warning: {len(problems) - 5} more broken fact or entity notes skipped")

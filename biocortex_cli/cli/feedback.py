@@ -19,11 +19,11 @@ def feedback(
     json_: Annotated[bool, typer.Option("--json", help="Print the recorded feedback as JSON.")] = False,
 ) -> int:
     """Record the outcome of a recall and which memories helped; one commit, merges without conflicts."""
-    from biocortex_cli.store.feedback import record_feedback
+    from biocortex_cli.api.recall import feedback as record_feedback
 
     vault = state.vault()
-    done = record_feedback(vault, recall_id=recall_id, outcome=outcome, helpful=helpful or [],
-                           unhelpful=unhelpful or [], note=note, author=vault.author(state.OPTIONS.author))
+    done = record_feedback(vault, recall_id=recall_id, outcome=outcome, helpful=helpful or (),
+                           unhelpful=unhelpful or (), note=note, author=state.author(vault))
     if not done.recall_known:
         state.info(f"biocortex: warning: {recall_id} is not in this clone's recall log; "
                    "only the ids named with --helpful/--unhelpful count")

@@ -14,24 +14,14 @@ def guide(
     json_: Annotated[bool, typer.Option("--json", help="Print {path, tokens, text} as JSON.")] = False,
 ) -> int:
     """Print the guide that tells an agent when to recall, record and verify (AGENTS.md)."""
-    from biocortex_cli.errors import DataError, NotFoundError
-    from biocortex_cli.store.files import read_note_text
-    from biocortex_cli.store.vault import find_vault, template_dir
+    from biocortex_cli.api.vault import guide as agent_guide
+    from biocortex_cli.errors import NotFoundError
+    from biocortex_cli.store.vault import find_vault
 
-    path = template_dir() / "AGENTS.md"
-    text = path.read_text(encoding="utf-8")
     try:
-        mine = find_vault(state.OPTIONS.vault).root / "AGENTS.md"
-        if mine.exists() or mine.is_symlink():  # else a vault made before the guide existed
-            text, path = read_note_text(mine, "AGENTS.md"), mine  # a symbolic link is refused, never followed
+        vault = find_vault(state.OPTIONS.vault)
     except NotFoundError:
-        pass
-    except DataError as exc:  # this text goes into an agent's system prompt: never another file's
-        state.info(f"biocortex: warning: {exc.location()}{exc.message}; printing the guide biocortex ships")
-    if json_:
-        from biocortex_cli.tokens import get_counter
-
-        state.emit_json({"path": str(path), "tokens": get_counter().count(text), "text": text})
-    else:
-        state.out(text)
+        vault = None
+    found = agent_guide(vault)
+    state.emit_json(found.as_json()) if json_ else state.out(found.text)
     return 0

@@ -17,17 +17,11 @@ def init(
     json_: Annotated[bool, typer.Option("--json", help="Print the new vault's folder, repository, branch and first commit as JSON.")] = False,
 ) -> int:
     """Create a vault from the template: layout, config, Obsidian settings, git, first commit."""
-    from biocortex_cli.store.vault import init_vault
+    from biocortex_cli.api.vault import init as init_vault
 
-    vault = init_vault(path, state.OPTIONS.author, in_repo=in_repo)
-    if json_:
-        from biocortex_cli.store import git
-
-        branch = git.run(vault.git_root, "symbolic-ref", "--short", "-q", "HEAD", check=False).strip()
-        state.emit_json({"path": str(vault.root), "git_root": str(vault.git_root), "in_repo": vault.git_root != vault.root,
-                         "branch": branch, "commit": vault.head()})
-    else:
-        state.out(str(vault.root))
+    created = init_vault(path=path, author=state.OPTIONS.author, in_repo=in_repo)
+    vault = created.vault
+    state.emit_json(created.as_json()) if json_ else state.out(str(vault.root))
     state.info(f"biocortex: created a vault in {vault.root}\n"
                "  next: biocortex episode add --task '…' --success   (or open it in Obsidian)")
     return 0

@@ -12,15 +12,15 @@ if TYPE_CHECKING:  # annotations are strings, evaluated by typer only when the a
 
 def lessons(
     ctx: typer.Context,
-    min_support: Annotated[int, typer.Option("--min-support", min=1, help="Only lessons stated by at least this many (non-archived) episodes.")] = 2,
+    min_support: Annotated[int, typer.Option("--min-support", help="Only lessons stated by at least this many (non-archived) episodes (1 or more).")] = 2,
     domain: Annotated[str | None, typer.Option("--domain", help="Only lessons of episodes with this domain.")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many clusters (most supported first).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="At most this many clusters (most supported first; 1 or more).")] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the clusters as JSON.")] = False,
 ) -> int:
     """Lessons that several episodes state, clustered (near-identical phrasings are one lesson)."""
     if ctx.invoked_subcommand is not None:
         return 0
-    from biocortex_cli.lessons.promote import list_lessons
+    from biocortex_cli.api.lessons import lessons as list_lessons
     from biocortex_cli.lessons.render import lessons_text
 
     report = list_lessons(state.vault(), min_support=min_support, domain=domain, limit=limit)
@@ -46,11 +46,11 @@ def promote(
     json_: Annotated[bool, typer.Option("--json", help="Print the lesson note as JSON.")] = False,
 ) -> int:
     """Write the lesson note lessons/<id>.md linking its supporting episodes (or update it)."""
-    from biocortex_cli.lessons.promote import promote as promote_lesson
+    from biocortex_cli.api.lessons import lesson_promote
 
     vault = state.vault()
-    result = promote_lesson(vault, target, author=vault.author(state.OPTIONS.author), text=text,
-                            summarizer=summarizer, ident=id_)
+    result = lesson_promote(vault, target=target, author=state.author(vault), text=text, summarizer=summarizer,
+                            id=id_)
     for warning in result.warnings:
         state.info(warning)
     note = result.promotion.lesson
@@ -71,14 +71,14 @@ def refresh(
     json_: Annotated[bool, typer.Option("--json", help="Print what each lesson gained as JSON.")] = False,
 ) -> int:
     """Add to each promoted lesson the episodes that state it since (one commit); prints their ids."""
-    from biocortex_cli.lessons.promote import refresh_promoted
+    from biocortex_cli.api.lessons import lessons_refresh
 
     vault = state.vault()
-    done = refresh_promoted(vault, author=vault.author(state.OPTIONS.author))
+    done = lessons_refresh(vault, author=state.author(vault))
     if json_:
-        state.emit_json([{"id": p.lesson.id, "path": p.lesson.path, "added": list(p.added)} for p in done])
-    elif done:
-        state.out("\n".join(f"{p.lesson.id}  +{len(p.added)}" for p in done))
-    if not done:
+        state.emit_json(done.as_json())
+    elif done.promotions:
+        state.out("\n".join(f"{p.lesson.id}  +{len(p.added)}" for p in done.promotions))
+    if not done.promotions:
         state.info("biocortex: every promoted lesson is up to date")
     return 0

@@ -19,10 +19,9 @@ def log(
 ) -> int:
     """What changed in memory: new episodes, new and retracted facts, contradictions, promoted
     lessons, archived notes and feedback, by author."""
-    from biocortex_cli.ops.history import digest, resolve_since
+    from biocortex_cli.api.vault import log as digest
     from biocortex_cli.render.history import SHOWN, digest_text
 
-    vault = state.vault()
-    result = digest(vault, resolve_since(vault, since), limit=None if json_ else SHOWN)
+    result = digest(state.vault(), since=since, limit=None if json_ else SHOWN)
     state.emit_json(result.as_json()) if json_ else state.out(digest_text(result))
     return 0

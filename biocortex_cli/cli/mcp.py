@@ -6,9 +6,7 @@ from biocortex_cli.cli import state
 
 
 def mcp() -> int:
-    """Serve the vault over stdio as an MCP server: tools recall, context, episode_add, fact_add, fact_query, feedback.
-
-    Needs the MCP Python SDK, the mcp extra: pip install 'biocortex[mcp]'."""
+    """Serve the vault over stdio as an MCP server: recall, context, episodes, facts, entities, feedback and log as tools (docs/agents.md)."""
     from biocortex_cli.mcp_server import serve
 
     serve(state.vault, lambda vault: vault.author(state.OPTIONS.author))

@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # annotations are strings, evaluated by typer only when the a
 
 def recall(
     query: Annotated[str, typer.Argument(help="The question, in your own words.")],
-    top_k: Annotated[int | None, typer.Option("--top-k", help="At most this many past analyses (config: episodic.top_k).")] = None,
+    top_k: Annotated[int | None, typer.Option("--top-k", help="At most this many past analyses (1 or more; config: episodic.top_k).")] = None,
     budget: Annotated[int | None, typer.Option("--budget", help="Token budget of the printed context (config: episodic.token_budget).")] = None,
     min_relevance: Annotated[float | None, typer.Option("--min-relevance", help="Drop hits scoring below this, 0-1 (config: episodic.min_relevance).")] = None,
     domain: Annotated[str | None, typer.Option("--domain", help="Only past analyses in this domain, e.g. scRNA-seq.")] = None,
@@ -23,18 +23,17 @@ def recall(
     json_: Annotated[bool, typer.Option("--json", help="Print the result as JSON (docs/json.md, recall).")] = False,
 ) -> int:
     """Recall the past analyses relevant to QUERY, within a token budget, for a planner prompt."""
-    from biocortex_cli.recall.service import options_from_config, recall_vault
+    from biocortex_cli.api.recall import recall as recall_memory
     from biocortex_cli.render.recall import explain_text
 
-    vault = state.vault()
-    opts = options_from_config(vault, query, top_k=top_k, budget=budget, min_relevance=min_relevance,
-                               domain=domain, success_only=success_only or None,
-                               include_archived=include_archived, explain=explain, compact=compact or None)
-    result = recall_vault(vault, opts)
+    recalled = recall_memory(state.vault(), query=query, top_k=top_k, budget=budget, min_relevance=min_relevance,
+                             domain=domain, success_only=success_only, include_archived=include_archived,
+                             explain=explain, compact=compact)
+    result = recalled.result
     if result.reason:
         state.info(f"biocortex: no results: {result.reason}")
     if json_:
-        state.emit_json(result.as_json(explain))
+        state.emit_json(recalled.as_json())
     else:
         state.write(result.context)  # byte for byte the JSON's "context" (but on a terminal)
         if explain:

@@ -5,15 +5,14 @@ from __future__ import annotations
 import json
 import re
 import sys
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
+    from biocortex_cli.store.git import Author
     from biocortex_cli.store.vault import Vault
 
 
-@dataclass
-class GlobalOptions:
+class GlobalOptions(NamedTuple):  # replaced whole, never changed; quicker to define than a dataclass
     vault: str | None = None
     author: str | None = None
     debug: bool = False
@@ -32,6 +31,11 @@ def vault() -> Vault:
 
     found = find_vault(OPTIONS.vault)
     return found if OPTIONS.secret_policy == found.secret_policy else replace(found, secret_policy=OPTIONS.secret_policy)
+
+
+def author(vault: Vault) -> Author:
+    """Who the commits of this command are by (``--author``, else the environment, else git)."""
+    return vault.author(OPTIONS.author)
 
 
 def out(text: str) -> None:

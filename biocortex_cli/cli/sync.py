@@ -13,33 +13,21 @@ if TYPE_CHECKING:
 def sync(
     remote: Annotated[str | None, typer.Option("--remote", metavar="NAME",
                                                help="The git remote (default: the branch's, else origin).")] = None,
-    timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS", min=1,
-                                           help="Give up on a fetch or push that takes longer.")] = 60.0,
+    timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS",
+                                           help="Give up on a fetch or push that takes longer (1 or more).")] = 60.0,
     json_: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> int:
     """Share memory with the team: rebase on the remote's commits, push ours, refresh the index,
     and report what arrived (episodes, facts, feedback by author). Commits nothing of yours:
     uncommitted changes stop it."""
-    from biocortex_cli.facts.index import refresh_facts
-    from biocortex_cli.index.build import refresh
-    from biocortex_cli.ops.sync import sync as sync_vault
+    from biocortex_cli.api.vault import sync as sync_vault
     from biocortex_cli.render.history import SHOWN, sync_summary, sync_text
 
     vault = state.vault()
-    report = sync_vault(vault, author=vault.author(state.OPTIONS.author), remote=remote, timeout=timeout,
+    synced = sync_vault(vault, author=state.author(vault), remote=remote, timeout=timeout,
                         limit=None if json_ else SHOWN)
-    encoding = vault.config.tokenizer.encoding
-    conn, refreshed = refresh(vault, encoding)
-    try:
-        refresh_facts(conn, vault, encoding)
-    finally:
-        conn.close()
-    state.info(sync_summary(report))
-    for notice in report.notices:
+    state.info(sync_summary(synced.report))
+    for notice in synced.report.notices:
         state.info(f"biocortex: {notice}")
-    if json_:
-        state.emit_json({**report.as_json(), "index": {"episodes": refreshed.total, "added": refreshed.added,
-                                                       "updated": refreshed.updated, "removed": refreshed.removed}})
-    else:
-        state.out(sync_text(report))
+    state.emit_json(synced.as_json()) if json_ else state.out(sync_text(synced.report))
     return 0

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from biocortex_cli.errors import DataError, NotFoundError, UsageError
+from biocortex_cli.errors import DataError, NotFoundError
 from biocortex_cli.evaluate.dataset import BeirSet, CorpusDoc, Query, load_beir
 from biocortex_cli.evaluate.metrics import mean, metric_names, score_query
 from biocortex_cli.progress import Progress, Stage, report
@@ -85,10 +85,6 @@ class EvalReport:
 
 def evaluate(root: Path, *, k: int = 10, relevance_level: int = 1, config: Path | None = None) -> EvalReport:
     """Load the set in ``root``, rank its judged queries with every system, score the rankings."""
-    if k < 1:
-        raise UsageError(f"--k must be at least 1, not {k}", hint="e.g. --k 10")
-    if relevance_level < 1:
-        raise UsageError(f"--relevance-level must be at least 1, not {relevance_level}")
     started = time.perf_counter()
     beir = load_beir(root)
     judged = beir.judged(relevance_level)

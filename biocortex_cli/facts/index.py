@@ -29,6 +29,7 @@ from biocortex_cli.index.build import git_changed, write_txn
 from biocortex_cli.store.walk import note_stamps
 
 if TYPE_CHECKING:
+    from biocortex_cli.bio.vocabulary import Local
     from biocortex_cli.facts.model import Fact
 
 T = TypeVar("T")
@@ -163,8 +164,16 @@ def _problems(conn: sqlite3.Connection) -> list[DataError]:
 class IndexedFacts:
     """Facts and aliases read from the index on demand (what `fact` commands and recall use)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, local: Local | None = None) -> None:
         self.conn = conn
+        self.local = local  # the vault's vocabulary (store/vocabulary.py), for synonyms_of
+
+    def synonyms_of(self, name: str) -> list[str]:
+        """Other names of ``name`` in the vault's vocabulary, then the shipped one (``hERG`` →
+        ``KCNH2``): tried when no entity is named or aliased so (facts/query.py)."""
+        from biocortex_cli.bio.vocabulary import synonym_names
+
+        return synonym_names(name, local=self.local)
 
     @staticmethod
     def _fact(record: str) -> Fact:
@@ -270,8 +279,10 @@ def with_facts(vault: Any, use: Callable[[IndexedFacts], T]) -> tuple[T, list[Da
 def open_facts(vault: Any, *, full: bool = False) -> tuple[sqlite3.Connection, IndexedFacts, list[DataError]]:
     """The vault's index, refreshed (episodes and facts), as a fact source."""
     from biocortex_cli.index.build import refresh
+    from biocortex_cli.store.vocabulary import local_vocabulary
 
     encoding = vault.config.tokenizer.encoding
     conn, _report = refresh(vault, encoding)
     problems = refresh_facts(conn, vault, encoding, full=full)
-    return conn, IndexedFacts(conn), problems
+    local = local_vocabulary(vault.root) if vault.config.episodic.vocabulary else None
+    return conn, IndexedFacts(conn, local), problems

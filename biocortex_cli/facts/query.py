@@ -18,7 +18,7 @@ from biocortex_cli.facts.model import Fact, FactRules, name_key, normalize_predi
 class QueryResult:
     entity: str  # as asked
     matched: list[str]  # entity names the question resolved to
-    how: str  # "name", "alias", "substring" or "none"
+    how: str  # "name", "alias", "synonym", "substring" or "none"
     facts: list[tuple[Fact, int]] = field(default_factory=list)  # (fact, hops from the entity)
     truncated: bool = False  # the limit stopped the walk
 
@@ -34,11 +34,13 @@ class FactSource(Protocol):
     def spellings(self, name: str) -> set[str]: ...
     def known_name(self, key: str) -> str | None: ...
     def substring(self, text: str, limit: int = 50) -> list[str]: ...
+    def synonyms_of(self, name: str) -> list[str]: ...
     def touching(self, keys: Iterable[str], limit: int | None = None) -> list[Fact]: ...
 
 
 def resolve_entity(name: str, source: FactSource) -> tuple[list[str], str]:
-    """Exact name, then any alias, then substring of a known name (entity notes and fact ends)."""
+    """Exact name, then any alias, then a synonym in the vocabulary (the vault's, then the shipped
+    one: hERG → KCNH2), then substring of a known name (entity notes and fact ends)."""
     wanted = name_key(name.strip())
     resolved = source.resolve(name.strip())
     if name_key(resolved) != wanted and source.known_name(name_key(resolved)) is not None:
@@ -46,6 +48,11 @@ def resolve_entity(name: str, source: FactSource) -> tuple[list[str], str]:
     hit = source.known_name(wanted)
     if hit is not None:
         return [hit if name_key(hit) == wanted else resolved], "name" if name_key(hit) == wanted else "alias"
+    if wanted:
+        found = [h for h in (source.known_name(name_key(source.resolve(other)))
+                             for other in source.synonyms_of(name.strip())) if h is not None]
+        if found:
+            return list(dict.fromkeys(found)), "synonym"
     subs = source.substring(name.strip()) if wanted else []
     return (subs, "substring") if subs else ([], "none")
 

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 7  # 7: records and labels (listings from the index); 6: no id_pieces table, a format key
+SCHEMA_VERSION = 8  # 8: records and labels (listings); 7: Snowball stems; 6: no id_pieces table, a format key
 INDEX_NAME = "index.sqlite"
 
 SCHEMA = """

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,21 +129,25 @@ def _row(root: Any, rel: str, stamp: tuple[int, int], counter: Any) -> tuple[tup
             counter.count(line), counter.count(line + "\n"), stamp[0], stamp[1]), fps
 
 
-def matching_lessons(conn: sqlite3.Connection, weights: dict[int, float]) -> list[tuple[float, IndexedLesson]]:
+def matching_lessons(conn: sqlite3.Connection, weights: dict[int, float],
+                     coverage: Callable[[list[tuple[int, float]]], float] | None = None,
+                     ) -> list[tuple[float, IndexedLesson]]:
     """(sum of the weights of ``weights``' fingerprints the note has, note) for every lesson note
-    that has at least one of them."""
-    sums: dict[str, float] = {}
+    that has at least one of them; ``coverage`` sums a note's (fingerprint, weight) pairs instead
+    (a term and its synonyms count once: index/weights.py)."""
+    found: dict[str, list[tuple[int, float]]] = {}
     fps = sorted(weights)
     try:
         for i in range(0, len(fps), 500):
             chunk = fps[i:i + 500]
             for fp, rel in conn.execute(f"SELECT fp, rel FROM lesson_fps WHERE fp IN ({','.join('?' * len(chunk))})",
                                         chunk):
-                sums[rel] = sums.get(rel, 0.0) + weights[fp]
+                found.setdefault(rel, []).append((fp, weights[fp]))
     except sqlite3.OperationalError:  # no lesson tables yet
         return []
-    if not sums:
+    if not found:
         return []
+    sums = {rel: coverage(pairs) if coverage is not None else _added(pairs) for rel, pairs in found.items()}
     rels = sorted(sums)
     out = []
     for rel, ident, lesson, support, rate, domains, line, tokens, last in conn.execute(
@@ -151,6 +156,13 @@ def matching_lessons(conn: sqlite3.Connection, weights: dict[int, float]) -> lis
         out.append((sums[rel], IndexedLesson(rel, ident, lesson, support, rate, frozenset(json.loads(domains)),
                                              line, tokens, last)))
     return out
+
+
+def _added(pairs: list[tuple[int, float]]) -> float:
+    total = 0.0
+    for _fp, weight in pairs:
+        total += weight
+    return total
 
 
 def lessons_header_tokens(conn: sqlite3.Connection) -> int:

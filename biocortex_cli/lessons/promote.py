@@ -111,8 +111,6 @@ def _clustering(vault: Vault, conn: sqlite3.Connection,
 
 def list_lessons(vault: Vault, *, min_support: int = 2, domain: str | None = None,
                  limit: int | None = None) -> LessonsReport:
-    if min_support < 1:
-        raise UsageError(f"--min-support must be at least 1, not {min_support}", hint="e.g. --min-support 2")
     conn = _open(vault)
     try:
         clustering, clusters, problems = _clustering(vault, conn, domain)

@@ -11,17 +11,22 @@ best first, within a share of the budget.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.render.recall import LESSONS, RecallPart
+
+if TYPE_CHECKING:
+    from biocortex_cli.bio.vocabulary import Local
 
 MAX_LESSONS = 5  # lines in recall's lessons section
 
 
 def lessons_part(conn: sqlite3.Connection, meta: dict[str, Any], query: str, budget: int, *,
                  min_relevance: float, ngram_weights: dict[str, float], max_df: float,
-                 domain: str | None = None) -> list[RecallPart]:
-    """The promoted lessons that apply to ``query``, in at most ``budget`` tokens (none if none fits)."""
+                 domain: str | None = None, synonyms: bool = True, local: Local | None = None) -> list[RecallPart]:
+    """The promoted lessons that apply to ``query``, in at most ``budget`` tokens (none if none
+    fits); with ``synonyms``, the query's synonyms count as in episodic recall (the vault's
+    ``local`` vocabulary first: index/weights.py)."""
     from biocortex_cli.bio.text import tokenize
     from biocortex_cli.index.weights import MAX_QUERY_TERMS, query_weights
     from biocortex_cli.lessons.index import lessons_header_tokens, matching_lessons
@@ -30,9 +35,15 @@ def lessons_part(conn: sqlite3.Connection, meta: dict[str, Any], query: str, bud
     tokens = tokenize(query)[:MAX_QUERY_TERMS]
     if not tokens or budget <= 0:
         return []
-    found = query_weights(conn, tokens, max(int(meta.get("n_docs", 0)), 1), ngram_weights, max_df)
-    # a word no episode has may be in a lesson note: it counts here, with its half weight
-    weights, denominator = {**found.weights, **found.unknown_weights}, found.denominator
+    expanded = None
+    if synonyms:
+        from biocortex_cli.bio.vocabulary import expand
+
+        expanded = expand(tokens, local=local)
+    found = query_weights(conn, tokens, max(int(meta.get("n_docs", 0)), 1), ngram_weights, max_df, expanded)
+    # a word (or synonym) no episode has may be in a lesson note: it counts here, with its weight
+    weights = {**found.weights, **found.unknown_weights, **found.synonym_weights, **found.unknown_synonym_weights}
+    denominator = found.denominator
     if denominator <= 0:
         return []
     domain_norm = None
@@ -41,7 +52,7 @@ def lessons_part(conn: sqlite3.Connection, meta: dict[str, Any], query: str, bud
 
         domain_norm = attr_norm(domain)
     scored = []
-    for total, note in matching_lessons(conn, weights):
+    for total, note in matching_lessons(conn, weights, found.coverage):
         if domain_norm is not None and domain_norm not in note.domains:
             continue
         score = min(1.0, total / denominator)

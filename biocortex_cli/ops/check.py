@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from biocortex_cli.errors import DataError
-from biocortex_cli.store.episodes import ID_RE, check_fields, parse_created
+from biocortex_cli.store.episodes import FIELD_ORDER, ID_RE, check_fields, likely_field, parse_created
 from biocortex_cli.store.files import read_regular
 from biocortex_cli.store.notes import Note, read_note
 from biocortex_cli.store.vault import Vault
@@ -29,12 +29,15 @@ class VaultProblem:
     line: int
     message: str
     hint: str = ""
+    severity: str = "error"  # or "warning": reported, but the vault still passes
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}"
+        kind = "warning: " if self.severity == "warning" else ""
+        return f"{self.path}:{self.line}: {kind}{self.message}"
 
     def as_json(self) -> dict[str, object]:
-        return {"path": self.path, "line": self.line, "message": self.message, "hint": self.hint}
+        return {"path": self.path, "line": self.line, "severity": self.severity, "message": self.message,
+                "hint": self.hint}
 
 
 @dataclass(frozen=True)
@@ -43,8 +46,15 @@ class CheckReport:
     problems: list[VaultProblem]
 
     @property
+    def errors(self) -> list[VaultProblem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
     def ok(self) -> bool:
-        return not self.problems
+        return not self.errors
+
+    def as_json(self) -> dict[str, object]:
+        return {"notes": self.notes, "ok": self.ok, "problems": [p.as_json() for p in self.problems]}
 
 
 def _problem(exc: DataError, rel: str) -> VaultProblem:
@@ -61,7 +71,13 @@ def iter_note_paths(vault: Vault) -> Iterator[str]:
 
 
 def _check_episode(note: Note) -> list[VaultProblem]:
-    return [_problem(e, note.rel) for e in check_fields(note.meta, note.rel, 1, note.key_lines)]
+    out = [_problem(e, note.rel) for e in check_fields(note.meta, note.rel, 1, note.key_lines)]
+    for key in note.meta:  # a misspelt or singular field is kept but never searched: say so
+        guess = None if key in FIELD_ORDER else likely_field(str(key))
+        if guess is not None:
+            out.append(VaultProblem(note.rel, note.line_of(str(key)), f"unknown field {key!r}: did you mean {guess!r}?",
+                                    f"rename it to {guess} (recall searches {guess}, not {key})", "warning"))
+    return out
 
 
 def _check_fact(note: Note) -> list[VaultProblem]:
@@ -146,6 +162,7 @@ def check_vault(vault: Vault) -> CheckReport:
     problems.extend(_check_aliases(notes))
     problems.extend(_check_contradictions(vault, notes))
     problems.extend(_check_feedback(vault))
+    problems.extend(_check_vocabulary(vault, notes))
     problems.extend(check_links(vault))
     problems.sort(key=lambda p: (p.path, p.line, p.message))
     return CheckReport(notes=len(notes), problems=problems)
@@ -153,7 +170,7 @@ def check_vault(vault: Vault) -> CheckReport:
 
 #: the tool's own files and folders: a symbolic link there is a problem even if not committed
 OWN_PATHS = (".biocortex", ".biocortex/config.yaml", ".biocortex/tmp", ".biocortex/logs", ".biocortex/index.sqlite",
-             ".biocortex/write.lock", "AGENTS.md", "Home.md", "templates", *MEMORY_DIRS, "feedback")
+             ".biocortex/write.lock", "AGENTS.md", "Home.md", "vocabulary.md", "templates", *MEMORY_DIRS, "feedback")
 
 
 def check_links(vault: Vault) -> list[VaultProblem]:
@@ -225,6 +242,35 @@ def _check_aliases(notes: list[Note]) -> list[VaultProblem]:
             out.append(VaultProblem(rel, 1, f"{key!r} is claimed by {len(by)} entity notes: {names}",
                                     "keep each name in one note: remove it from the aliases of the others"))
     return out
+
+
+def _check_vocabulary(vault: Vault, notes: list[Note]) -> list[VaultProblem]:
+    """The vocabulary note, with entity notes' names and aliases read from ``notes``."""
+    owners: dict[str, str] = {}
+    for note in notes:
+        if note.meta.get("type") != "entity":
+            continue
+        name = note.meta.get("name")
+        listed = note.meta.get("aliases")
+        for alias in (name, *(listed if isinstance(listed, list) else ())):
+            if isinstance(alias, str) and alias.strip():
+                owners.setdefault(alias.strip().casefold(), note.rel)
+        owners.setdefault(Path(note.rel).stem.casefold(), note.rel)
+    return check_vocabulary(vault, lambda term: owners.get(term.strip().casefold()))
+
+
+def check_vocabulary(vault: Vault, owner: Callable[[str], str | None]) -> list[VaultProblem]:
+    """The vault's vocabulary note (store/vocabulary.py): its malformed lines, cycles of one-way
+    entries, and groups whose terms are separate entity notes (``owner`` names a term's note)."""
+    from biocortex_cli.store import vocabulary
+
+    try:
+        parsed = vocabulary.read(vault.root)
+    except DataError as exc:  # a symbolic link is reported by check_links
+        linked = os.path.islink(vault.root / vocabulary.VOCABULARY_REL)
+        return [] if linked else [_problem(exc, vocabulary.VOCABULARY_REL)]
+    found = [*parsed.problems, *vocabulary.cycles(parsed), *vocabulary.entity_problems(parsed, owner)]
+    return sorted((_problem(exc, vocabulary.VOCABULARY_REL) for exc in found), key=lambda p: (p.line, p.message))
 
 
 def _check_feedback(vault: Vault) -> list[VaultProblem]:

@@ -213,8 +213,8 @@ def check_notes(vault: Vault) -> list[Finding]:
     report = check_vault(vault)
     if report.ok:
         return []
-    shown = [str(p) for p in report.problems]
-    return [Finding("notes", "error", f"{len(report.problems)} problem(s) in {report.notes} note(s): {_some(shown)}",
+    shown = [str(p) for p in report.errors]
+    return [Finding("notes", "error", f"{len(report.errors)} problem(s) in {report.notes} note(s): {_some(shown)}",
                     "run `biocortex check` for the full list, fix each note, then commit")]
 
 

@@ -104,9 +104,6 @@ def forget(vault: Vault, criteria: Criteria, *, author: Author, dry_run: bool = 
     if not criteria.describe():
         raise UsageError("forget needs at least one criterion; nothing was archived",
                          hint="e.g. biocortex forget --older-than 365d --utility-below 0.3 --dry-run")
-    for name, value in (("--utility-below", criteria.utility_below), ("--quality-below", criteria.quality_below)):
-        if value is not None and not 0 <= value <= 1:
-            raise UsageError(f"{name} must be between 0 and 1, not {value:g}")
     now = now or dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
     before = cutoff(criteria.older_than, now) if criteria.older_than else None
     picked = _candidates(vault, criteria, before)

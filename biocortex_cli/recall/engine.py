@@ -2,8 +2,11 @@
 
 One pipeline of named stages (:func:`search`), each reading only the index:
 
-1. ``_asked``: the query's terms, and their IDF weights (index/weights.py);
-2. ``_named``: the tools, domains and entities of the query that the index knows;
+1. ``_asked``: the query's terms, their synonyms (the vault's vocabulary, then the shipped one:
+   bio/vocabulary.py), and their IDF weights, a term and its synonyms being one concept
+   (index/weights.py);
+2. ``_named``: the tools, domains and entities of the query that the index knows (a variant
+   and its gene, ``KRAS G12C`` and ``KRAS``, are one entity: :data:`VARIANT_GENE_CREDIT`);
 3. ``_fusion``: which signals the query uses and their weights; those it does not use are left
    out and the configured weights of the others renormalised, so ``min_relevance`` means the
    same whether or not a query names a tool;
@@ -34,8 +37,14 @@ from biocortex_cli.errors import UsageError
 from biocortex_cli.recall.signals import ATTR_COLUMN, ATTR_SIGNAL, K1, SIGNALS
 
 if TYPE_CHECKING:
+    from biocortex_cli.bio.vocabulary import Expanded, Local
     from biocortex_cli.index.weights import QueryWeights
     from biocortex_cli.render.recall import Header, RecallPart
+
+#: Entity credit of an episode that lists the gene of a variant the query names but not the
+#: variant (a query for KRAS G12C, an episode about KRAS); the reverse counts fully, since the
+#: index lists a variant's gene beside it (index/build.py).
+VARIANT_GENE_CREDIT = 0.5
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,7 @@ class RecallOptions:
     explain: bool = False
     include_archived: bool = False
     compact: bool = False  # blocks without their path (render/blocks.py COMPACT)
+    vocabulary: bool = True  # expand the query with synonyms (docs/vocabulary.md)
 
 
 @dataclass(frozen=True)
@@ -99,6 +109,9 @@ class RecallResult:
     query_terms: list[str] = field(default_factory=list)
     unknown_terms: list[str] = field(default_factory=list)
     ignored_terms: list[str] = field(default_factory=list)
+    synonyms: list[dict[str, Any]] = field(default_factory=list)  # the query's synonyms and whether searched
+    withheld_terms: list[dict[str, str]] = field(default_factory=list)  # terms the vocabulary will not expand
+    synonyms_dropped: int = 0  # synonyms cut by the vocabulary's caps
     recall_id: str = ""
     parts: tuple[RecallPart, ...] = ()  # the output, as printed (render/recall.py: compose)
 
@@ -126,7 +139,9 @@ class RecallResult:
         }
         if explain:
             out["explain"] = {"query_terms": self.query_terms, "unknown_terms": self.unknown_terms,
-                              "too_common_terms": self.ignored_terms, "searched": self.searched}
+                              "too_common_terms": self.ignored_terms, "searched": self.searched,
+                              "synonyms": self.synonyms, "withheld_terms": self.withheld_terms,
+                              "synonyms_dropped": self.synonyms_dropped}
         return out
 
 
@@ -181,21 +196,24 @@ def validate(opts: RecallOptions) -> None:
         raise UsageError("the query is empty", hint='ask a question, e.g. biocortex recall "doublets in 10x multiome"')
 
 
-def recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) -> RecallResult:
+def recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
+           vocabulary: Local | None = None) -> RecallResult:
     """Episodic recall alone, printed (see the module docstring)."""
-    return search(conn, meta, opts).finish(opts.budget)
+    return search(conn, meta, opts, vocabulary).finish(opts.budget)
 
 
-def search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) -> Found:
-    """Score, gate and budget the index's episodes for ``opts.query``.
+def search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
+           vocabulary: Local | None = None) -> Found:
+    """Score, gate and budget the index's episodes for ``opts.query``; ``vocabulary`` is the
+    vault's own (store/vocabulary.py), looked up before the shipped one.
 
     Reads run in one read transaction, so a refresh committing meanwhile is seen whole or not
     at all (it waits for this, a few milliseconds)."""
     if conn.in_transaction:
-        return _search(conn, meta, opts)
+        return _search(conn, meta, opts, vocabulary)
     conn.execute("BEGIN")
     try:
-        return _search(conn, meta, opts)
+        return _search(conn, meta, opts, vocabulary)
     finally:
         conn.execute("COMMIT")
 
@@ -212,6 +230,7 @@ class _Asked:
     n_docs: int
     recall_id: str
     tokens: list[str]
+    expanded: Expanded | None = None  # the vocabulary's synonyms of the tokens
     words: QueryWeights | None = None
 
     def empty(self, reason: str, dropped: int = 0, over_top_k: int = 0, over_budget: int = 0) -> Found:
@@ -221,7 +240,19 @@ class _Asked:
             results=[], dropped={"below_relevance": dropped, "over_top_k": over_top_k, "over_budget": over_budget},
             matched=0, searched=self.n_docs, reason=reason, query_terms=self.tokens,
             unknown_terms=words.unknown if words else [], ignored_terms=words.common if words else [],
-            recall_id=self.recall_id))
+            recall_id=self.recall_id, **self._vocabulary()))
+
+    def _vocabulary(self) -> dict[str, Any]:
+        """What the vocabulary gave, for --explain: each synonym with its term, weight, source
+        and whether it was searched (some episode has it, and its term counts)."""
+        if self.expanded is None:
+            return {}
+        absent = set(self.words.absent_synonyms) if self.words else set()
+        return {"synonyms": [{"term": e.term, "synonym": e.synonym, "weight": e.weight, "source": e.source,
+                              "group": e.group, "searched": self.words is not None and e.synonym not in absent}
+                             for e in self.expanded.expansions],
+                "withheld_terms": [{"term": w.term, "reason": w.reason} for w in self.expanded.withheld],
+                "synonyms_dropped": self.expanded.dropped}
 
 
 @dataclass(frozen=True)
@@ -231,7 +262,8 @@ class _Named:
     grams: list[str]  # every gram of the query, sorted (the SQL parameters of ``where``)
     where: str  # the SQL condition on attrs that finds them
     values: dict[str, set[str]]  # signal -> the values named
-    hits: dict[int, list[int]]  # episode -> how many named entities, tools, domains it lists
+    hits: dict[int, list[float]]  # episode -> its credit for the named entities, tools, domains
+    count: dict[str, float]  # signal -> how many it names (a variant and its gene: one)
 
 
 @dataclass(frozen=True)
@@ -245,7 +277,7 @@ class _Fusion:
     plan: list[tuple[str, float, int, float]]  # (signal, weight, attrs column or -1 for text, values named)
 
 
-def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions) -> Found:
+def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions, vocabulary: Local | None) -> Found:
     validate(opts)
     asked = _asked(meta, opts)
     if not asked.tokens:
@@ -254,7 +286,9 @@ def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions)
         return asked.empty("the vault has no episodes yet")
     from biocortex_cli.index.weights import query_weights
 
-    asked = replace(asked, words=query_weights(conn, asked.tokens, asked.n_docs, opts.ngram_weights, opts.max_df))
+    asked = _expanded(asked, vocabulary)
+    asked = replace(asked, words=query_weights(conn, asked.tokens, asked.n_docs, opts.ngram_weights, opts.max_df,
+                                               asked.expanded))
     named = _named(conn, asked)
     fusion = _fusion(asked, named)
     if fusion.relevance_w <= 0:
@@ -283,21 +317,60 @@ def _asked(meta: dict[str, Any], opts: RecallOptions) -> _Asked:
                   tokenize(opts.query)[:MAX_QUERY_TERMS])
 
 
+def _expanded(asked: _Asked, vocabulary: Local | None) -> _Asked:
+    """The query's synonyms (none when ``opts.vocabulary`` is off)."""
+    if not asked.opts.vocabulary:
+        return asked
+    from biocortex_cli.bio.vocabulary import expand
+
+    return replace(asked, expanded=expand(asked.tokens, local=vocabulary))
+
+
 def _named(conn: sqlite3.Connection, asked: _Asked) -> _Named:
     assert asked.words is not None
     grams = sorted({g for g, _n in asked.words.fingerprints.values()})
     where = f"kind IN ('tool', 'domain', 'entity') AND value IN ({','.join('?' for _ in grams)})"
     values: dict[str, set[str]] = {"tools": set(), "domains": set(), "entities": set()}
-    hits: dict[int, list[int]] = {}
+    hits: dict[int, list[float]] = {}
+    variants = _variants(asked.opts.query, grams)
+    in_variants = set(variants) | set(variants.values())
+    listed: dict[int, set[str]] = {}  # episode -> the variants and genes of ``variants`` it lists
     if grams:
         column = {"entity": 0, "tool": 1, "domain": 2}
         for kind, value, doc in conn.execute(f"SELECT kind, value, doc FROM attrs WHERE {where}", grams):
             values[ATTR_SIGNAL[kind]].add(value)
             counts = hits.get(doc)
             if counts is None:
-                counts = hits[doc] = [0, 0, 0]
-            counts[column[kind]] += 1
-    return _Named(grams, where, values, hits)
+                counts = hits[doc] = [0.0, 0.0, 0.0]
+            if kind == "entity" and value in in_variants:
+                listed.setdefault(doc, set()).add(value)
+            else:
+                counts[column[kind]] += 1
+    count = {s: float(len(v)) for s, v in values.items()}
+    # a variant the query names and its gene are one entity: the variant counts 1, the gene alone
+    # VARIANT_GENE_CREDIT (whichever of the two the index knows)
+    pairs = [(v, g) for v, g in variants.items() if v in values["entities"] or g in values["entities"]]
+    if pairs:
+        count["entities"] = len(values["entities"] - in_variants) + float(len(pairs))
+        for doc, names in listed.items():
+            hits[doc][0] += sum(1.0 if v in names else VARIANT_GENE_CREDIT if g in names else 0.0 for v, g in pairs)
+    return _Named(grams, where, values, hits, count)
+
+
+def _variants(query: str, grams: list[str]) -> dict[str, str]:
+    """Variant -> gene, as the index writes them (``kras g12c`` -> ``kras``), for each variant the
+    query writes with its gene."""
+    if not any(" " in g for g in grams):
+        return {}
+    from biocortex_cli.bio.entities import extract_entities, variant_gene
+    from biocortex_cli.bio.text import tokenize
+
+    out = {}
+    for entity in extract_entities(query):
+        gene = variant_gene(entity.name) if entity.kind == "variant" else None
+        if gene is not None:
+            out[" ".join(tokenize(entity.name))] = " ".join(tokenize(gene))
+    return out
 
 
 def _fusion(asked: _Asked, named: _Named) -> _Fusion:
@@ -312,7 +385,7 @@ def _fusion(asked: _Asked, named: _Named) -> _Fusion:
     active["outcome"] = wanted is not None and (active["text"] or any(named.values.values()))
     relevance_w = sum(float(opts.weights.get(s, 0.0)) for s in SIGNALS if active.get(s) and s != "outcome")
     outcome_w = float(opts.weights.get("outcome", 0.0)) if active["outcome"] else 0.0
-    plan = [(s, float(opts.weights.get(s, 0.0)), ATTR_COLUMN.get(s, -1), float(len(named.values.get(s, ())) or 1))
+    plan = [(s, float(opts.weights.get(s, 0.0)), ATTR_COLUMN.get(s, -1), named.count.get(s, 0.0) or 1.0)
             for s in SIGNALS if active.get(s) and s != "outcome"]
     return _Fusion(active, wanted, relevance_w, outcome_w, plan)
 
@@ -325,12 +398,12 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
     Relevance fuses every signal but outcome, so a failure alone never qualifies; an episode with
     no text score here cannot reach ``min_relevance`` (signals.text_bound)."""
     from biocortex_cli.index.store import doc_lengths, posting_lists
-    from biocortex_cli.recall.signals import light_lists, text_bound, text_scores
+    from biocortex_cli.recall.signals import light_lists, text_bound, text_lists, text_scores
 
     assert asked.words is not None
-    opts, weights, denominator = asked.opts, asked.words.weights, asked.words.denominator
-    lists = posting_lists(conn, list(weights))
-    ordered = [(weights[fp], *lists[fp]) for fp in weights if fp in lists]
+    opts, words, denominator = asked.opts, asked.words, asked.words.denominator
+    lists = posting_lists(conn, [*words.weights, *words.synonym_weights])
+    _fps, ordered, concepts = text_lists(words, lists)
     everyone: set[int] = set(named.hits)
     for _w, docs, _tfs in ordered:
         everyone.update(docs)
@@ -339,9 +412,9 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
     # posting lists: scored only if their attribute share plus every light list could pass
     w_text = float(opts.weights.get("text", 0.0)) if fusion.active["text"] else 0.0
     best_text = w_text * min(1.0, light_total * (K1 + 1) / denominator) if denominator else 0.0
-    attr_weights = [(float(opts.weights.get(s, 0.0)), ATTR_COLUMN[s], float(len(named.values[s])))
+    attr_weights = [(float(opts.weights.get(s, 0.0)), ATTR_COLUMN[s], named.count[s])
                     for s in ("entities", "tools", "domains") if fusion.active.get(s)]
-    could_pass: dict[tuple[int, ...], bool] = {}
+    could_pass: dict[tuple[float, ...], bool] = {}
     seeds: set[int] = set()
     for doc, counts in named.hits.items():
         key = tuple(counts)
@@ -352,9 +425,9 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
         if ok:
             seeds.add(doc)
     text = text_scores(ordered, light, seeds, store_dls=doc_lengths(conn),
-                       avg_dl=float(meta.get("avg_dl") or 1.0), denominator=denominator)
+                       avg_dl=float(meta.get("avg_dl") or 1.0), denominator=denominator, concepts=concepts)
     scored: list[tuple[float, float, int, dict[str, float]]] = []
-    no_hits = [0, 0, 0]
+    no_hits = [0.0, 0.0, 0.0]
     for doc, text_value in text.items():
         counts = named.hits.get(doc, no_hits)
         fused = 0.0
@@ -470,4 +543,5 @@ def _explain(conn: sqlite3.Connection, doc: int, asked: _Asked, named: _Named,
     from biocortex_cli.recall.signals import explain
 
     assert asked.words is not None
-    return explain(conn, doc, asked.words.weights, lists, asked.words.fingerprints, named.where, named.grams)
+    return explain(conn, doc, asked.words.weights, lists, asked.words.fingerprints, named.where, named.grams,
+                   asked.words.synonyms)

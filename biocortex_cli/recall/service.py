@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import BudgetTooSmall
 from biocortex_cli.index.build import RefreshReport, refresh, warn_problems
@@ -12,7 +12,11 @@ from biocortex_cli.index.store import get_meta
 from biocortex_cli.recall.engine import RecallOptions, RecallResult, recall, search, validate
 from biocortex_cli.render.recall import RecallPart
 from biocortex_cli.store.vault import Vault
+from biocortex_cli.store.vocabulary import local_vocabulary
 from biocortex_cli.store.walk import has_notes
+
+if TYPE_CHECKING:
+    from biocortex_cli.bio.vocabulary import Local
 
 
 def options_from_config(vault: Vault, query: str, **given: Any) -> RecallOptions:
@@ -22,7 +26,7 @@ def options_from_config(vault: Vault, query: str, **given: Any) -> RecallOptions
     ep = vault.config.episodic
     defaults = {"top_k": ep.top_k, "budget": ep.token_budget, "min_relevance": ep.min_relevance,
                 "success_only": ep.success_only, "compact": ep.compact, "max_df": ep.max_df,
-                "half_life_days": ep.half_life_days,
+                "half_life_days": ep.half_life_days, "vocabulary": ep.vocabulary,
                 # a signal missing from the config's weights keeps its default weight (0 turns it off)
                 "weights": {**EpisodicConfig().weights, **ep.weights}, "ngram_weights": dict(ep.ngram_weights),
                 # plain recall gives lessons context's default share (context passes its configured one)
@@ -60,19 +64,20 @@ def _recall_vault(vault: Vault, opts: RecallOptions) -> RecallResult:
     try:
         warn_problems(report)
         meta = get_meta(conn)
-        before = _lessons_part(conn, vault, encoding, meta, opts)
-        after = _facts_part(conn, vault, encoding, opts)
+        vocabulary = local_vocabulary(vault.root) if opts.vocabulary else None
+        before = _lessons_part(conn, vault, encoding, meta, opts, vocabulary)
+        after = _facts_part(conn, vault, encoding, opts, vocabulary)
         if not before and not after:
-            return recall(conn, meta, opts)
+            return recall(conn, meta, opts, vocabulary)
         reserved = sum(p.tokens + 2 for p in (*before, *after))
-        found = search(conn, meta, replace(opts, budget=max(1, opts.budget - reserved)))
+        found = search(conn, meta, replace(opts, budget=max(1, opts.budget - reserved)), vocabulary)
         return found.finish(opts.budget, before, after)
     finally:
         conn.close()
 
 
 def _lessons_part(conn: sqlite3.Connection, vault: Vault, encoding: str, meta: dict[str, Any],
-                  opts: RecallOptions) -> list[RecallPart]:
+                  opts: RecallOptions, vocabulary: Local | None) -> list[RecallPart]:
     """The promoted lessons that apply (none when the vault has no lesson notes)."""
     if not has_notes(vault.root, "lessons"):
         return []
@@ -84,13 +89,14 @@ def _lessons_part(conn: sqlite3.Connection, vault: Vault, encoding: str, meta: d
         warn_problems(RefreshReport(problems=[(p.path or "lessons/", p.line or 1, p.message) for p in problems]))
     return lessons_part(conn, meta, opts.query, int(opts.budget * opts.lessons_share),
                         min_relevance=opts.min_relevance, ngram_weights=opts.ngram_weights,
-                        max_df=opts.max_df, domain=opts.domain)
+                        max_df=opts.max_df, domain=opts.domain, synonyms=opts.vocabulary, local=vocabulary)
 
 
 FACTS_SHARE = 0.25  # at most this share of recall's budget goes to facts
 
 
-def _facts_part(conn: sqlite3.Connection, vault: Vault, encoding: str, opts: RecallOptions) -> list[RecallPart]:
+def _facts_part(conn: sqlite3.Connection, vault: Vault, encoding: str, opts: RecallOptions,
+                vocabulary: Local | None) -> list[RecallPart]:
     """The facts about the question's entities (none when the vault holds no facts)."""
     if not has_notes(vault.root, "facts"):
         return []
@@ -98,4 +104,4 @@ def _facts_part(conn: sqlite3.Connection, vault: Vault, encoding: str, opts: Rec
     from biocortex_cli.facts.recall import facts_part
 
     refresh_facts(conn, vault, encoding)
-    return facts_part(conn, opts.query, int(opts.budget * FACTS_SHARE))
+    return facts_part(conn, opts.query, int(opts.budget * FACTS_SHARE), synonyms=opts.vocabulary, local=vocabulary)

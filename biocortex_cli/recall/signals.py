@@ -35,6 +35,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from biocortex_cli.bio.vocabulary import Expansion
+    from biocortex_cli.index.weights import QueryWeights
     from biocortex_cli.recall.engine import RecallOptions
 
 K1 = 1.2
@@ -87,19 +89,45 @@ def light_lists(ordered: list[tuple[float, Any, dict[int, int]]], bound: float) 
     return light, total
 
 
+def text_lists(words: QueryWeights, lists: dict[int, Any]) -> tuple[
+        list[int], list[tuple[float, Any, dict[int, int]]], list[tuple[int, bool] | None] | None]:
+    """The posting lists to score: their fingerprints, in query order with the synonyms last (what
+    ``words.concept_of`` says each one stands for); the lists as (weight, episodes, term
+    frequencies); and, when the query has synonyms, each list's concept (index, is a synonym) or
+    None for a list scored on its own (index/weights.py: a concept scores the best of its matches)."""
+    fps = [fp for fp in words.weights if fp in lists]
+    if words.synonym_weights:
+        fps += [fp for fp in words.synonym_weights if fp in lists]
+    weight = {**words.weights, **words.synonym_weights}
+    ordered = [(weight[fp], *lists[fp]) for fp in fps]
+    if not words.synonym_weights:
+        return fps, ordered, None
+    index = {c: i for i, c in enumerate(sorted(words.grouped))}
+    concepts: list[tuple[int, bool] | None] = [
+        (index[words.concept_of[fp]], fp in words.synonyms) if words.concept_of.get(fp) in index else None
+        for fp in fps]
+    return fps, ordered, concepts
+
+
 def text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[int], seeds: set[int], *,
-                 store_dls: Any, avg_dl: float, denominator: float) -> dict[int, float]:
+                 store_dls: Any, avg_dl: float, denominator: float,
+                 concepts: list[tuple[int, bool] | None] | None = None) -> dict[int, float]:
     """Text scores (0-1) of the episodes that may pass the gate: ``seeds`` and those in at least
     one posting list outside ``light``. Sums run in query order, with the same arithmetic, in
-    the same order, as the SQL ``SUM`` this replaced (tested bit for bit)."""
+    the same order, as the SQL ``SUM`` this replaced (tested bit for bit); a list with a concept
+    (:func:`text_lists`) adds to its concept's own sum or competes as a synonym, and each
+    concept's best is added last, in concept order."""
     scoring = set(seeds)
     for i, (_w, docs, _tfs) in enumerate(ordered):
         if i not in light:
             scoring.update(docs)
     sums = dict.fromkeys(scoring, 0.0)
+    own: dict[tuple[int, int], float] = {}  # (concept, doc) -> the concept's own fingerprints, summed
+    best: dict[tuple[int, int], float] = {}  # (concept, doc) -> its best synonym
     k1_1, k1, one_b, b = K1 + 1, K1, 1 - B, B
     at_tf1: dict[int, float] = {}  # a note's term weight at tf 1 depends on its length only
-    for w, docs, tfs in ordered:
+    for i, (w, docs, tfs) in enumerate(ordered):
+        concept = concepts[i] if concepts is not None else None
         for doc in scoring.intersection(docs):
             tf = tfs.get(doc, 1) if tfs else 1
             if tf == 1:
@@ -108,7 +136,16 @@ def text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[int
                     g = at_tf1[doc] = 1 * k1_1 / (1 + k1 * (one_b + b * store_dls[doc] / avg_dl))
             else:
                 g = tf * k1_1 / (tf + k1 * (one_b + b * store_dls[doc] / avg_dl))
-            sums[doc] += w * g
+            if concept is None:
+                sums[doc] += w * g
+            elif concept[1]:
+                key = (concept[0], doc)
+                best[key] = max(best.get(key, 0.0), w * g)
+            else:
+                key = (concept[0], doc)
+                own[key] = own.get(key, 0.0) + w * g
+    for key in sorted(own.keys() | best.keys()):
+        sums[key[1]] += max(own.get(key, 0.0), best.get(key, 0.0))
     if not denominator:
         return dict.fromkeys(sums, 0.0)
     return {doc: min(1.0, s / denominator) for doc, s in sums.items()}
@@ -180,7 +217,8 @@ def shorten(sections: Sequence[tuple[str, str, int, int]], drop_order: Sequence[
 
 
 def explain(conn: sqlite3.Connection, doc: int, weights: dict[int, float], lists: dict[int, Any],
-             qfps: dict[int, tuple[str, int]], attr_where: str, grams_q: list[str]) -> dict[str, list[str]]:
+             qfps: dict[int, tuple[str, int]], attr_where: str, grams_q: list[str],
+             synonyms: dict[int, Expansion] | None = None) -> dict[str, list[str]]:
     def has(fp: int) -> bool:
         docs = lists[fp][0] if fp in lists else ()
         at = bisect_left(docs, doc)
@@ -188,6 +226,9 @@ def explain(conn: sqlite3.Connection, doc: int, weights: dict[int, float], lists
 
     found = [qfps[fp][0] for fp in weights if has(fp)]
     out = {"terms": sorted(found, key=lambda g: (-g.count(" "), g))}
+    matched = [f"{e.synonym} (for {e.term}, {e.source} {e.weight:g})" for fp, e in (synonyms or {}).items() if has(fp)]
+    if matched:
+        out["synonyms"] = matched
     attrs: dict[str, set[str]] = {}
     if grams_q:
         for kind, value in conn.execute(f"SELECT kind, value FROM attrs WHERE doc = ? AND {attr_where}",

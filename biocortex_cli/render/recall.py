@@ -108,6 +108,17 @@ def explain_text(result: RecallResult) -> str:
         lines.append(f"explain: not in the vault: {', '.join(result.unknown_terms)}")
     if result.ignored_terms:
         lines.append(f"explain: too common to count: {', '.join(result.ignored_terms)}")
+    searched = [s for s in result.synonyms if s["searched"]]
+    if searched:
+        lines.append("explain: synonyms: " + ", ".join(
+            f"{s['term']} → {s['synonym']} ({s['source']} {s['weight']:g})" for s in searched))
+    absent = [s["synonym"] for s in result.synonyms if not s["searched"]]
+    if absent or result.synonyms_dropped:
+        cut = f"; {result.synonyms_dropped} more cut by the caps" if result.synonyms_dropped else ""
+        lines.append(f"explain: synonyms not searched (in no episode, or too common): {', '.join(absent) or '-'}{cut}")
+    if result.withheld_terms:
+        withheld = "; ".join(f"{w['term']} ({w['reason']})" for w in result.withheld_terms)
+        lines.append(f"explain: not expanded: {withheld}")
     lines.append(f"explain: {result.matched} of {result.searched} episodes passed the gate; "
                  f"dropped {result.dropped}")
     for rank, hit in enumerate(result.results, start=1):

@@ -65,6 +65,9 @@ class EpisodicConfig:
     half_life_days: float = _f(0.0, "recency decay: a relevant episode's score is multiplied by "
                                "2^(-age/half_life_days), age counted back from the newest episode "
                                "(not the clock); 0 = off (docs/learning.md)")
+    vocabulary: bool = _f(True, "expand questions with synonyms: the vault's vocabulary.md, then the "
+                          "shipped biology vocabulary, each below the question's own words "
+                          "(docs/vocabulary.md)")
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,8 @@ EPISODE_DIRS = ("episodes", "archive/episodes")  # live and archived episodes
 #: Frontmatter order of the known fields; unknown keys follow in the order given.
 FIELD_ORDER = ("id", "type", "created", "author", "task", "plan", "tools", "domains", "result",
                "success", "quality", "lessons", "entities", "provenance", "related")
+#: The singular spellings of the list fields (the CLI's option names), accepted as those fields.
+FIELD_ALIASES = {"tool": "tools", "domain": "domains", "lesson": "lessons", "entity": "entities"}
 _STR_FIELDS = ("task", "plan", "result")
 _LIST_FIELDS = ("tools", "domains", "lessons", "entities", "related")
 _EXTRA_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
@@ -179,12 +182,52 @@ def check_fields(data: Mapping[str, Any], where: str | None, line: int | None,
     return problems
 
 
+def likely_field(key: str) -> str | None:
+    """The field an unknown key probably means (a singular spelling, a typo), or None."""
+    if key in FIELD_ALIASES:
+        return FIELD_ALIASES[key]
+    import difflib
+
+    match = difflib.get_close_matches(key.casefold(), FIELD_ORDER, n=1, cutoff=0.8)
+    return match[0] if match else None
+
+
+def plural_keys(data: Mapping[str, Any], where: str | None, line: int | None) -> dict[str, Any]:
+    """``data`` with the singular keys of :data:`FIELD_ALIASES` given as their fields."""
+    out = dict(data)
+    for alias, key in FIELD_ALIASES.items():
+        if alias in out:
+            if key in out:
+                raise DataError(f"both {key!r} and {alias!r} are given", path=where, line=line,
+                                hint=f"give the list once, as {key!r}")
+            out[key] = out.pop(alias)
+    return out
+
+
+def warn_unknown_fields(episodes: Sequence[Episode], where: str | None) -> None:
+    """One warning on stderr per field biocortex does not know: it is kept in the note (docs/vault-format.md)
+    but neither checked nor searched, so a misspelt field must not pass unnoticed."""
+    counts: dict[str, int] = {}
+    for ep in episodes:
+        for key in ep.record:
+            if key not in FIELD_ORDER:
+                counts[key] = counts.get(key, 0) + 1
+    for key, n in counts.items():
+        guess = likely_field(key)
+        which = "the episode has" if len(episodes) == 1 else f"{n} of {len(episodes)} episodes have"
+        place = f"{where}: " if where else ""
+        sys.stderr.write(f"biocortex: warning: {place}{which} the field {key!r}, which biocortex does not know: "
+                         "kept in the note, not searched" + (f"; did you mean {guess!r}?\n" if guess else "\n"))
+
+
 def build_episode(data: Mapping[str, Any], *, author: Author, now: dt.datetime,
                   where: str | None = None, line: int | None = None) -> Episode:
-    """Validate input fields and complete them into a new episode (id, created, entities)."""
+    """Validate input fields and complete them into a new episode (id, created, entities); the
+    singular keys (``tool``, ``lesson``, …) are read as their fields."""
     if not isinstance(data, Mapping):
         raise DataError("an episode must be a JSON object", path=where, line=line,
                         hint='e.g. {"task": "...", "success": true}')
+    data = plural_keys(data, where, line)
     if "type" in data and data["type"] != "episode":
         raise DataError(f"type must be 'episode', not {data['type']!r}", path=where, line=line)
     problems = check_fields(data, where, line)
@@ -342,8 +385,9 @@ def _scrubbed(vault: Vault, data: Any) -> Any:
     return secrets.scrub_input(data, "the episode") if vault.secret_policy == secrets.REDACT else data
 
 
-def add_episode(vault: Vault, data: Mapping[str, Any], author: Author) -> Episode:
-    ep = build_episode(_scrubbed(vault, data), author=author, now=dt.datetime.now(dt.timezone.utc))
+def add_episode(vault: Vault, data: Mapping[str, Any], author: Author, where: str | None = None) -> Episode:
+    ep = build_episode(_scrubbed(vault, data), author=author, now=dt.datetime.now(dt.timezone.utc), where=where)
+    warn_unknown_fields([ep], where)
     message = f"episode: add {ep.id} — {one_line(ep.task)}"
     with vault.transaction(message, author) as txn:
         taken = episode_path(vault, ep.id)
@@ -403,6 +447,7 @@ def import_episodes(vault: Vault, text: str, source: str, author: Author) -> lis
     if not episodes:
         raise DataError("no episodes in the input", path=source,
                         hint="give JSON Lines: one episode object per line")
+    warn_unknown_fields(episodes, source)
     noun = "episode" if len(episodes) == 1 else "episodes"
     message = f"episode: import {len(episodes)} {noun} — {episodes[0].id}"
     if len(episodes) > 1:

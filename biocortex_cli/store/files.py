@@ -13,7 +13,6 @@ import errno
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -53,6 +52,8 @@ def atomic_write(path: Path, data: str | bytes, *, fsync: bool = True) -> None:
         mode = stat.S_IMODE(os.lstat(path).st_mode)
     except OSError:
         mode = 0o666 & ~_umask()
+    import tempfile  # not on recall's path: a module import costs every command
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, mode)
@@ -136,6 +137,8 @@ def user_dir(*parts: str) -> Path:
     """A private (0700) per-user folder for biocortex's local files: ``$XDG_CACHE_HOME/biocortex``
     (else ``~/.cache/biocortex``), else ``<tmp>/biocortex-<uid>`` when there is no usable home.
     Never a folder another user owns or a symbolic link (a shared temp folder is hostile)."""
+    import tempfile  # not on recall's path: a module import costs every command
+
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     for root in (Path(base) / "biocortex", Path(tempfile.gettempdir()) / f"biocortex-{os.getuid()}"):
         try:

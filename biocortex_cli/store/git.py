@@ -11,13 +11,16 @@ so concurrent writers never mix files into each other's commits or race on ``ind
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from biocortex_cli.errors import BiocortexError, DataError
+
+if TYPE_CHECKING:
+    import subprocess
 
 DEFAULT_AUTHOR = "biocortex <biocortex@localhost>"
 #: A git ``index.lock`` older than this, found while we hold the vault write lock, was left by
@@ -50,6 +53,8 @@ def call(root: Path, *args: str, env: dict[str, str] | None = None,
          timeout: float | None = None) -> subprocess.CompletedProcess[str]:
     """Run git and return the finished process whatever its exit status, for callers that explain
     failures themselves (sync). Never prompts; ``timeout`` seconds bound a network call."""
+    import subprocess  # here, not at the top: reading commands such as recall start no git
+
     full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
     try:
         return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
@@ -86,6 +91,20 @@ def reason(text: str) -> str:
     return "; ".join(keep[:8]) if keep else lines[-1]
 
 
+def worktree_root(path: Path) -> Path | None:
+    """The top folder of the repository ``path`` is in, as ``git rev-parse --show-toplevel`` says,
+    found without starting git (a few ms on every command): the nearest folder holding ``.git``
+    (a folder, or the file of a linked worktree or a submodule). When $GIT_DIR or $GIT_WORK_TREE
+    is set, git decides."""
+    if "GIT_DIR" in os.environ or "GIT_WORK_TREE" in os.environ:
+        return toplevel(path)
+    here = path.resolve()
+    for folder in (here, *here.parents):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return None
+
+
 def toplevel(path: Path) -> Path | None:
     try:
         out = run(path, "rev-parse", "--show-toplevel", check=True)
@@ -99,6 +118,8 @@ def is_ignored(top: Path, path: Path) -> bool:
     rel = path.resolve().relative_to(top.resolve()).as_posix()
     if rel == ".":
         return False
+    import subprocess
+
     proc = subprocess.run(["git", "-C", str(top), "check-ignore", "-q", "--", rel + "/"],
                           capture_output=True, check=False)
     return proc.returncode == 0
@@ -327,6 +348,8 @@ def _commit_staged(root: Path, paths: Sequence[str], message: str, ident: dict[s
         return False  # nothing staged (the porcelain commit says so), or someone else's changes
     tree = run(root, "write-tree", env=ident).strip()
     # commit-tree ignores commit.gpgsign (git commit honours it): -S asks for the signature
+    import subprocess
+
     proc = subprocess.run(["git", "-C", str(root), "commit-tree", tree, "-p", head, *(["-S"] if sign else []),
                            "-F", "-"], input=message, capture_output=True, text=True, check=False,
                           env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **ident})
@@ -343,6 +366,8 @@ def _commit_staged(root: Path, paths: Sequence[str], message: str, ident: dict[s
 def run_stdin(root: Path, args: list[str], stdin: str, env: dict[str, str] | None = None, *,
               check: bool = True) -> None:
     full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
+    import subprocess
+
     proc = subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True,
                           text=True, env=full_env, check=False)
     if check and proc.returncode != 0:

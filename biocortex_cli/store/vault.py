@@ -12,7 +12,6 @@ import errno
 import json
 import os
 import re
-import shutil
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -46,7 +45,7 @@ class Vault:
 
     @cached_property
     def git_root(self) -> Path:
-        top = git.toplevel(self.root)
+        top = git.worktree_root(self.root)
         if top is None:
             raise BiocortexError("the vault is not inside a git repository", path=str(self.root),
                                  hint="run `git init` in the vault, or `biocortex init` anew")
@@ -230,7 +229,7 @@ class Transaction:
             self._journal_fh.close()
             self._journal_fh = None
             (self.vault.state_dir / JOURNAL_NAME).unlink(missing_ok=True)
-            shutil.rmtree(self.vault.state_dir / JOURNAL_COPIES, ignore_errors=True)
+            _remove_tree(self.vault.state_dir / JOURNAL_COPIES)
 
 
 def blob_id(data: bytes | None) -> str | None:
@@ -344,7 +343,7 @@ def recover_killed_transaction(vault: Vault) -> list[str]:
         sys.stderr.write(f"biocortex: warning: {len(kept)} file(s) changed since that write were left as they "
                          f"are: {', '.join(sorted(kept)[:5])}\n")
     journal.unlink()
-    shutil.rmtree(vault.state_dir / JOURNAL_COPIES, ignore_errors=True)
+    _remove_tree(vault.state_dir / JOURNAL_COPIES)
     return restored
 
 
@@ -391,6 +390,12 @@ def _legacy_put_back(vault: Vault, rel: str, full: str, tracked: bool) -> list[s
     return [rel]
 
 
+def _remove_tree(path: Path) -> None:
+    import shutil  # imported where used: shutil (with bz2 and lzma) would cost every command's start-up
+
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def find_vault(explicit: str | None = None, cwd: Path | None = None) -> Vault:
     """``--vault``, else $BIOCORTEX_VAULT, else the nearest parent with the config (docs/json.md)."""
     given = explicit or os.environ.get(VAULT_ENV)
@@ -429,6 +434,8 @@ def init_vault(path: Path, author: str | None = None, *, in_repo: bool = False) 
     """Create a vault from the template at ``path``; refuse (touching nothing) if one exists, or
     if ``path`` is inside another git repository (whose history the vault's commits would join)
     unless ``in_repo`` says that is wanted. A folder that repository ignores gets its own."""
+    import shutil
+
     root = path.expanduser()
     if (root / CONFIG_REL).exists():
         raise BiocortexError(f"{root} is already a biocortex vault; nothing was changed",

@@ -14,6 +14,10 @@ templates), ``feedback/`` and every other folder hold no notes. Inside a memory 
   the index and the commands all report the same way;
 - other files are *strays*: ``check`` reports them, nothing else reads them.
 
+Notes at the vault's root are not memory and are not walked: ``Home.md`` and ``AGENTS.md`` are
+for people and agents, ``vocabulary.md`` is the vault's vocabulary (store/vocabulary.py), which
+``check`` validates on its own.
+
 Listing is ``os.scandir`` with relative paths built by concatenation: ``os.walk`` + ``relpath``
 took 2 s for the 164k entity notes of the 100k benchmark vault.
 """

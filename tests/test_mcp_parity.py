@@ -1,0 +1,92 @@
+"""Every MCP tool returns exactly what the matching command prints with ``--json`` (issue 16:
+MCP's fact_add had drifted from ``fact add --json``). Both run on the same vault (writes: on two
+copies of one vault, so each starts from the same state); the server is driven in-process, one
+JSON-RPC line at a time (tests/test_mcp.py and test_mcp_stdio.py drive the real process)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from biocortex_cli.mcp_server import build_server
+from biocortex_cli.mcp_server.tools import TOOLS
+from biocortex_cli.store.vault import find_vault
+from tests.conftest import REPO, Cli
+
+MESSAGES = [{"role": "user", "content": "Remove doublets from our 10x Multiome PBMC data"},
+            {"role": "assistant", "content": "I will run scDblFinder per sample, then AMULET on the ATAC side."}]
+
+
+def _tool(root: Path, name: str, arguments: dict[str, Any]) -> Any:
+    server = build_server(lambda: find_vault(str(root)), lambda vault: vault.author(None))
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": name, "arguments": arguments}})
+    result = server.answer(line.encode())["result"]  # type: ignore[index]
+    assert result["isError"] is False, result
+    data = json.loads(result["content"][0]["text"])
+    assert result.get("structuredContent", data) == data
+    return data
+
+
+def _timeless(data: Any) -> Any:
+    """``data`` without the times a write stamps (two writes a second apart differ only there)."""
+    if isinstance(data, dict):
+        return {k: _timeless(v) for k, v in data.items() if k not in ("created", "updated", "added", "at")}
+    if isinstance(data, list):
+        return [_timeless(v) for v in data]
+    return data
+
+
+def test_every_tool_returns_the_command_s_json(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    assert cli("episode", "import", REPO / "examples/sample_episodes.jsonl").code == 0
+    for triple in (["TP53", "regulates", "MDM2", "--source", "PMID:8319905"],
+                   ["KEAP1", "inhibits", "NFE2L2", "--source", "PMID:9887101", "--confidence", "0.9"]):
+        assert cli("fact", "add", *triple).code == 0
+    assert cli("entity", "alias", "TP53", "p53").code == 0
+    (tmp_path / "chat.json").write_text(json.dumps(MESSAGES), encoding="utf-8")
+    query = "doublets in 10x multiome with scDblFinder"
+    episode = cli("episode", "list", "--limit", "1", "--json").json()[0]["id"]
+
+    reads: list[tuple[str, dict[str, Any], list[str]]] = [
+        ("recall", {"query": query, "top_k": 3, "budget": 900, "explain": True},
+         ["recall", query, "--top-k", "3", "--budget", "900", "--explain"]),
+        ("context", {"query": query, "budget": 1500, "conversation": MESSAGES},
+         ["context", query, "--budget", "1500", "--conversation", str(tmp_path / "chat.json")]),
+        ("episode_show", {"id": episode}, ["episode", "show", episode]),
+        ("episode_list", {"domain": "scRNA-seq", "success": False, "limit": 5},
+         ["episode", "list", "--domain", "scRNA-seq", "--failure", "--limit", "5"]),
+        ("fact_query", {"entity": "p53", "hops": 2}, ["fact", "query", "p53", "--hops", "2"]),
+        ("fact_verify", {"subject": "KEAP1", "predicate": "inhibits", "object": "NFE2L2"},
+         ["fact", "verify", "KEAP1", "inhibits", "NFE2L2"]),
+        ("entity_show", {"name": "p53"}, ["entity", "show", "p53"]),
+        ("log", {"since": "1d"}, ["log", "--since", "1d"]),
+    ]
+    for name, arguments, argv in reads:
+        assert _tool(vault, name, arguments) == cli(*argv, "--json").json(), name
+
+    recall_id = cli("recall", query, "--json").json()["recall_id"]
+    copy = tmp_path / "copy"
+    shutil.copytree(vault, copy, symlinks=True)  # the recall log too: both know the recall
+    writes: list[tuple[str, dict[str, Any], list[str]]] = [
+        ("episode_add", {"task": "Call peaks in zebrafish fin ATAC-seq with MACS2", "tools": ["MACS2"],
+                         "domains": ["ATAC-seq"], "result": "41,203 peaks at q < 0.01", "success": True,
+                         "quality": 0.8, "lessons": ["Use --nomodel with the Tn5 shift"], "entities": ["fn1a"],
+                         "id": "zf-atac-peaks", "created": "2026-11-20T10:00:00Z"},
+         ["episode", "add", "--task", "Call peaks in zebrafish fin ATAC-seq with MACS2", "--tool", "MACS2",
+          "--domain", "ATAC-seq", "--result", "41,203 peaks at q < 0.01", "--success", "--quality", "0.8",
+          "--lesson", "Use --nomodel with the Tn5 shift", "--entity", "fn1a", "--id", "zf-atac-peaks",
+          "--created", "2026-11-20T10:00:00Z", "--no-suggest"]),
+        ("fact_add", {"subject": "p53", "predicate": "activates", "object": "CDKN1A", "source": ["PMID:8242752"],
+                      "confidence": 0.9},
+         ["fact", "add", "p53", "activates", "CDKN1A", "--source", "PMID:8242752", "--confidence", "0.9"]),
+        ("fact_add", {"subject": "KEAP1", "predicate": "activates", "object": "NFE2L2"},  # contradicts memory
+         ["fact", "add", "KEAP1", "activates", "NFE2L2"]),
+        ("feedback", {"recall_id": recall_id, "outcome": "success", "helpful": [episode], "note": "useful"},
+         ["feedback", recall_id, "--outcome", "success", "--helpful", episode, "--note", "useful"]),
+    ]
+    for name, arguments, argv in writes:
+        mcp, command = _tool(copy, name, arguments), cli(*argv, "--json").json()
+        assert _timeless(mcp) == _timeless(command), name
+    assert {name for name, _a, _c in reads + writes} == {tool.name for tool in TOOLS}

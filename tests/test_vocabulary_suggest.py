@@ -1,0 +1,109 @@
+"""``biocortex vocabulary suggest|accept|show|check`` (ops/vocabulary.py): learned vocabulary,
+applied only when a person or agent accepts it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import Cli, git
+
+from biocortex_cli.store.vocabulary import VOCABULARY_REL
+
+EPISODES = [
+    {"id": "lane-a", "task": "Overloaded 10x lane of PBMC: doublet rate 14%", "tools": ["Cell Ranger"],
+     "success": False},
+    {"id": "lane-b", "task": "Overloaded chip of tonsil cells, cell hashing rescued it",
+     "tools": ["Cell Ranger", "HTODemux"], "success": True},
+    {"id": "atac", "task": "ATAC-seq peaks of sorted T cells", "tools": ["MACS2"], "success": True},
+    # alike episodes: the same tools and entities, the task with one word swapped
+    {"id": "bin-1", "task": "Trogocytosis assay of NK cells with flow", "tools": ["FlowJo"],
+     "entities": ["CD56"], "success": True},
+    {"id": "bin-2", "task": "Membrane-transfer assay of NK cells with flow", "tools": ["FlowJo"],
+     "entities": ["CD56"], "success": True},
+    {"id": "bin-3", "task": "Trogocytosis readout in NK lines", "tools": ["FlowJo", "FACSDiva"],
+     "entities": ["CD56"], "success": True},
+    {"id": "bin-4", "task": "Membrane-transfer readout in NK lines", "tools": ["FlowJo", "FACSDiva"],
+     "entities": ["CD56"], "success": True},
+]
+
+
+def build(vault: Path, cli: Cli) -> None:
+    r = cli("episode", "import", "-", stdin="\n".join(json.dumps(e) for e in EPISODES) + "\n")
+    assert r.code == 0, r.err
+
+
+def helpful(cli: Cli, query: str, ident: str) -> None:
+    rid = cli("recall", query, "--json", "--min-relevance", "0").json()["recall_id"]
+    r = cli("feedback", rid, "--outcome", "success", "--helpful", ident)
+    assert r.code == 0, r.err
+
+
+def test_feedback_where_a_helpful_memory_lacked_the_words_suggests_a_pair(vault: Path, cli: Cli) -> None:
+    build(vault, cli)
+    helpful(cli, "superloaded lanes: what doublet rate?", "lane-a")
+    helpful(cli, "rescue a superloaded chip", "lane-b")
+    r = cli("vocabulary", "suggest", "--json")
+    assert r.code == 0, r.err
+    data = r.json()
+    assert data["feedback_records"] == 2
+    first = data["suggestions"][0]
+    assert first["tokens"] == ["superload", "overload"] and first["words"] == ["superloaded", "overloaded"]
+    assert first["feedback"] == 2 and first["support"] == 2
+    assert len(first["evidence"]) == 2 and all(e.startswith("r") for e in first["evidence"])
+    assert not (vault / VOCABULARY_REL).read_text().count("superloaded")  # nothing applied
+
+
+def test_alike_episodes_that_swap_a_word_suggest_a_pair(vault: Path, cli: Cli) -> None:
+    build(vault, cli)
+    r = cli("vocabulary", "suggest")
+    assert r.code == 0, r.err
+    assert "trogocytosis | membrane transfer    support 2 (2 alike episode pairs)" in r.out
+    assert "1 suggestion(s) from 7 episodes and 0 feedback records" in r.err
+
+
+def test_accept_writes_the_chosen_groups_in_one_commit_and_recall_uses_them(vault: Path, cli: Cli) -> None:
+    build(vault, cli)
+    before = git(vault, "rev-list", "--count", "HEAD")
+    r = cli("vocabulary", "accept", "1", "transfer assay -> trogocytosis assay", "--json")
+    assert r.code == 0, r.err
+    assert r.json()["accepted"] == ["trogocytosis | membrane transfer  # suggested: 2 pairs of alike episodes",
+                                    "transfer assay -> trogocytosis assay  # accepted"]
+    assert int(git(vault, "rev-list", "--count", "HEAD")) == int(before) + 1
+    subject = git(vault, "log", "-1", "--format=%s")
+    assert subject.startswith("vocabulary: accept vocabulary.md — trogocytosis | membrane transfer")
+    text = (vault / VOCABULARY_REL).read_text()
+    assert text.endswith("- trogocytosis | membrane transfer  # suggested: 2 pairs of alike episodes\n"
+                         "- transfer assay -> trogocytosis assay  # accepted\n")
+    assert cli("check").code == 0
+    again = cli("vocabulary", "accept", "trogocytosis | membrane transfer", "--json").json()
+    assert again["accepted"] == [] and again["skipped"][0]["reason"] == "already in vocabulary.md"
+    shown = cli("vocabulary", "show", "trogocytosis in NK cells", "--json").json()
+    expected = {"term": "trogocytosi", "synonym": "membran transfer", "source": "vault"}
+    assert expected.items() <= shown["synonyms"][0].items()
+    assert cli("vocabulary", "suggest", "--json").json()["suggestions"] == []  # now in the vocabulary
+
+
+def test_accept_refuses_bad_groups_and_entity_merges_writing_nothing(vault: Path, cli: Cli) -> None:
+    build(vault, cli)
+    assert cli("entity", "alias", "NFE2L2", "Nrf2 protein").code == 0
+    assert cli("entity", "alias", "NRF2", "nuclear respiratory factor").code == 0
+    before = (vault / VOCABULARY_REL).read_text()
+    r = cli("vocabulary", "accept", "Nrf2 protein | nuclear respiratory factor")
+    assert r.code == 1 and "separate entities" in r.err and "biocortex entity merge" in r.err
+    r = cli("vocabulary", "accept", "T cell | T lymphocyte", "--json")
+    assert r.code == 1 and "loses a stop word" in r.err_json()["error"]["message"]
+    r = cli("vocabulary", "accept", "99")
+    assert r.code == 2 and "no suggestion 99" in r.err
+    assert (vault / VOCABULARY_REL).read_text() == before
+
+
+def test_show_and_check(vault: Path, cli: Cli) -> None:
+    (vault / VOCABULARY_REL).write_text("- doublet | multiplet\n- alone\n")
+    r = cli("vocabulary", "show")
+    assert r.out == "vocabulary.md:1: doublet | multiplet\n"
+    r = cli("vocabulary", "show", "NRF2 multiplets")
+    assert "multiplet → doublet  (doublet; vault 0.9, vocabulary.md:1)" in r.out
+    assert "nrf2: not expanded (ambiguous" in r.out
+    r = cli("vocabulary", "check")
+    assert r.code == 1 and r.out.startswith("vocabulary.md:2: 'alone' alone is not a group")
