@@ -260,3 +260,60 @@ def test_feedback_finds_a_recall_in_the_old_single_log(ranked: Path, cli: Cli) -
     r = cli("feedback", data["recall_id"], "--outcome", "success", "--json")
     assert r.code == 0, r.err
     assert r.json()["injected"] == [h["id"] for h in data["results"]] and r.json()["query"] == QUERY
+
+
+ORGANOID_Q = "preprocess the new day-25 organoid single-cell data: filter low-quality cells and multiplets"
+VARIANT_Q = "germline variants in exomes with GATK"
+
+
+@pytest.fixture
+def variants(vault: Path, cli: Cli) -> Path:
+    """The best variant recipe and its own failed attempt, nearly tied for a variant question;
+    an organoid episode; unrelated ones."""
+    task = "Call germline variants in 40 exomes with GATK"
+    episodes = [
+        {"id": "variant-recipe", "task": task, "plan": "VQSR with HapMap and Omni truth sets.",
+         "result": "Ti/Tv 2.9 on the cohort data; Mendelian errors down 80%.", "success": True, "quality": 0.9},
+        {"id": "variant-attempt", "task": task, "plan": "Hard filters on QD, FS and MQ.",
+         "result": "Ti/Tv 2.4 on the cohort data; Mendelian errors stayed high.", "success": False, "quality": 0.4},
+        {"id": "organoid-qc", "task": "QC of day-25 kidney organoid scRNA-seq", "domains": ["scRNA-seq"],
+         "plan": "Per-sample thresholds on genes and mitochondrial reads.", "result": "Kept 91% of cells."},
+    ]
+    for e in episodes[:2]:
+        e.update(domains=["variant calling"], tools=["GATK"])
+    episodes += [{"task": t} for t in (*BACKGROUND, "Somatic variant calling in tumour-normal pairs with Mutect2")]
+    r = cli("episode", "import", "-", stdin="".join(json.dumps(e) + "\n" for e in episodes))
+    assert r.code == 0, r.err
+    return vault
+
+
+def test_a_vote_counts_for_questions_like_its_own(variants: Path, cli: Cli) -> None:
+    """One "unhelpful" vote on an off-topic hit used to lower that episode for every later
+    question: the best variant recipe fell below its own failed attempt."""
+    before = recall(cli, VARIANT_Q)
+    assert [h["id"] for h in before["results"][:2]] == ["variant-recipe", "variant-attempt"]
+    off_topic = recall(cli, ORGANOID_Q)
+    r = cli("feedback", off_topic["recall_id"], "--outcome", "failure", "--unhelpful", "variant-recipe")
+    assert r.code == 0, r.err
+    after = recall(cli, VARIANT_Q)  # no word in common with the organoid question
+    assert [h["id"] for h in after["results"][:2]] == ["variant-recipe", "variant-attempt"]
+    assert after["results"][0]["signals"]["utility"] == 0.5
+    # the vote counts in full for the question it was given on ...
+    same = {h["id"]: h["signals"] for h in recall(cli, ORGANOID_Q, "--min-relevance", "0", "--top-k", "20")["results"]}
+    assert same["variant-recipe"]["utility"] == round(utility_value(0, 1), 4)
+    # ... in part for a question that shares some of its words
+    partly = {h["id"]: h["signals"] for h in recall(cli, "filter germline exome variants in organoid data",
+                                                         "--min-relevance", "0")["results"]}
+    assert utility_value(0, 1) < partly["variant-recipe"]["utility"] < 0.5
+    # the injection credit of the failed organoid task stays weak, and only for that kind of question
+    assert utility_value(0, 1) < same["organoid-qc"]["utility"] < 0.5
+    assert cli("recall", VARIANT_Q).out == cli("recall", VARIANT_Q).out  # reproducible
+
+
+def test_without_a_question_every_vote_counts(variants: Path, cli: Cli) -> None:
+    """forget --utility-below and biocortex lessons have no question: the vote counts in full."""
+    rid = recall(cli, ORGANOID_Q)["recall_id"]
+    assert cli("feedback", rid, "--outcome", "failure", "--unhelpful", "variant-recipe").code == 0
+    r = cli("forget", "--utility-below", "0.4", "--dry-run", "--json")
+    assert r.code == 0, r.err
+    assert [e["id"] for e in r.json()["episodes"]] == ["variant-recipe"]

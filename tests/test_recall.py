@@ -51,8 +51,9 @@ def test_doublet_question_finds_the_multiome_failure_first(samples: Path, cli: C
     assert ids[0] == "2026-02-17-multiome-doublets-merged", ids
     assert "2026-03-14-multiome-doublets" in ids[:3]
     hit = data["results"][0]
-    assert set(hit) == {"id", "path", "score", "signals", "tokens", "task", "success", "quality",
+    assert set(hit) == {"id", "path", "score", "rank_score", "signals", "tokens", "task", "success", "quality",
                         "created", "plan", "result", "tools", "domains", "lessons", "entities", "related"}
+    assert hit["rank_score"] >= hit["score"] or hit["score"] == 0
     assert hit["success"] is False and 0 < hit["score"] <= 1
     assert set(hit["signals"]) <= {"text", "tools", "domains", "entities", "outcome"}
     assert hit["signals"]["outcome"] == 1.0  # "what went wrong" asks about failures

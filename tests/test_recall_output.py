@@ -28,7 +28,7 @@ def test_each_hit_carries_its_sections_as_recorded(demo: Path, cli: Cli) -> None
     assert len(data["results"]) >= 3
     for hit in data["results"]:
         record = cli("episode", "show", hit["id"], "--json").json()
-        assert list(hit)[:8] == ["id", "path", "score", "signals", "tokens", "task", "success", "quality"]
+        assert list(hit)[:9] == ["id", "path", "score", "rank_score", "signals", "tokens", "task", "success", "quality"]
         assert hit["path"] == record["path"] and hit["task"] == record["task"]
         for key in ("plan", "result"):
             assert hit[key] == record.get(key)  # text, or null when not recorded

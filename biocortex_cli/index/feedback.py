@@ -1,22 +1,38 @@
-"""Feedback in the sidecar index: one utility estimate per memory id (docs/learning.md).
+"""Feedback in the sidecar index: what every vote said, and the question it was given on
+(docs/learning.md).
 
 At every refresh the feedback files' names, mtimes and sizes are hashed; when the hash changed,
-every file is read again and the ``utility`` table rebuilt (thousands of lines take
-milliseconds). Lines that cannot be read go to ``feedback_problems`` as ``path:line: message``;
-the other lines still count. Any id is aggregated — episodes and lessons alike.
+every file is read again and three tables rebuilt (thousands of lines take milliseconds):
+``questions``, every distinct question feedback was given on (the fingerprints of its words);
+``question_words``, for each word, the questions that have it; and ``question_evidence``, what
+the records given on a question say of each memory id they name or injected, summed (the same
+record twice counts once).
+Lines that cannot be read go to ``feedback_problems`` as ``path:line: message``; the other
+lines still count. Any id is aggregated — episodes and lessons alike.
 
-The model, per id, from every distinct feedback record (the same record twice counts once):
+What a record says of a memory:
 
-* evidence for: ``+1`` per record naming it helpful, ``+CREDIT`` per record that injected it
-  without naming it, with outcome success;
-* evidence against: ``+1`` per record naming it unhelpful, ``+CREDIT`` per record that injected
-  it without naming it, with outcome failure;
-* utility = ``(for + PRIOR) / (for + against + 2 * PRIOR) - EXPLORE * (1 - 1 / sqrt(1 + n))``,
-  ``n = for + against``, clipped to 0-1. The Beta(PRIOR, PRIOR) prior keeps one vote from
-  swinging it; the exploration term is 0 for a memory nobody judged yet and tends to
-  ``-EXPLORE`` as votes accumulate, so a new memory (0.5) keeps a small edge over one whose
-  record is known to be merely average (an upper-confidence-bound bonus, shifted so that
-  "no feedback" is exactly 0.5).
+* evidence for: ``1`` when it names it helpful, ``CREDIT`` when it injected it without naming
+  it and the outcome was success;
+* evidence against: ``1`` when it names it unhelpful, ``CREDIT`` when it injected it without
+  naming it and the outcome was failure.
+
+A memory's utility for a question ``q`` weighs each record by how alike its question ``v`` and
+``q`` are — the IDF-weighted Jaccard similarity of their words,
+``sim(q, v) = sum(idf, q & v) / sum(idf, q | v)`` over the indexed episodes (1 for a record
+without a question) — so a vote counts in full for the question it was given on and not at all
+for an unrelated one:
+
+* ``for = sum(sim * for_r)``, ``against = sum(sim * against_r)``, ``n = for + against``;
+* utility = ``(for + PRIOR) / (n + 2 * PRIOR) - EXPLORE * (1 - 1 / sqrt(1 + n))``, clipped to
+  0-1. The Beta(PRIOR, PRIOR) prior keeps one vote from swinging it; the exploration term is 0
+  for a memory nobody judged yet and tends to ``-EXPLORE`` as votes accumulate, so a new memory
+  (0.5) keeps a small edge over one whose record is known to be merely average (an
+  upper-confidence-bound bonus, shifted so that "no feedback" is exactly 0.5).
+
+Without a question (``forget --utility-below``, ``biocortex lessons``) every record weighs 1.
+The IDF is read from the index when the utility is asked for, never stored with the votes, so
+the same vault commit gives the same utilities however the index was built.
 """
 
 from __future__ import annotations
@@ -24,6 +40,8 @@ from __future__ import annotations
 import hashlib
 import math
 import sqlite3
+import sys
+from array import array
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +50,8 @@ PRIOR = 2.0
 CREDIT = 0.25
 EXPLORE = 0.05
 NEUTRAL = 0.5
+#: the ``question_words`` key of the records without a question (fingerprints are 48-bit, never negative)
+NO_QUESTION = -1
 
 
 def utility_value(evidence_for: float, evidence_against: float) -> float:
@@ -53,15 +73,26 @@ def feedback_digest(root: Path) -> str:
     return _stamps(root)[1]
 
 
+def question_fingerprints(query: str) -> list[int]:
+    """The fingerprints of a question's words (recall's tokens, each once, sorted)."""
+    from biocortex_cli.bio.text import tokenize
+    from biocortex_cli.index.fingerprints import fingerprint
+    from biocortex_cli.index.weights import MAX_QUERY_TERMS
+
+    return sorted({fingerprint(token) for token in tokenize(query)[:MAX_QUERY_TERMS]})
+
+
 def refresh_feedback(conn: sqlite3.Connection, root: Path, meta: dict[str, Any]) -> dict[str, Any]:
-    """Re-aggregate the feedback files if they changed (inside the refresh's write transaction);
+    """Re-read the feedback files if they changed (inside the refresh's write transaction);
     returns the meta values to store."""
+    from biocortex_cli.index.store import to_array, to_blob
     from biocortex_cli.store.feedback import parse_feedback
 
     rels, digest = _stamps(root)
     if meta.get("feedback_digest") == digest:
         return {}
-    votes: dict[str, list[float]] = {}  # id -> [for, against, records]
+    said: dict[tuple[int, str], list[float]] = {}  # (question, id) -> [for, against]
+    questions: dict[tuple[int, ...], int] = {}  # a question's word fingerprints -> its number
     seen: set[tuple[Any, ...]] = set()
     problems: list[tuple[str, int, str]] = []
     for rel in rels:
@@ -76,43 +107,133 @@ def refresh_feedback(conn: sqlite3.Connection, root: Path, meta: dict[str, Any])
             if record.key() in seen:
                 continue
             seen.add(record.key())
+            question = questions.setdefault(tuple(question_fingerprints(record.query)), len(questions))
             named = set(record.helpful) | set(record.unhelpful)
             for ident in record.helpful:
-                _add(votes, ident, 1.0, 0.0)
+                _add(said, question, ident, 1.0, 0.0)
             for ident in record.unhelpful:
-                _add(votes, ident, 0.0, 1.0)
+                _add(said, question, ident, 0.0, 1.0)
             success = record.outcome == "success"
             for ident in dict.fromkeys(record.injected):
                 if ident not in named:
-                    _add(votes, ident, CREDIT if success else 0.0, 0.0 if success else CREDIT)
-    conn.execute("DELETE FROM utility")
-    conn.execute("DELETE FROM feedback_problems")
-    conn.executemany("INSERT INTO utility(id, helpful, unhelpful, votes, value) VALUES (?, ?, ?, ?, ?)",
-                     [(ident, f, a, int(n), utility_value(f, a)) for ident, (f, a, n) in sorted(votes.items())])
+                    _add(said, question, ident, CREDIT if success else 0.0, 0.0 if success else CREDIT)
+    for table in ("questions", "question_words", "question_evidence", "feedback_problems"):
+        conn.execute(f"DELETE FROM {table}")
+    conn.executemany("INSERT INTO questions(question, fps) VALUES (?, ?)",
+                     [(n, _pack(fps)) for fps, n in questions.items()])
+    by_word: dict[int, array[int]] = {}
+    for fps, n in questions.items():
+        for fp in fps or (NO_QUESTION,):
+            by_word.setdefault(fp, to_array(None)).append(n)
+    conn.executemany("INSERT INTO question_words(fp, questions) VALUES (?, ?)",
+                     [(fp, to_blob(numbers)) for fp, numbers in sorted(by_word.items())])
+    conn.executemany("INSERT INTO question_evidence(question, id, pro, con) VALUES (?, ?, ?, ?)",
+                     [(question, ident, f, a) for (question, ident), (f, a) in sorted(said.items())])
     conn.executemany("INSERT OR REPLACE INTO feedback_problems(rel, line, message) VALUES (?, ?, ?)", problems)
-    return {"feedback_digest": digest, "feedback_ids": len(votes)}
+    return {"feedback_digest": digest, "feedback_ids": len({ident for _question, ident in said})}
 
 
-def _add(votes: dict[str, list[float]], ident: str, evidence_for: float, evidence_against: float) -> None:
-    entry = votes.setdefault(ident, [0.0, 0.0, 0])
+def _add(said: dict[tuple[int, str], list[float]], question: int, ident: str, evidence_for: float,
+         evidence_against: float) -> None:
+    entry = said.setdefault((question, ident), [0.0, 0.0])
     entry[0] += evidence_for
     entry[1] += evidence_against
-    entry[2] += 1
 
 
-def utilities(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, float]:
-    """id -> utility (0-1) for each of ``ids``; NEUTRAL (0.5) for an id without feedback."""
-    out = dict.fromkeys(ids, NEUTRAL)
-    unique = list(out)
-    for i in range(0, len(unique), 500):
-        chunk = unique[i : i + 500]
-        out.update(conn.execute(f"SELECT id, value FROM utility WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+def _pack(fps: Sequence[int]) -> bytes:
+    packed = array("q", fps)
+    if sys.byteorder != "little":  # pragma: no cover - big-endian machines
+        packed.byteswap()
+    return packed.tobytes()
+
+
+def _unpack(blob: bytes) -> array[int]:
+    out = array("q")
+    out.frombytes(blob)
+    if sys.byteorder != "little":  # pragma: no cover - big-endian machines
+        out.byteswap()
     return out
 
 
-def evidence(conn: sqlite3.Connection) -> dict[str, tuple[float, float]]:
-    """id -> (evidence for, evidence against) of every id with feedback (few: only judged ids)."""
-    return {str(i): (float(f), float(a)) for i, f, a in conn.execute("SELECT id, helpful, unhelpful FROM utility")}
+def evidence(conn: sqlite3.Connection, ids: Sequence[str] | None = None, *,
+             question: Sequence[int] | None = None) -> dict[str, tuple[float, float]]:
+    """id -> (evidence for, evidence against) of each of ``ids`` with feedback (every judged id
+    when None), each record weighed by the similarity of its question to ``question`` (the
+    fingerprints of the question's words, :func:`question_fingerprints`), 1 each without one.
+
+    With a question, only the records whose question shares a word with it (or that have none)
+    are read: the others weigh 0 (``question_words`` lists the questions by word)."""
+    wanted = None if ids is None else set(ids)
+    weight: dict[int, float] = {}
+    if question is None:
+        rows = conn.execute("SELECT question, id, pro, con FROM question_evidence").fetchall()
+    else:
+        weight = _similarities(conn, question)
+        numbers = sorted(weight)
+        rows = []
+        for i in range(0, len(numbers), 500):
+            chunk = numbers[i : i + 500]
+            rows += conn.execute(f"SELECT question, id, pro, con FROM question_evidence WHERE question IN"
+                                 f" ({','.join('?' * len(chunk))})", chunk).fetchall()
+    out: dict[str, tuple[float, float]] = {}
+    for number, ident, pro, con in rows:  # in (question, id) order: the same sums in the same order
+        if wanted is not None and ident not in wanted:
+            continue
+        w = weight.get(number, 1.0)
+        f, a = out.get(ident, (0.0, 0.0))
+        out[ident] = (f + w * pro, a + w * con)
+    return out
+
+
+def _similarities(conn: sqlite3.Connection, question: Sequence[int]) -> dict[int, float]:
+    """question number -> the IDF-weighted Jaccard similarity of its words and ``question``'s,
+    for every recorded question that shares a word with it; 1 for records without a question."""
+    from biocortex_cli.index.store import document_frequencies, to_array
+    from biocortex_cli.index.weights import idf
+
+    mine = set(question)
+    keys = [NO_QUESTION, *sorted(mine)]
+    found: set[int] = set()
+    for i in range(0, len(keys), 500):
+        chunk = keys[i : i + 500]
+        for (blob,) in conn.execute(f"SELECT questions FROM question_words WHERE fp IN"
+                                    f" ({','.join('?' * len(chunk))})", chunk):
+            found.update(to_array(blob))
+    numbers = sorted(found)
+    asked: dict[int, array[int]] = {}
+    for i in range(0, len(numbers), 500):
+        chunk = numbers[i : i + 500]
+        for number, blob in conn.execute(f"SELECT question, fps FROM questions WHERE question IN"
+                                         f" ({','.join('?' * len(chunk))})", chunk):
+            asked[number] = _unpack(blob)
+    if not asked:
+        return {}
+    words = sorted(mine.union(*asked.values()))
+    row = conn.execute("SELECT value FROM meta WHERE key = 'n_docs'").fetchone()
+    n_docs = int(row[0]) if row else 0
+    dfs = document_frequencies(conn, words)
+    weight = {fp: idf(n_docs, dfs.get(fp, 0)) for fp in words}
+    total = sum(weight[fp] for fp in sorted(mine))
+    out: dict[int, float] = {}
+    for number in numbers:
+        fps = asked[number]
+        if not fps:
+            out[number] = 1.0  # records without a question count whatever the question
+            continue
+        shared = sum(weight[fp] for fp in fps if fp in mine)
+        union = total + sum(weight[fp] for fp in fps if fp not in mine)
+        out[number] = shared / union if union > 0 else 0.0
+    return out
+
+
+def utilities(conn: sqlite3.Connection, ids: Sequence[str], *,
+              question: Sequence[int] | None = None) -> dict[str, float]:
+    """id -> utility (0-1) for each of ``ids``, for ``question`` (module docstring); NEUTRAL
+    (0.5) for an id without feedback."""
+    out = dict.fromkeys(ids, NEUTRAL)
+    for ident, (f, a) in evidence(conn, ids, question=question).items():
+        out[ident] = utility_value(f, a)
+    return out
 
 
 def pooled_utility(table: dict[str, tuple[float, float]], ids: Sequence[str]) -> float:

@@ -13,7 +13,7 @@ recall settings), ``docs`` (one narrow row per indexed note: what ranking and ou
 compressed: read only for the few hits printed, or when the note is re-indexed), ``postings``
 (one row per fingerprint: its document frequency and its posting list), ``doclens`` (every
 note's length in fingerprints, one array), ``attrs`` (tools, domains, entities -> note),
-``utility`` and ``feedback_problems`` (feedback, index/feedback.py),
+``questions``, ``question_words``, ``question_evidence`` and ``feedback_problems`` (feedback, index/feedback.py),
 ``lesson_texts`` (each episode's lessons as written, for ``biocortex lessons``), ``records``
 (each episode's frontmatter as JSON, compressed, with the fields listings sort and digest by:
 ``episode list``, ``episode show`` and ``log`` read it instead of parsing notes) and ``labels``
@@ -42,7 +42,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 8  # 8: records and labels (listings); 7: Snowball stems; 6: no id_pieces table, a format key
+# 9: records and labels (listings from the index);
+# 8: feedback by the question it was given on (questions, question_words, question_evidence);
+# 7: Snowball stems; 6: no id_pieces table, a format key
+SCHEMA_VERSION = 9
 INDEX_NAME = "index.sqlite"
 
 SCHEMA = """
@@ -75,8 +78,10 @@ CREATE INDEX records_id ON records(id);
 CREATE TABLE labels(kind TEXT NOT NULL, value TEXT NOT NULL, doc INTEGER NOT NULL,
                     PRIMARY KEY(kind, value, doc)) WITHOUT ROWID;
 CREATE TABLE problems(rel TEXT PRIMARY KEY, line INTEGER NOT NULL, message TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE utility(id TEXT PRIMARY KEY, helpful REAL NOT NULL, unhelpful REAL NOT NULL,
-                     votes INTEGER NOT NULL, value REAL NOT NULL) WITHOUT ROWID;
+CREATE TABLE questions(question INTEGER PRIMARY KEY, fps BLOB NOT NULL);
+CREATE TABLE question_words(fp INTEGER PRIMARY KEY, questions BLOB NOT NULL);
+CREATE TABLE question_evidence(question INTEGER NOT NULL, id TEXT NOT NULL, pro REAL NOT NULL,
+                               con REAL NOT NULL, PRIMARY KEY(question, id)) WITHOUT ROWID;
 CREATE TABLE feedback_problems(rel TEXT NOT NULL, line INTEGER NOT NULL, message TEXT NOT NULL,
                                PRIMARY KEY(rel, line)) WITHOUT ROWID;
 """

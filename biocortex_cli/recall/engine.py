@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import UsageError
-from biocortex_cli.recall.signals import ATTR_COLUMN, ATTR_SIGNAL, K1, SIGNALS
+from biocortex_cli.recall.signals import ATTR_COLUMN, ATTR_SIGNAL, K1, MIN_COVERAGE, SIGNALS
 
 if TYPE_CHECKING:
     from biocortex_cli.bio.vocabulary import Expanded, Local
@@ -82,12 +82,13 @@ class Hit:
     block: str
     shortened: bool = False
     matched: dict[str, list[str]] = field(default_factory=dict)
+    rank_score: float = 0.0  # what the results are ordered by: ``score`` before it is clipped to 0-1
     fields: dict[str, Any] = field(default_factory=dict)  # the episode's sections (render/recall.py hit_fields)
 
     def as_json(self, explain: bool) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "path": self.path, "score": self.score,
-                               "signals": self.signals, "tokens": self.tokens, "task": self.task,
-                               "success": self.success, "quality": self.quality, **self.fields}
+                               "rank_score": self.rank_score, "signals": self.signals, "tokens": self.tokens,
+                               "task": self.task, "success": self.success, "quality": self.quality, **self.fields}
         if self.shortened:
             out["shortened"] = True
         if explain:
@@ -109,6 +110,7 @@ class RecallResult:
     query_terms: list[str] = field(default_factory=list)
     unknown_terms: list[str] = field(default_factory=list)
     ignored_terms: list[str] = field(default_factory=list)
+    informative_terms: list[str] = field(default_factory=list)  # the concepts the gate asks to cover
     synonyms: list[dict[str, Any]] = field(default_factory=list)  # the query's synonyms and whether searched
     withheld_terms: list[dict[str, str]] = field(default_factory=list)  # terms the vocabulary will not expand
     synonyms_dropped: int = 0  # synonyms cut by the vocabulary's caps
@@ -139,9 +141,9 @@ class RecallResult:
         }
         if explain:
             out["explain"] = {"query_terms": self.query_terms, "unknown_terms": self.unknown_terms,
-                              "too_common_terms": self.ignored_terms, "searched": self.searched,
-                              "synonyms": self.synonyms, "withheld_terms": self.withheld_terms,
-                              "synonyms_dropped": self.synonyms_dropped}
+                              "too_common_terms": self.ignored_terms, "informative_terms": self.informative_terms,
+                              "searched": self.searched, "synonyms": self.synonyms,
+                              "withheld_terms": self.withheld_terms, "synonyms_dropped": self.synonyms_dropped}
         return out
 
 
@@ -232,6 +234,7 @@ class _Asked:
     tokens: list[str]
     expanded: Expanded | None = None  # the vocabulary's synonyms of the tokens
     words: QueryWeights | None = None
+    concepts: _Concepts | None = None
 
     def empty(self, reason: str, dropped: int = 0, over_top_k: int = 0, over_budget: int = 0) -> Found:
         words = self.words
@@ -240,6 +243,7 @@ class _Asked:
             results=[], dropped={"below_relevance": dropped, "over_top_k": over_top_k, "over_budget": over_budget},
             matched=0, searched=self.n_docs, reason=reason, query_terms=self.tokens,
             unknown_terms=words.unknown if words else [], ignored_terms=words.common if words else [],
+            informative_terms=list(self.concepts.names) if self.concepts else [],
             recall_id=self.recall_id, **self._vocabulary()))
 
     def _vocabulary(self) -> dict[str, Any]:
@@ -277,6 +281,42 @@ class _Fusion:
     plan: list[tuple[str, float, int, float]]  # (signal, weight, attrs column or -1 for text, values named)
 
 
+@dataclass(frozen=True)
+class _Concepts:
+    """The question's informative concepts, which the gate asks an episode to cover.
+
+    A concept is a word of the question, or a domain it names (its words together); a synonym
+    of a word stands for that word. A word is informative unless it is generic
+    (signals.GENERIC_WORDS: "new", "filter", "predict") or too common to count (``max_df``); a
+    domain is, but never enough on its own when the question names something else an episode could
+    match (a word no episode has, nor any of its synonyms, cannot be matched: a question whose only
+    matchable concept is a domain gates on coverage and relevance alone). Each weighs its IDF; bit
+    ``i`` of a mask is ``names[i]``."""
+
+    names: tuple[str, ...]
+    weights: tuple[float, ...]  # IDF weights (a word no episode has: the text signal's weight)
+    masks: dict[int, int]  # query fingerprint -> the concepts it stands for
+    domains: int  # the concepts that are domains
+
+    def share(self, mask: int) -> float:
+        """The IDF-weighted share of the concepts that ``mask`` covers (1 when there are none)."""
+        if not self.names:
+            return 1.0
+        return sum(w for i, w in enumerate(self.weights) if mask >> i & 1) / sum(self.weights)
+
+    def admits(self, mask: int) -> bool:
+        """Whether an episode covering ``mask`` passes this part of the gate: at least
+        ``MIN_COVERAGE`` of the concepts, and not only domains when the question names more that
+        some episode has."""
+        if not self.names:
+            return True
+        matchable = 0
+        for bits in self.masks.values():
+            matchable |= bits
+        others = matchable & ~self.domains
+        return bool(mask) and self.share(mask) >= MIN_COVERAGE and not (others and not mask & others)
+
+
 def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions, vocabulary: Local | None) -> Found:
     validate(opts)
     asked = _asked(meta, opts)
@@ -290,6 +330,7 @@ def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
     asked = replace(asked, words=query_weights(conn, asked.tokens, asked.n_docs, opts.ngram_weights, opts.max_df,
                                                asked.expanded))
     named = _named(conn, asked)
+    asked = replace(asked, concepts=_concepts(asked, named))
     fusion = _fusion(asked, named)
     if fusion.relevance_w <= 0:
         return asked.empty("nothing in the query matches the vault's memory")
@@ -304,7 +345,7 @@ def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
             reason += " with the given filters" + (f" (domain {opts.domain})" if opts.domain else "")
         return asked.empty(reason, dropped=below)
     return _fitted(conn, meta, asked, top, info, matched, below,
-                   lambda doc: _explain(conn, doc, asked, named, lists))
+                   lambda doc: _explain(conn, doc, asked, named, lists, info[doc]["covered"]))
 
 
 def _asked(meta: dict[str, Any], opts: RecallOptions) -> _Asked:
@@ -373,6 +414,56 @@ def _variants(query: str, grams: list[str]) -> dict[str, str]:
     return out
 
 
+def _concepts(asked: _Asked, named: _Named) -> _Concepts:
+    """The question's informative concepts (:class:`_Concepts`), and which of them each weighted
+    fingerprint of the query stands for."""
+    from biocortex_cli.recall.signals import generic_terms
+
+    words = asked.words
+    assert words is not None
+    weight_of = {**words.unknown_weights, **words.weights}  # ngram weight x IDF; absent: too common
+    fp_of = {gram: fp for fp, (gram, _n) in words.fingerprints.items()}
+    domain_of = {w: value for value in sorted(named.values["domains"]) for w in value.split()}
+    generic = generic_terms()
+    names: list[str] = []
+    weights: list[float] = []
+    bit: dict[str, int] = {}
+    domains = 0
+    for fp, (gram, n) in words.fingerprints.items():
+        if n != 1 or gram in bit or gram in generic:
+            continue
+        concept, weight = gram, weight_of.get(fp)
+        if gram in domain_of:
+            concept = domain_of[gram]
+            whole = fp_of.get(concept, fp)  # a domain of several words weighs as their phrase
+            ngram = asked.opts.ngram_weights.get(str(words.fingerprints[whole][1]), 0.0)
+            weight = weight_of[whole] / ngram if whole in weight_of and ngram > 0 else weight
+            domains |= 1 << len(names)
+        if weight is None:
+            continue
+        for word in concept.split():
+            bit[word] = len(names)
+        names.append(concept)
+        weights.append(weight)
+    # every fingerprint stands for the words of its own gram, a synonym for its term's (a phrase of
+    # the question does not: its words' own fingerprints cover its concepts)
+    masks: dict[int, int] = {}
+    for fp in (*words.weights, *words.synonym_weights):
+        if fp in words.synonyms:
+            concept = words.synonyms[fp].term
+        else:
+            concept, n = words.fingerprints[fp]
+            if n > 1:
+                continue
+        mask = 0
+        for word in concept.split():
+            if word in bit:
+                mask |= 1 << bit[word]
+        if mask:
+            masks[fp] = mask
+    return _Concepts(tuple(names), tuple(weights), masks, domains)
+
+
 def _fusion(asked: _Asked, named: _Named) -> _Fusion:
     from biocortex_cli.recall.signals import outcome_intent
 
@@ -391,19 +482,24 @@ def _fusion(asked: _Asked, named: _Named) -> _Fusion:
 
 
 def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: _Named,
-          fusion: _Fusion) -> tuple[list[tuple[float, float, int, dict[str, float]]], int, dict[int, Any]]:
-    """(fused score, relevance, episode, signals) of every episode at or above ``min_relevance``,
-    how many episodes share anything with the query, and the posting lists read.
+          fusion: _Fusion) -> tuple[list[tuple[float, float, int, dict[str, float], int]], int, dict[int, Any]]:
+    """(fused score, relevance, episode, signals, the concepts it covers) of every episode that
+    passes the gate, how many episodes share anything with the query, and the posting lists read.
 
-    Relevance fuses every signal but outcome, so a failure alone never qualifies; an episode with
-    no text score here cannot reach ``min_relevance`` (signals.text_bound)."""
+    The gate asks two things. Relevance, the fusion of every signal but outcome with each signal
+    clipped to 1, reaches ``min_relevance``: a failure alone never qualifies, and an episode with
+    no text score here cannot reach it (signals.text_bound). And the episode covers at least
+    ``MIN_COVERAGE`` of the question's informative concepts (:class:`_Concepts`; any share when the
+    question has none): sharing only a domain or a generic word ("new", "filter") is not enough.
+    The fused score keeps the text signal unclipped: it orders the episodes that pass."""
     from biocortex_cli.index.store import doc_lengths, posting_lists
     from biocortex_cli.recall.signals import light_lists, text_bound, text_lists, text_scores
 
-    assert asked.words is not None
-    opts, words, denominator = asked.opts, asked.words, asked.words.denominator
+    assert asked.words is not None and asked.concepts is not None
+    opts, words, denominator, concepts = asked.opts, asked.words, asked.words.denominator, asked.concepts
     lists = posting_lists(conn, [*words.weights, *words.synonym_weights])
-    _fps, ordered, concepts = text_lists(words, lists)
+    fps, ordered, grouped = text_lists(words, lists)
+    masks = [concepts.masks.get(fp, 0) for fp in fps]
     everyone: set[int] = set(named.hits)
     for _w, docs, _tfs in ordered:
         everyone.update(docs)
@@ -424,44 +520,61 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
             ok = could_pass[key] = (attr_part + best_text) / fusion.relevance_w >= opts.min_relevance - 1e-9
         if ok:
             seeds.add(doc)
-    text = text_scores(ordered, light, seeds, store_dls=doc_lengths(conn),
-                       avg_dl=float(meta.get("avg_dl") or 1.0), denominator=denominator, concepts=concepts)
-    scored: list[tuple[float, float, int, dict[str, float]]] = []
+    text, covered = text_scores(ordered, light, seeds, store_dls=doc_lengths(conn),
+                                avg_dl=float(meta.get("avg_dl") or 1.0), denominator=denominator,
+                                concepts=grouped, masks=masks)
+    scored: list[tuple[float, float, int, dict[str, float], int]] = []
     no_hits = [0.0, 0.0, 0.0]
-    for doc, text_value in text.items():
+    verdicts: dict[int, bool] = {}
+    for doc, raw in text.items():
         counts = named.hits.get(doc, no_hits)
-        fused = 0.0
+        text_value = min(1.0, raw)
+        fused = unclipped = 0.0
         for _s, weight, col, n_named in fusion.plan:
-            fused += weight * (text_value if col < 0 else counts[col] / n_named)
-        relevance = fused / fusion.relevance_w
-        if relevance >= opts.min_relevance:
-            signals = {s: round(text_value if col < 0 else counts[col] / n_named, 4)
-                       for s, _w, col, n_named in fusion.plan}
-            scored.append((fused, relevance, doc, signals))
+            if col < 0:
+                fused += weight * text_value
+                unclipped += weight * raw
+            else:
+                fused += weight * counts[col] / n_named
+                unclipped += weight * counts[col] / n_named
+        if fused / fusion.relevance_w < opts.min_relevance:
+            continue
+        mask = covered.get(doc, 0)
+        admitted = verdicts.get(mask)
+        if admitted is None:
+            admitted = verdicts[mask] = concepts.admits(mask)
+        if opts.min_relevance > 0 and not admitted:
+            continue
+        signals = {s: round(text_value if col < 0 else counts[col] / n_named, 4)
+                   for s, _w, col, n_named in fusion.plan}
+        scored.append((unclipped, fused / fusion.relevance_w, doc, signals, mask))
     return scored, len(everyone), lists
 
 
 def _filtered(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, fusion: _Fusion,
-              scored: list[tuple[float, float, int, dict[str, float]]],
+              scored: list[tuple[float, float, int, dict[str, float], int]],
               ) -> tuple[list[tuple[float, int, dict[str, float]]], dict[int, dict[str, Any]]]:
-    """(score, episode, signals) of the episodes the filters keep, with outcome and what the
-    memory learned applied; and what the index says of each scored episode."""
+    """(rank score, episode, signals) of the episodes the filters keep, with outcome and what the
+    memory learned applied; and what the index says of each scored episode (with its
+    ``coverage`` of the question's informative concepts)."""
     from biocortex_cli.bio.text import tokenize
     from biocortex_cli.recall.signals import doc_info, learned
 
     opts = asked.opts
-    info = doc_info(conn, [doc for _f, _r, doc, _s in scored],
+    info = doc_info(conn, [doc for _f, _r, doc, _s, _c in scored],
                     domain_norm=" ".join(tokenize(opts.domain)) if opts.domain else None)
     passing: list[tuple[float, int, dict[str, float]]] = []
-    for fused, relevance, doc, signals in scored:
+    assert asked.concepts is not None
+    for fused, _relevance, doc, signals, covered in scored:
         row = info[doc]
+        row["covered"], row["coverage"] = covered, asked.concepts.share(covered)
         if row["archived"] and not opts.include_archived:
             continue
         if opts.success_only and row["success"] is not True:
             continue
         if opts.domain and not row["in_domain"]:
             continue
-        score = relevance
+        score = fused / fusion.relevance_w
         if fusion.outcome_w > 0:
             value = 1.0 if row["success"] is fusion.wanted else 0.0
             signals["outcome"] = value
@@ -472,9 +585,11 @@ def _filtered(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, fus
 
 def _ranked(passing: list[tuple[float, int, dict[str, float]]], info: dict[int, dict[str, Any]],
             top_k: int) -> tuple[list[tuple[float, int, dict[str, float]]], int]:
-    """The best ``top_k`` (score, then quality, then id: the same index gives the same order), and
-    how many passed."""
-    passing.sort(key=lambda t: (-round(t[0], 6), -(info[t[1]]["quality"] or 0.0), info[t[1]]["id"]))
+    """The best ``top_k`` and how many passed: by rank score, then by evidence (the share of the
+    question's informative concepts covered), then quality, then id (the same index gives the
+    same order)."""
+    passing.sort(key=lambda t: (-round(t[0], 6), -round(info[t[1]]["coverage"], 6),
+                                -(info[t[1]]["quality"] or 0.0), info[t[1]]["id"]))
     return passing[:top_k], len(passing)
 
 
@@ -516,11 +631,12 @@ def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
                 break
         used += cost
         row = info[doc]
-        block = assemble([Section(s[0], s[1]) for s in keep], rank, score, shortened)
-        hits.append(Hit(id=row["id"], path=row["rel"], score=round(score, 4), signals=signals,
+        shown = min(1.0, max(0.0, score))
+        block = assemble([Section(s[0], s[1]) for s in keep], rank, shown, shortened)
+        hits.append(Hit(id=row["id"], path=row["rel"], score=round(shown, 4), signals=signals,
                         tokens=cost, task=row["task"], success=row["success"], quality=row["quality"],
                         block=block, shortened=shortened, matched=explain(doc) if opts.explain else {},
-                        fields=hit_fields(unpack_record(row["record"]))))
+                        rank_score=round(score, 4), fields=hit_fields(unpack_record(row["record"]))))
         if shortened:
             over_budget += len(top) - rank
             break
@@ -539,9 +655,11 @@ def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
 
 
 def _explain(conn: sqlite3.Connection, doc: int, asked: _Asked, named: _Named,
-             lists: dict[int, Any]) -> dict[str, list[str]]:
+             lists: dict[int, Any], covered: int) -> dict[str, list[str]]:
     from biocortex_cli.recall.signals import explain
 
-    assert asked.words is not None
-    return explain(conn, doc, asked.words.weights, lists, asked.words.fingerprints, named.where, named.grams,
-                   asked.words.synonyms)
+    assert asked.words is not None and asked.concepts is not None
+    out = explain(conn, doc, asked.words.weights, lists, asked.words.fingerprints, named.where, named.grams,
+                  asked.words.synonyms)
+    out["concepts"] = [name for i, name in enumerate(asked.concepts.names) if covered >> i & 1]
+    return out

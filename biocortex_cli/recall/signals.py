@@ -15,8 +15,10 @@
 What the memory learned (docs/learning.md) moves the score of an episode that passed the gate,
 never the gate itself (:func:`learned`):
 
-- ``utility``: the episode's utility from recorded feedback (0-1, 0.5 without any), added as
-  ``weight * (utility - 0.5)``; shown only once the vault holds feedback.
+- ``utility``: the episode's utility for this question from recorded feedback (0-1, 0.5
+  without any; each vote weighs the similarity of the question it was given on to this one:
+  index/feedback.py), added as ``weight * (utility - 0.5)``, never clipped; shown only once
+  the vault holds feedback.
 - ``recency``: ``2 ** (-age / half_life_days)``, the age counted back from the newest indexed
   episode (not from the clock: the same commit gives the same ranking); the score is multiplied
   by it. Off (and not shown) when ``half_life_days`` is 0.
@@ -27,6 +29,7 @@ A new signal: compute it here, add its name to :data:`SIGNALS` (and a default we
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import sqlite3
@@ -49,6 +52,26 @@ _SUCCESS_INTENT = re.compile(
     r"\b(?:worked|works\s+well|what\s+works|success(?:es|ful|fully)?|succeeded|best\s+practice)\b")
 ATTR_SIGNAL = {"tool": "tools", "domain": "domains", "entity": "entities"}
 ATTR_COLUMN = {"entities": 0, "tools": 1, "domains": 2}
+#: Words that say what any analysis does, or how, rather than what it is about ("preprocess the
+#: new data", "filter", "predict"): never an informative concept of a question, so an episode
+#: that shares only these with it does not pass the gate. Stemmed like the question when used.
+GENERIC_WORDS = """
+    new old first next predict prediction filter analyse analyze analysis data dataset
+    run use used using make made do done get got give gave given take took need want help
+    change changed compare check result method approach process preprocess step work worked
+    good bad best better improve apply perform study experiment low high quality not
+"""
+#: The least IDF-weighted share of a question's informative concepts an episode must cover to
+#: pass the gate (docs/recall.md, measured in docs/eval.md).
+MIN_COVERAGE = 0.1
+
+
+@functools.cache
+def generic_terms() -> frozenset[str]:
+    """:data:`GENERIC_WORDS` as recall's tokeniser writes them."""
+    from biocortex_cli.bio.text import tokenize
+
+    return frozenset(tokenize(GENERIC_WORDS))
 
 
 def outcome_intent(query: str) -> bool | None:
@@ -111,24 +134,30 @@ def text_lists(words: QueryWeights, lists: dict[int, Any]) -> tuple[
 
 def text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[int], seeds: set[int], *,
                  store_dls: Any, avg_dl: float, denominator: float,
-                 concepts: list[tuple[int, bool] | None] | None = None) -> dict[int, float]:
-    """Text scores (0-1) of the episodes that may pass the gate: ``seeds`` and those in at least
-    one posting list outside ``light``. Sums run in query order, with the same arithmetic, in
-    the same order, as the SQL ``SUM`` this replaced (tested bit for bit); a list with a concept
-    (:func:`text_lists`) adds to its concept's own sum or competes as a synonym, and each
-    concept's best is added last, in concept order."""
+                 concepts: list[tuple[int, bool] | None] | None = None,
+                 masks: Sequence[int] = ()) -> tuple[dict[int, float], dict[int, int]]:
+    """Text scores of the episodes that may pass the gate: ``seeds`` and those in at least one
+    posting list outside ``light``, unclipped (above 1 when an episode has more evidence than one
+    occurrence of every query term at average length), and which of the query's concepts each
+    covers: the union of ``masks[i]`` (bits, recall/engine.py ``_Concepts``) over the lists it is
+    in. Sums run in query order, with the same arithmetic, in the same order, as the SQL ``SUM``
+    this replaced (tested bit for bit); a list with a synonym concept (:func:`text_lists`) adds to
+    its concept's own sum or competes as a synonym, and each concept's best is added last, in
+    concept order."""
     scoring = set(seeds)
     for i, (_w, docs, _tfs) in enumerate(ordered):
         if i not in light:
             scoring.update(docs)
     sums = dict.fromkeys(scoring, 0.0)
+    covered: dict[int, int] = {}
     own: dict[tuple[int, int], float] = {}  # (concept, doc) -> the concept's own fingerprints, summed
     best: dict[tuple[int, int], float] = {}  # (concept, doc) -> its best synonym
     k1_1, k1, one_b, b = K1 + 1, K1, 1 - B, B
     at_tf1: dict[int, float] = {}  # a note's term weight at tf 1 depends on its length only
     for i, (w, docs, tfs) in enumerate(ordered):
         concept = concepts[i] if concepts is not None else None
-        for doc in scoring.intersection(docs):
+        found = scoring.intersection(docs)
+        for doc in found:
             tf = tfs.get(doc, 1) if tfs else 1
             if tf == 1:
                 g = at_tf1.get(doc)
@@ -144,16 +173,21 @@ def text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[int
             else:
                 key = (concept[0], doc)
                 own[key] = own.get(key, 0.0) + w * g
+        mask = masks[i] if i < len(masks) else 0
+        if mask:
+            for doc in found:
+                covered[doc] = covered.get(doc, 0) | mask
     for key in sorted(own.keys() | best.keys()):
         sums[key[1]] += max(own.get(key, 0.0), best.get(key, 0.0))
     if not denominator:
-        return dict.fromkeys(sums, 0.0)
-    return {doc: min(1.0, s / denominator) for doc, s in sums.items()}
+        return dict.fromkeys(sums, 0.0), covered
+    return {doc: s / denominator for doc, s in sums.items()}, covered
 
 
 def learned(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions, info: dict[int, dict[str, Any]],
-             passing: list[tuple[float, int, dict[str, float]]]) -> list[tuple[float, int, dict[str, float]]]:
-    """Scores moved by utility (from feedback) and multiplied by recency (module docstring)."""
+            passing: list[tuple[float, int, dict[str, float]]]) -> list[tuple[float, int, dict[str, float]]]:
+    """Scores moved by utility (from feedback) and multiplied by recency (module docstring); never
+    clipped, so utility moves even a full match."""
     w_utility = float(opts.weights.get("utility", 0.0))
     use_utility = w_utility > 0 and int(meta.get("feedback_ids", 0)) > 0
     use_recency = opts.half_life_days > 0 and bool(meta.get("newest_created"))
@@ -161,9 +195,10 @@ def learned(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
         return passing
     utility: dict[str, float] = {}
     if use_utility:
-        from biocortex_cli.index.feedback import utilities
+        from biocortex_cli.index.feedback import question_fingerprints, utilities
 
-        utility = utilities(conn, [info[doc]["id"] for _s, doc, _sig in passing])
+        utility = utilities(conn, [info[doc]["id"] for _s, doc, _sig in passing],
+                            question=question_fingerprints(opts.query))
     if use_recency:
         import datetime as dt
 
@@ -176,7 +211,7 @@ def learned(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
         if use_utility:
             value = utility.get(info[doc]["id"], 0.5)
             signals["utility"] = round(value, 4)
-            score = min(1.0, max(0.0, score + w_utility * (value - 0.5)))
+            score += w_utility * (value - 0.5)
         if use_recency:
             age = (newest - dt.datetime.fromisoformat(created[doc][:19])).total_seconds() / 86400
             factor = 2.0 ** (-max(0.0, age) / opts.half_life_days)

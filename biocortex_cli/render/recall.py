@@ -108,6 +108,8 @@ def explain_text(result: RecallResult) -> str:
         lines.append(f"explain: not in the vault: {', '.join(result.unknown_terms)}")
     if result.ignored_terms:
         lines.append(f"explain: too common to count: {', '.join(result.ignored_terms)}")
+    if result.informative_terms:
+        lines.append(f"explain: informative concepts (the gate asks for them): {', '.join(result.informative_terms)}")
     searched = [s for s in result.synonyms if s["searched"]]
     if searched:
         lines.append("explain: synonyms: " + ", ".join(
@@ -123,7 +125,8 @@ def explain_text(result: RecallResult) -> str:
                  f"dropped {result.dropped}")
     for rank, hit in enumerate(result.results, start=1):
         signals = "  ".join(f"{k} {v:.2f}" for k, v in hit.signals.items())
-        lines.append(f"explain: {rank}. {hit.id}  score {hit.score:.2f}  [{signals}]"
+        ranked = f" (rank {hit.rank_score:.2f})" if round(hit.rank_score, 2) != round(hit.score, 2) else ""
+        lines.append(f"explain: {rank}. {hit.id}  score {hit.score:.2f}{ranked}  [{signals}]"
                      + ("  (shortened)" if hit.shortened else ""))
         for key, values in hit.matched.items():
             if values:

@@ -55,7 +55,7 @@ class EpisodicConfig:
         "fusion weights of the per-signal scores; a signal the query does not use is left out "
         "and the remaining weights are renormalised (outcome: used only when the question asks "
         "what went wrong, or what worked; utility: moves a relevant episode's score by "
-        "weight * (utility - 0.5), from recorded feedback, docs/learning.md)")
+        "weight * (utility - 0.5), from feedback given on similar questions, docs/learning.md)")
     ngram_weights: dict[str, float] = _f(
         {"1": 1.0, "2": 0.5, "3": 0.5},
         "weight of unigram, bigram and trigram fingerprints in the text signal (phrases add to "
