@@ -9,7 +9,11 @@ index is built first, whole processes, as an agent starts them:
 - ``episode show ID`` (an episode that exists) and ``episode show`` of an id that does not;
 - ``log --json`` and ``log`` over the whole history (one commit holding every episode);
 - the first ``recall`` in a fresh clone (``git clone`` of the vault, then ``recall``, which
-  builds the index: one run; the clone is not timed).
+  builds the index: one run; the clone is not timed);
+- hand edits (issue 17 item 3): ``git status`` over the indexed folders as the refresh asks it
+  (the check's own cost), ``recall`` with nothing changed, and ``recall`` right after one
+  episode's lessons were saved in place (a new edit before every run; its folder's mtime kept),
+  with whether that recall found the edited note.
 
 Wall time and user+sys CPU time of each process and its children (a shared machine inflates
 the first). With ``--before DIR``, the same commands also run with the code in DIR (e.g. main
@@ -80,6 +84,42 @@ def commands(vault: Path) -> dict[str, tuple[list[str], bool]]:
     }
 
 
+def hand_edits(vault: Path, python: list[str], env: dict[str, str], runs: int) -> dict[str, Any]:
+    """The cost of seeing notes saved in place (see the module docstring)."""
+    out: dict[str, Any] = {}
+    status = ["git", "-C", str(vault), "--no-optional-locks", "status", "--porcelain=v1", "-z", "-uno",
+              "--no-renames", "--", "episodes", "archive/episodes"]
+    out["git status (the hand-edit check)"] = timed(status, env, runs)
+    recall = [*python, "--vault", str(vault), "recall", "doublets in 10x multiome"]
+    out["recall, nothing changed"] = timed(recall, env, runs)
+    newest = max((vault / "episodes").iterdir())
+    note = next(p for p in sorted(max(p for p in newest.iterdir() if p.is_dir()).glob("*.md"))
+                if "\nlessons:\n" in p.read_text(encoding="utf-8"))
+    walls, cpus, found = [], [], 0
+    for i in range(runs):
+        word = f"zanzibarquarantine{i}"
+        folder_mtime = note.parent.stat().st_mtime_ns
+        with open(note, "r+", encoding="utf-8") as fh:  # as an editor saves: same file, in place
+            text = fh.read().replace("\nlessons:\n", f"\nlessons:\n- Mind the {word} step.\n", 1)
+            fh.seek(0)
+            fh.write(text)
+            fh.truncate()
+        os.utime(note.parent, ns=(folder_mtime, folder_mtime))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        proc = subprocess.run([*python, "--vault", str(vault), "recall", word, "--json"], env=env,
+                              capture_output=True, text=True, check=False)
+        walls.append((time.perf_counter() - started) * 1000)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+        if proc.returncode == 0 and note.stem in [h["id"] for h in json.loads(proc.stdout)["results"]]:
+            found += 1
+    out["recall right after a hand edit"] = {"wall_ms": round(statistics.median(walls), 1),
+                                             "cpu_ms": round(statistics.median(cpus), 1), "runs": runs,
+                                             "found": f"{found} of {runs}"}
+    return out
+
+
 def measure(code: Path | None, source: Path, runs: int) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(GIT_ENV)
@@ -100,6 +140,7 @@ def measure(code: Path | None, source: Path, runs: int) -> dict[str, Any]:
             out[name] = timed([*python, "--vault", str(vault), *args], env, 1 if once else runs,
                               warmup=0 if once else 1)
             print(f"  {name}: {out[name]}", file=sys.stderr)
+        out.update(hand_edits(vault, python, env, runs))
         clone = Path(tmp) / "clone"
         subprocess.run(["git", "clone", "-q", str(vault), str(clone)], check=True)
         out["first recall in a fresh clone"] = timed(

@@ -233,6 +233,12 @@ def test_a_line_that_is_not_utf8_is_one_problem_and_the_others_count(ranked: Pat
     assert utility["m-c"] > utility["m-b"] == utility["m-a"]  # the good line counts, the bad one (m-b helpful) not
     check = cli("check")
     assert check.code == 1 and f"{rec['path']}:1: not UTF-8" in check.out + check.err
+    # the next feedback rewrites the day file: the hand-typed byte is kept, not turned into U+FFFD
+    rid = recall(cli, QUERY)["recall_id"]
+    assert cli("feedback", rid, "--outcome", "failure", "--unhelpful", "m-a").code == 0
+    after = path.read_bytes()
+    assert after.startswith(bad + good) and b"caf\xe9" in after and "\ufffd".encode() not in after
+    assert len(after.splitlines()) == 3
 
 
 def test_index_check_sees_feedback_edited_by_hand(ranked: Path, cli: Cli) -> None:

@@ -356,5 +356,8 @@ def test_a_lesson_note_broken_by_hand_leaves_recall_and_blocks_promote(
     assert sorted(p.name for p in (lessons_vault / "lessons").glob("*.md") if p.name != "README.md") == ["doublets.md"]
     check = cli("check")
     assert check.code == 1 and f"lessons/doublets.md:{line}: {message}" in check.out + check.err
+    index = cli("index", "--json")  # index lists it too, every time, as it lists broken episodes
+    assert {"path": "lessons/doublets.md", "line": line, "message": message} in index.json()["problems"]
+    assert "lessons/doublets.md" in index.err
     note.write_text(good)  # fixed: back in recall
     assert len(cli("recall", "doublets multiome", "--json").json()["lessons"]) == 1

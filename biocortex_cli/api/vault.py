@@ -108,21 +108,27 @@ class Created:
 
 def _refresh_all(vault: Vault, *, full: bool = False, rebuild: bool = False,
                  edits: bool = False) -> tuple[RefreshReport, int, list[Any]]:
-    """Refresh (or rebuild) the episode index, then the fact tables: the report, the number of
-    facts, and the fact and entity notes that could not be read. ``edits``: ask git for notes
-    edited in place whatever that check costs (else it is throttled: index/build.py)."""
+    """Refresh (or rebuild) the episode index, then the fact and lesson tables: the report (its
+    ``problems`` every note the index could not read: episodes, feedback, facts, entities and
+    lessons), the number of facts, and the fact and entity notes that could not be read.
+    ``edits``: ask git for notes edited in place whatever that check costs (else it is
+    throttled: index/build.py)."""
     from biocortex_cli.facts.index import refresh_facts
     from biocortex_cli.index.build import problems_of, refresh
     from biocortex_cli.index.build import rebuild as rebuild_index
+    from biocortex_cli.lessons.index import lesson_problems, refresh_lessons
 
     encoding = vault.config.tokenizer.encoding
     rebuilt = rebuild_index(vault, encoding, "--rebuild") if rebuild else None
     conn, refreshed = refresh(vault, encoding, full=full, edits=edits)
     report = rebuilt or refreshed
     try:
-        report.problems = problems_of(conn)  # all of them, also when nothing changed since the last refresh
         fact_problems = refresh_facts(conn, vault, encoding, full=full)
+        refresh_lessons(conn, vault, encoding)
         facts = int(conn.execute("SELECT COUNT(*) FROM facts").fetchone()[0])
+        # all of them, also when nothing changed since the last refresh
+        report.problems = sorted([*problems_of(conn), *((p.path or "", p.line or 1, p.message) for p in fact_problems),
+                                  *lesson_problems(conn)])
     finally:
         conn.close()
     return report, facts, fact_problems
@@ -132,14 +138,9 @@ def index(vault: Vault, *, rebuild: bool = False, full: bool = False) -> IndexRe
     """Build (``rebuild``) or refresh the sidecar index of episodes and facts, notes edited in place
     and not committed included (git sees them); ``full`` stats every note. Notes it cannot read are
     warned about on stderr and listed in the report."""
-    import sys
-
     from biocortex_cli.index.build import warn_problems
 
-    report, facts, fact_problems = _refresh_all(vault, full=full, rebuild=rebuild, edits=True)
-    for problem in fact_problems[:5]:
-        sys.stderr.write(f"biocortex: warning: {problem.location()}{problem.message} "
-                         "(not indexed; run `biocortex check`)\n")
+    report, facts, _fact_problems = _refresh_all(vault, full=full, rebuild=rebuild, edits=True)
     warn_problems(report)
     return IndexReport(report.rebuilt, report.added, report.updated, report.removed, report.total, facts,
                        tuple(report.problems), report.seconds)

@@ -99,6 +99,14 @@ def refresh_lessons(conn: sqlite3.Connection, vault: Any, encoding: str) -> list
     return problems
 
 
+def lesson_problems(conn: sqlite3.Connection) -> list[tuple[str, int, str]]:
+    """(rel, line, message) of every lesson note the last refresh could not read."""
+    try:
+        return [(r, n, m) for r, n, m in conn.execute("SELECT rel, line, message FROM lesson_problems ORDER BY rel")]
+    except sqlite3.OperationalError:  # no lesson note was ever indexed
+        return []
+
+
 def _known(conn: sqlite3.Connection) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
     """The lesson state, and the stamp of every note indexed or recorded as unreadable."""
     state = dict(conn.execute("SELECT key, value FROM lesson_state"))

@@ -258,10 +258,6 @@ def record_feedback(vault: Vault, *, recall_id: str, outcome: str, helpful: Iter
             same = next((r for r in records if r.key() == record.key()), None)
             if same is not None:
                 return FeedbackWrite(same, mine, recorded=False, recall_known=logged is not None)
-        path = vault.path(rel)
-        before = (read_regular(path) or b"").decode("utf-8", errors="replace")
-        if before and not before.endswith("\n"):
-            before += "\n"
-        line = json.dumps(record.as_json(), ensure_ascii=False) + "\n"
-        txn.write(rel, before + line)  # a temporary file renamed over the old one
+        # a temporary file renamed over the old one, whose bytes it keeps
+        txn.append(rel, json.dumps(record.as_json(), ensure_ascii=False) + "\n")
     return FeedbackWrite(record, rel, recorded=True, recall_known=logged is not None)

@@ -145,6 +145,22 @@ class Transaction:
         self.paths.add(rel)
         return path
 
+    def append(self, rel: str, line: str) -> Path:
+        """Add ``line`` at the end of ``rel`` (after a newline if the file lacks one), atomically,
+        keeping the file's own bytes as they are: a byte that is not UTF-8, typed into the file by
+        hand, stays that byte (unless redaction rewrites the file)."""
+        path = self.vault.path(rel)
+        before = files.read_regular(path) or b""
+        if before and not before.endswith(b"\n"):
+            before += b"\n"
+        whole = before.decode("utf-8", errors="replace") + line
+        guarded = self._guard(rel, whole)
+        raw = before + line.encode("utf-8") if guarded == whole else guarded.encode("utf-8")
+        self._remember(rel, path, raw)
+        files.atomic_write(path, raw)
+        self.paths.add(rel)
+        return path
+
     def move(self, src_rel: str, dst_rel: str) -> Path:
         src, dst = self.vault.path(src_rel), self.vault.path(dst_rel)
         moved = files.read_regular(src)
