@@ -47,7 +47,7 @@ demo: venv
 	  $(BIN)/biocortex --vault $(DEMO) fact retract $$id --reason "draft claim; PMID:9887101 shows inhibition"
 	@echo "== what memory knows around p53 (aliases resolved, two hops)" >&2
 	$(BIN)/biocortex --vault $(DEMO) fact query p53 --hops 2
-	@echo "== an agent checks a claim before relying on it (exit 0 supported, 1 contradicted, 4 unknown)" >&2
+	@echo "== an agent checks a claim before relying on it (exit 0 supported, 4 unknown, 5 contradicted)" >&2
 	$(BIN)/biocortex --vault $(DEMO) fact verify KEAP1 inhibits "nuclear factor erythroid 2-related factor 2"
 	@echo "== an entity with its neighbourhood: aliases, facts in and out, episodes" >&2
 	$(BIN)/biocortex --vault $(DEMO) entity show KEAP1

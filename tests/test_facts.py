@@ -120,7 +120,7 @@ def test_verify_exit_codes_and_transitive_hops(vault: Path, cli: Cli) -> None:
     assert ok.code == 0 and ok.json()["verdict"] == "supported"
     assert ok.json()["supporting"][0][0]["source"] == ["PMID:9887101"]
     bad = cli("fact", "verify", "KEAP1", "activates", "NFE2L2")
-    assert bad.code == 1 and bad.out.startswith("contradicted: KEAP1 activates NFE2L2")
+    assert bad.code == 5 and bad.out.startswith("contradicted: KEAP1 activates NFE2L2")
     unknown = cli("fact", "verify", "KEAP1", "inhibits", "TP53", "--json")
     assert unknown.code == 4 and unknown.json()["verdict"] == "unknown"
     add(cli, "CD8+ T cell", "is_a", "T cell")
@@ -128,6 +128,20 @@ def test_verify_exit_codes_and_transitive_hops(vault: Path, cli: Cli) -> None:
     assert cli("fact", "verify", "CD8+ T cell", "is_a", "lymphocyte").code == 4
     chained = cli("fact", "verify", "CD8+ T cell", "is_a", "lymphocyte", "--hops", "2", "--json")
     assert chained.code == 0 and len(chained.json()["supporting"][0]) == 2
+
+
+def test_verify_tells_a_contradicted_claim_from_a_failed_command(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """Issue 17 item 6: a contradicted claim exited 1, as a missing vault does."""
+    add(cli, "KEAP1", "inhibits", "NFE2L2", "--source", "PMID:9887101")
+    contradicted = cli("fact", "verify", "KEAP1", "activates", "NFE2L2", "--json")
+    assert contradicted.code == 5 and contradicted.json()["verdict"] == "contradicted"
+    nowhere = cli("--vault", str(tmp_path / "no-vault"), "fact", "verify", "KEAP1", "activates", "NFE2L2", "--json")
+    assert nowhere.code == 1 and nowhere.out == ""
+    assert json.loads(nowhere.err)["error"]["code"] == "not_a_vault"
+    empty = cli("fact", "verify", "KEAP1", " ", "NFE2L2", "--json")
+    assert empty.code == 2 and json.loads(empty.err)["error"]["code"] == "usage"
+    assert {contradicted.code, nowhere.code, empty.code, cli("fact", "verify", "KEAP1", "binds", "TP53").code} == {
+        5, 1, 2, 4}
 
 
 def test_a_fact_citing_an_episode_links_to_it(vault: Path, cli: Cli) -> None:

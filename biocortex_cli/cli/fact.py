@@ -128,7 +128,7 @@ def verify(
     min_confidence: Annotated[float, typer.Option("--min-confidence", help="Ignore facts below this confidence (0-1).")] = 0.0,
     json_: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
 ) -> int:
-    """Check a claim against memory. Exit 0 supported, 1 contradicted, 4 unknown."""
+    """Check a claim against memory. Exit 0 supported, 4 unknown, 5 contradicted (1 or 2: the command failed)."""
     from biocortex_cli.api.facts import fact_verify
     from biocortex_cli.facts.render import verdict_text
 

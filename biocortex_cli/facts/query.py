@@ -100,7 +100,7 @@ class Verdict:
     supporting: list[list[Fact]]  # each a chain of facts (one fact when direct)
     contradicting: list[Fact]
 
-    EXIT_CODES: ClassVar[dict[str, int]] = {"supported": 0, "contradicted": 1, "unknown": 4}
+    EXIT_CODES: ClassVar[dict[str, int]] = {"supported": 0, "unknown": 4, "contradicted": 5}
 
     @property
     def exit_code(self) -> int:
