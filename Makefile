@@ -45,12 +45,31 @@ demo: venv
 	$(BIN)/biocortex --vault $(DEMO) fact add "KEAP1 knockout" confers_resistance_to sotorasib --source 2025-06-12-brunello-sotorasib-screen
 	id=$$($(BIN)/biocortex --vault $(DEMO) fact add KEAP1 activates NFE2L2 --source agent:draft --confidence 0.3) && \
 	  $(BIN)/biocortex --vault $(DEMO) fact retract $$id --reason "draft claim; PMID:9887101 shows inhibition"
+	@echo "== a retracted fact stays retracted: adding it again is refused unless --reopen" >&2
+	$(BIN)/biocortex --vault $(DEMO) fact add KEAP1 activates NFE2L2 --source agent:draft || echo "(refused: exit $$?)" >&2
+	@echo "== curated facts in bulk: every row checked, one commit for the file (sources: the episodes they came from)" >&2
+	$(BIN)/biocortex --vault $(DEMO) fact import examples/curated_facts.tsv
+	@echo "== two notes for one gene: the alias is refused; --merge makes NRF2 a name of NFE2L2 (facts and episodes follow)" >&2
+	$(BIN)/biocortex --vault $(DEMO) entity alias NFE2L2 NRF2 || echo "(refused: exit $$?)" >&2
+	$(BIN)/biocortex --vault $(DEMO) entity alias NFE2L2 NRF2 --merge
 	@echo "== what memory knows around p53 (aliases resolved, two hops)" >&2
 	$(BIN)/biocortex --vault $(DEMO) fact query p53 --hops 2
-	@echo "== an agent checks a claim before relying on it (exit 0 supported, 4 unknown, 5 contradicted)" >&2
+	@echo "== an agent checks a claim before relying on it (exit 0 supported, 4 unknown, 5 contested, 6 contradicted)" >&2
 	$(BIN)/biocortex --vault $(DEMO) fact verify KEAP1 inhibits "nuclear factor erythroid 2-related factor 2"
+	@echo "== evidence on both sides, weighed per independent source: neither clearly outweighs, so contested (exit 5)" >&2
+	$(BIN)/biocortex --vault $(DEMO) fact add TP53 inhibits CDKN1A --source PMID:11287591 --confidence 0.6
+	$(BIN)/biocortex --vault $(DEMO) fact verify TP53 activates CDKN1A || echo "(exit $$?: contested)" >&2
 	@echo "== an entity with its neighbourhood: aliases, facts in and out, episodes" >&2
 	$(BIN)/biocortex --vault $(DEMO) entity show KEAP1
+	@echo "== a dataset as a source of record: one note in the vault, its rows stay in the file (a hand-written CC0 sample: examples/datasets/NOTICE.md)" >&2
+	$(BIN)/biocortex --vault $(DEMO) dataset add examples/datasets/regulation_sample.tsv --name regulation-sample \
+	  --version 1 --licence CC0-1.0 --title "hand-written sample, not a curated resource" \
+	  --map subject=TF --map object=Target --map predicate=Regulation --map publications=Reference \
+	  --predicate-map Activation=activates --predicate-map Repression=inhibits --qualifier taxon=9606
+	$(BIN)/biocortex --vault $(DEMO) dataset list
+	$(BIN)/biocortex --vault $(DEMO) fact query CDKN1A
+	@echo "== the dataset weighs in beside the notes, once per side whatever its rows cite: still contested (exit 5)" >&2
+	$(BIN)/biocortex --vault $(DEMO) fact verify TP53 activates CDKN1A; code=$$?; echo "exit $$code" >&2; test $$code -eq 5
 	@echo "== recall now adds what memory knows about the question's entities (p53 is TP53)" >&2
 	$(BIN)/biocortex --vault $(DEMO) recall "KEAP1 knockout and p53 in lung cancer cells" --budget 1200
 	@echo "== working memory: compress a long agent transcript to 3,400 tokens (before/after on stderr)" >&2
@@ -98,8 +117,8 @@ demo: venv
 	$(BIN)/biocortex --vault $(DEMO) sync
 	@echo "== what changed in memory, for a reviewer" >&2
 	$(BIN)/biocortex --vault $(DEMO) log --since 1d | tail -12
-	@echo "== check the vault" >&2
-	$(BIN)/biocortex --vault $(DEMO) check
+	@echo "== check the vault; open contradictions between facts are listed as information (--facts)" >&2
+	$(BIN)/biocortex --vault $(DEMO) check --facts
 	@echo "== git log of the vault" >&2
 	git -C $(DEMO) log --oneline | head -5
 

@@ -1,24 +1,38 @@
-"""`fact query` and `fact verify` on a vault of N facts, as whole processes (issue #4).
+"""Facts on the real write path, from a TRRUST-like TSV (issue 15 finding 9). Fetches nothing.
 
-Run: .venv/bin/python benchmarks/facts.py [--facts 100000] [--runs 15]
+Run: .venv/bin/python benchmarks/facts.py --tsv PATH [--scale 10000 100000] [--adds 30] [--runs 15]
+                                          [--matrix 200] [--out benchmarks/out/facts]
 
-Builds (once, cached under benchmarks/out/facts-N/) a vault of N fact notes over a realistic
-vocabulary — gene symbols, identifiers, cell types, samples, compounds — with predicates from
-biology, written as biocortex writes them (render_fact) and committed in one commit; then times
-the first query (which builds the fact tables of the index), and then `fact query` /
-`fact verify` with a fresh index, next to `recall` on the same vault and the floor.
+PATH is a TRRUST-like file: TF, target, mode (Activation / Repression / Unknown), PMIDs separated
+by ";", with or without a header (TRRUST v2 human, CC BY-SA 4.0: keep it outside the repository,
+e.g. under /work/tmp/). For each size it builds a fresh vault through `biocortex fact import` —
+entity notes, index, one commit, packing: what a user runs — and reports:
+
+* import: wall and CPU seconds of the whole process, facts per second; history (.git) per fact
+  after the import's own packing, loose objects left;
+* `fact add`: single adds as whole processes on that vault (new facts; the index warm), median;
+* `fact query` / `fact verify`: whole processes against `python -c pass`;
+* the verification confusion matrix (first size only): `fact verify` of sampled true triples
+  (a row's own sign), sign-flipped ones (activates <-> inhibits) and random TF-target pairs that
+  the file does not link, run in-process, counted by verdict.
+
+Sizes beyond the file's rows are TRRUST-like rows made from it: each extra row copies a real
+row with its target replaced by a gene symbol of the same file drawn at random (a seeded RNG),
+so hubs, sign mix and PMIDs per row keep the file's shape.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import random
+import resource
+import shutil
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -27,96 +41,148 @@ from common import machine, summary, time_process
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 BIN = str(Path(sys.executable).with_name("biocortex"))
+MODES = {"Activation": "activates", "Repression": "inhibits", "Unknown": "regulates"}
+IMPORT_ARGS = ["--columns", "subject,object,predicate,source", "--source-prefix", "PMID",
+               "--dataset", "TRRUST@2.0", "--taxon", "human", "--subject-kind", "gene", "--object-kind", "gene",
+               "--confidence", "0.8", *(a for k, v in MODES.items() for a in ("--predicate-map", f"{k}={v}"))]
+ENV = {"BIOCORTEX_AUTHOR": "bench <bench@example.org>", "PYTHONDONTWRITEBYTECODE": ""}
 
-PREDICATES = ["regulates", "activates", "inhibits", "binds", "phosphorylates", "ubiquitinates",
-              "upregulates", "downregulates", "marker_of", "expressed_in", "associated_with",
-              "interacts_with", "targets", "sensitises_to", "is_a", "part_of", "hit", "failed_qc_on"]
+
+def read_tsv(path: Path) -> list[tuple[str, str, str, str]]:
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.split("\t")]
+        if len(cells) < 4 or cells[2] not in MODES:
+            continue  # the header, or a blank line
+        rows.append((cells[0], cells[1], cells[2], cells[3]))
+    return rows
 
 
-def vocabulary(n: int, seed: int = 7) -> tuple[random.Random, list[str]]:
+def scaled(rows: list[tuple[str, str, str, str]], n: int, seed: int = 15) -> list[tuple[str, str, str, str]]:
+    if n <= len(rows):
+        return rows[:n]
     rng = random.Random(seed)
-    genes = [f"{rng.choice(['TP', 'BRCA', 'CD', 'IL', 'KRT', 'SLC', 'ZNF', 'MAP', 'CXCL', 'ATP'])}{i}"
-             for i in range(max(200, n // 5))]
-    others = ([f"CL:{i:07d}" for i in range(200)] + [f"GO:{i:07d}" for i in range(500)]
-              + [f"CHEMBL{i}" for i in range(300)] + [f"sample S{i}" for i in range(300)])
-    return rng, genes + others
+    genes = sorted({r[0] for r in rows} | {r[1] for r in rows})
+    out = list(rows)
+    while len(out) < n:
+        tf, _target, mode, pmids = rng.choice(rows)
+        out.append((tf, rng.choice(genes), mode, pmids))
+    return out
 
 
-def make_vault(path: Path, n: int) -> None:
-    from biocortex_cli.facts.model import fact_id, fact_rel
-    from biocortex_cli.facts.notes import render_fact
-    from biocortex_cli.store.vault import Vault, init_vault
+def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, subprocess.CompletedProcess[str]]:
+    """(wall s, CPU s of the child, process)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc
 
-    rng, names = vocabulary(n)
-    weights = [1.0 / (i + 1) ** 0.8 for i in range(len(names))]  # a few hubs, a long tail
-    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.org",
-           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.org"}
-    init_vault(path, "bench <bench@example.org>")
-    vault = Vault(path.resolve())
-    now = dt.datetime(2026, 11, 22, tzinfo=dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    written = 0
-    seen: set[str] = set()
-    while written < n:
-        s, o = rng.choices(names, weights, k=2)
-        p = rng.choice(PREDICATES)
-        ident = fact_id(s, p, o)
-        if s == o or ident in seen:
-            continue
-        seen.add(ident)
-        conf = round(rng.uniform(0.3, 0.99), 2)
-        src = f"PMID:{rng.randrange(1_000_000, 39_000_000)}"
-        record = {"id": ident, "type": "fact", "created": now, "author": "bench <bench@example.org>",
-                  "subject": s, "predicate": p, "object": o, "confidence": conf, "source": [src],
-                  "status": "current",
-                  "evidence": [{"source": src, "confidence": conf, "author": "bench", "added": now}]}
-        target = path / fact_rel(s, p, o)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(render_fact(vault, record), encoding="utf-8")
-        written += 1
-    subprocess.run(["git", "-C", str(path), "add", "-A"], check=True, env=env)
-    subprocess.run(["git", "-C", str(path), "commit", "-qm", f"bench: {n} facts"], check=True, env=env)
-    (path / ".bench-ready").write_text(json.dumps({"facts": n, "hub": names[0]}))
+
+def git_sizes(vault: Path) -> dict[str, int]:
+    out = subprocess.run(["git", "-C", str(vault), "count-objects", "-v"], capture_output=True, text=True,
+                         check=True).stdout
+    return {k: int(v) for k, v in (line.split(": ") for line in out.splitlines())}
+
+
+def confusion(vault: Path, rows: list[tuple[str, str, str, str]], stored: list[tuple[str, str, str, str]], n: int,
+              seed: int = 9) -> dict[str, Counter[str]]:
+    """Verdicts of ``n`` true and sign-flipped claims drawn from the ``stored`` rows (the ones
+    imported: a row beyond the size was never stored) and ``n`` random TF-target pairs of
+    ``rows``' names that no stored row links."""
+    from biocortex_cli.facts import memory
+    from biocortex_cli.store.vault import Vault
+
+    rng = random.Random(seed)
+    signed = [r for r in stored if r[2] != "Unknown"]
+    linked = {(r[0], r[1]) for r in stored}
+    tfs = sorted({r[0] for r in rows})
+    genes = sorted({r[1] for r in rows})
+    flip = {"Activation": "inhibits", "Repression": "activates"}
+    cases: dict[str, list[tuple[str, str, str]]] = {
+        "true": [(tf, MODES[mode], target) for tf, target, mode, _p in rng.sample(signed, n)],
+        "sign-flipped": [(tf, flip[mode], target) for tf, target, mode, _p in rng.sample(signed, n)],
+        "random": [],
+    }
+    while len(cases["random"]) < n:
+        tf, target = rng.choice(tfs), rng.choice(genes)
+        if (tf, target) not in linked and tf != target:
+            cases["random"].append((tf, rng.choice(["activates", "inhibits"]), target))
+    v = Vault(vault.resolve())
+    return {label: Counter(memory.verify(v, s, p, o)[0].verdict for s, p, o in triples)
+            for label, triples in cases.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--facts", type=int, default=100_000)
+    parser.add_argument("--tsv", type=Path, required=True, help="a TRRUST-like TSV (nothing is fetched)")
+    parser.add_argument("--scale", type=int, nargs="*", default=[10_000], help="sizes in rows")
+    parser.add_argument("--adds", type=int, default=30, help="single `fact add` processes per size")
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--matrix", type=int, default=200,
+                        help="triples per row of the confusion matrix (0: none)")
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "facts")
     args = parser.parse_args()
-    out = ROOT / "benchmarks" / "out" / f"facts-{args.facts}"
-    if not (out / ".bench-ready").exists():
-        t0 = time.perf_counter()
-        if out.exists():
-            subprocess.run(["rm", "-rf", str(out)], check=True)
-        make_vault(out, args.facts)
-        print(f"generated {args.facts} facts in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    info = json.loads((out / ".bench-ready").read_text())
-    env = {"BIOCORTEX_VAULT": str(out)}
-    index = out / ".biocortex" / "index.sqlite"
-    if index.exists():
-        index.unlink()
-    t0 = time.perf_counter()
-    subprocess.run([BIN, "fact", "query", "GO:0000001"], env={**os.environ, **env}, capture_output=True, check=True)
-    first = time.perf_counter() - t0
-    hub = info["hub"]
-    _rng, names = vocabulary(args.facts)
-    mid, rare = names[100], names[len(names) // 3]
+    rows = read_tsv(args.tsv)
     print(f"machine: {machine()}")
-    print(f"vault: {args.facts} facts, {sum(1 for _ in (out / 'entities').glob('*.md'))} entity notes "
-          f"(first query, building the fact tables: {first:.1f} s; index {index.stat().st_size / 2**20:.0f} MiB)")
-    rows = [
-        ("python -c pass (the floor)", [sys.executable, "-c", "pass"]),
-        (f"fact query {rare} (a rare entity)", [BIN, "fact", "query", rare]),
-        (f"fact query {mid} (a common entity)", [BIN, "fact", "query", mid]),
-        (f"fact query {hub} (the biggest hub)", [BIN, "fact", "query", hub]),
-        (f"fact query {mid} --hops 2", [BIN, "fact", "query", mid, "--hops", "2"]),
-        # verify exits 4 for "unknown": run through sh so the timing helper sees 0 (~1 ms of sh)
-        (f"fact verify {mid} regulates {rare} (via sh)",
-         ["sh", "-c", f"{BIN} fact verify '{mid}' regulates '{rare}' >/dev/null; exit 0"]),
-        ("recall 'TP53 regulation' (no episodes)", [BIN, "recall", "TP53 regulation"]),
-    ]
-    for label, cmd in rows:
-        print(f"{label:<42} {summary(time_process(cmd, args.runs, env=env))}")
+    print(f"input: {args.tsv} ({len(rows)} rows)")
+    results = []
+    for n in args.scale:
+        vault = args.out / f"vault-{n}"
+        shutil.rmtree(vault, ignore_errors=True)
+        vault.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run([BIN, "init", str(vault)], check=True, capture_output=True, env={**os.environ, **ENV})
+        data = args.out / f"rows-{n}.tsv"
+        data.write_text("".join("\t".join(r) + "\n" for r in scaled(rows, n)), encoding="utf-8")
+        env = {**ENV, "BIOCORTEX_VAULT": str(vault)}
+        wall, cpu, proc = run([BIN, "fact", "import", str(data), *IMPORT_ARGS, "--json"], env)
+        if proc.returncode != 0:
+            raise SystemExit(proc.stderr[-2000:])
+        report = json.loads(proc.stdout)
+        sizes = git_sizes(vault)
+        history = (sizes["size-pack"] + sizes["size"]) * 1024
+        facts = report["facts"]
+        row = {"rows": n, "facts": facts, "entities": report["entities"], "import_wall_s": round(wall, 1),
+               "import_cpu_s": round(cpu, 1), "facts_per_s_wall": round(facts / wall),
+               "facts_per_s_cpu": round(facts / cpu), "history_bytes_per_fact": round(history / facts),
+               "loose_objects": sizes["count"], "packs": sizes["packs"], "contradictions": report["contradictions"]}
+        print(f"\n== {n} rows -> {report['facts']} facts, {report['entities']} entity notes")
+        print(f"fact import: {wall:.1f} s wall, {cpu:.1f} s CPU: {row['facts_per_s_wall']} facts/s wall, "
+              f"{row['facts_per_s_cpu']} facts/s CPU; history {history / 2**20:.1f} MiB "
+              f"({row['history_bytes_per_fact']} B a fact), {sizes['count']} loose objects, {sizes['packs']} pack(s)")
+        genes = sorted({r[1] for r in rows})
+        adds = []
+        for i in range(args.adds):
+            started = time.perf_counter()
+            done = subprocess.run([BIN, "fact", "add", f"BENCHTF{i}", "activates", genes[i % len(genes)],
+                                   "--source", f"PMID:{40_000_000 + i}"], env={**os.environ, **env},
+                                  capture_output=True, check=False)
+            if done.returncode != 0:
+                raise SystemExit(done.stderr.decode()[-1000:])
+            adds.append(time.perf_counter() - started)
+        row["fact_add"] = summary(adds)
+        print(f"fact add (new fact, whole process) {row['fact_add']}")
+        hub = Counter(r[0] for r in rows).most_common(1)[0][0]
+        tf, target, mode, _p = rows[len(rows) // 2]
+        for label, cmd in [("python -c pass (the floor)", [sys.executable, "-c", "pass"]),
+                           (f"fact query {tf}", [BIN, "fact", "query", tf]),
+                           (f"fact query {hub} (the biggest hub)", [BIN, "fact", "query", hub]),
+                           (f"fact verify {tf} {MODES[mode]} {target} (via sh)",
+                            ["sh", "-c", f"{BIN} fact verify {tf} {MODES[mode]} {target} >/dev/null; exit 0"])]:
+            line = summary(time_process(cmd, args.runs, env=env))
+            row[label] = line
+            print(f"{label:<45} {line}")
+        if args.matrix and n == args.scale[0]:
+            matrix = confusion(vault, rows, scaled(rows, n), args.matrix)
+            row["confusion"] = {k: dict(v) for k, v in matrix.items()}
+            print("verify confusion matrix (rows: claims; columns: verdicts)")
+            for label, counts in matrix.items():
+                print(f"  {label:<13} " + "  ".join(f"{v} {counts.get(v, 0)}" for v in
+                                                     ("supported", "contested", "contradicted", "unknown")))
+        results.append(row)
+    (args.out / "results.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":

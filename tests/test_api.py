@@ -131,7 +131,7 @@ def test_the_api_s_docstring_lists_every_function() -> None:
     import biocortex_cli.api as api
 
     missing = []
-    for name in ("episodes", "recall", "facts", "lessons", "vault"):
+    for name in ("episodes", "recall", "facts", "datasets", "lessons", "vault", "vocabulary"):
         module = importlib.import_module(f"biocortex_cli.api.{name}")
         for fn_name, fn in inspect.getmembers(module, inspect.isfunction):
             if fn.__module__ == module.__name__ and not fn_name.startswith("_") and f"``{fn_name}``" not in (

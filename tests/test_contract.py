@@ -21,7 +21,11 @@ TRANSCRIPT = REPO / "tests" / "data" / "transcripts" / "04_bulk_rnaseq_deseq2.js
 
 #: every command that takes --json -> the schema of what it prints
 SHAPES = {
-    "check": "check.json", "clone": "clone.json", "compress": "compress.json", "context": "context.json",
+    "check": "check.json", "clone": "clone.json", "dataset add": "dataset.json", "dataset list": "dataset-list.json",
+    "dataset refresh": "dataset-refresh.json", "dataset remove": "dataset-remove.json",
+    "dataset show": "dataset-show.json", "entity import": "entity-import.json", "entity merge": "entity-merge.json",
+    "fact import": "fact-import.json", "fact unsource": "fact.json", "compress": "compress.json",
+    "context": "context.json",
     "doctor": "doctor.json", "entity alias": "entity-alias.json", "entity show": "entity.json",
     "episode add": "episode.json", "episode import": "episode-import.json", "episode list": "episode-list.json",
     "episode related": "episode-related.json", "episode show": "episode.json", "eval": "eval.json",
@@ -182,6 +186,22 @@ def test_every_json_shape_on_a_demo_vault(vault: Path, cli: Cli, tmp_path: Path)
     shape("fact retract", draft["id"], "--reason", "draft claim")
     shape("fact supersede", fact["id"], "--by", newer["id"])
     shape("fact list", "--status", "all")
+    shape("fact import", str(REPO / "examples" / "curated_facts.tsv"))
+    sourced = json.loads(ok("fact", "add", "TP53", "binds", "MDM2", "--source", "PMID:8319905", "--source",
+                            "agent:draft"))
+    shape("fact unsource", sourced["id"], "agent:draft")
+    aliases = tmp_path / "aliases.tsv"
+    aliases.write_text("name\talias\nBRD4\tHUNK1\n", encoding="utf-8")
+    shape("entity import", str(aliases))
+    ok("fact", "add", "NRF2", "activates", "HMOX1", "--source", "PMID:1")
+    shape("entity merge", "NFE2L2", "NRF2")
+    shape("dataset add", str(REPO / "examples" / "datasets" / "regulation_sample.tsv"), "--name", "regulation-sample",
+          "--version", "1", "--licence", "CC0-1.0", "--map", "subject=TF", "--map", "object=Target", "--map",
+          "predicate=Regulation", "--map", "publications=Reference", "--predicate-map", "Activation=activates",
+          "--predicate-map", "Repression=inhibits", "--qualifier", "taxon=9606")
+    shape("dataset list")
+    shape("dataset show", "regulation-sample")
+    shape("dataset refresh")
     shape("entity show", "TP53")
     shape("context", "KEAP1 knockout RNA-seq: what went wrong before?", "--conversation", str(TRANSCRIPT),
           "--budget", "2500")
@@ -210,6 +230,7 @@ def test_every_json_shape_on_a_demo_vault(vault: Path, cli: Cli, tmp_path: Path)
     git(vault, "remote", "add", "origin", str(remote))
     shape("sync")
     shape("clone", str(remote), str(tmp_path / "clone"))
+    shape("dataset remove", "regulation-sample", "--reason", "superseded")
     assert seen == set(SHAPES)
     r = cli("episode", "show", "no-such-episode", "--json")
     assert r.code == 1 and r.out == ""

@@ -69,13 +69,16 @@ def test_query_hops_predicate_confidence_and_substring(vault: Path, cli: Cli) ->
     assert len(confident) == 2
     phos = cli("fact", "query", "RAF1", "--predicate", "phosphorylates", "--json").json()["facts"]
     assert [f["object"] for f in phos] == ["MAP2K1"]
-    sub = cli("fact", "query", "map2", "--json")
-    assert sub.json()["match"] == "substring" and "matched by substring" in sub.err
+    exact_only = cli("fact", "query", "map2", "--json")
+    assert exact_only.json()["match"] == "none" and exact_only.json()["facts"] == []
+    assert "names containing it (--fuzzy uses them): MAP2K1" in exact_only.err
+    sub = cli("fact", "query", "map2", "--fuzzy", "--json")
+    assert sub.json()["match"] == "substring" and "--fuzzy matched: MAP2K1" in sub.err
     none = cli("fact", "query", "Zanzibar")
     assert none.code == 0 and none.out == "" and "no facts" in none.err
 
 
-def test_contradictions_warn_on_add_and_are_listed_by_check(vault: Path, cli: Cli) -> None:
+def test_contradictions_warn_on_add_and_are_listed_by_check_facts(vault: Path, cli: Cli) -> None:
     first = add(cli, "KEAP1", "inhibits", "NFE2L2", "--source", "PMID:9887101")
     r = cli("fact", "add", "KEAP1", "activates", "NFE2L2", "--source", "agent:guess", "--confidence", "0.3")
     assert r.code == 0
@@ -84,13 +87,17 @@ def test_contradictions_warn_on_add_and_are_listed_by_check(vault: Path, cli: Cl
     add(cli, "TP53", "located_on_chromosome", "17p13.1")
     r = cli("fact", "add", "TP53", "located_on_chromosome", "chr12", "--json")
     assert r.json()["contradicts"]  # single-valued predicate, another object
-    report = cli("check", "--json")
-    assert report.code == 1
-    messages = [p["message"] for p in report.json()["problems"]]
-    assert sum("contradicts" in m for m in messages) == 4  # two pairs, each reported on both notes
+    assert cli("check").code == 0  # open contradictions are information, not problems
+    report = cli("check", "--facts", "--json")
+    assert report.code == 0
+    contested = report.json()["facts"]["contested"]
+    assert len(contested) == 2  # two pairs, each once
+    keap1 = next(c for c in contested if c["ids"][0] == first)
+    assert keap1["verdict"] == "supported" and keap1["ids"] == [first, second]  # 0.8 outweighs 0.3
+    text = cli("check", "--facts").out
+    assert "2 open contradiction(s), 1 contested" in text
     assert cli("fact", "retract", second, "--reason", "agent guessed; PMID:9887101 says inhibits").code == 0
-    messages = [p["message"] for p in cli("check", "--json").json()["problems"]]
-    assert sum("contradicts" in m for m in messages) == 2
+    assert len(cli("check", "--facts", "--json").json()["facts"]["contested"]) == 1
 
 
 def test_retract_and_supersede_keep_the_files(vault: Path, cli: Cli) -> None:
@@ -120,7 +127,7 @@ def test_verify_exit_codes_and_transitive_hops(vault: Path, cli: Cli) -> None:
     assert ok.code == 0 and ok.json()["verdict"] == "supported"
     assert ok.json()["supporting"][0][0]["source"] == ["PMID:9887101"]
     bad = cli("fact", "verify", "KEAP1", "activates", "NFE2L2")
-    assert bad.code == 5 and bad.out.startswith("contradicted: KEAP1 activates NFE2L2")
+    assert bad.code == 6 and bad.out.startswith("contradicted: KEAP1 activates NFE2L2")
     unknown = cli("fact", "verify", "KEAP1", "inhibits", "TP53", "--json")
     assert unknown.code == 4 and unknown.json()["verdict"] == "unknown"
     add(cli, "CD8+ T cell", "is_a", "T cell")
@@ -134,14 +141,14 @@ def test_verify_tells_a_contradicted_claim_from_a_failed_command(vault: Path, cl
     """Issue 17 item 6: a contradicted claim exited 1, as a missing vault does."""
     add(cli, "KEAP1", "inhibits", "NFE2L2", "--source", "PMID:9887101")
     contradicted = cli("fact", "verify", "KEAP1", "activates", "NFE2L2", "--json")
-    assert contradicted.code == 5 and contradicted.json()["verdict"] == "contradicted"
+    assert contradicted.code == 6 and contradicted.json()["verdict"] == "contradicted"
     nowhere = cli("--vault", str(tmp_path / "no-vault"), "fact", "verify", "KEAP1", "activates", "NFE2L2", "--json")
     assert nowhere.code == 1 and nowhere.out == ""
     assert json.loads(nowhere.err)["error"]["code"] == "not_a_vault"
     empty = cli("fact", "verify", "KEAP1", " ", "NFE2L2", "--json")
     assert empty.code == 2 and json.loads(empty.err)["error"]["code"] == "usage"
     assert {contradicted.code, nowhere.code, empty.code, cli("fact", "verify", "KEAP1", "binds", "TP53").code} == {
-        5, 1, 2, 4}
+        6, 1, 2, 4}
 
 
 def test_a_fact_citing_an_episode_links_to_it(vault: Path, cli: Cli) -> None:

@@ -20,7 +20,7 @@ from tests.conftest import REPO, Cli, git
 
 T = TypeVar("T")
 NAMES = {"recall", "context", "episode_add", "episode_show", "episode_list", "fact_add", "fact_query",
-         "fact_verify", "entity_show", "feedback", "log"}
+         "fact_verify", "entity_show", "dataset_list", "dataset_show", "feedback", "log"}
 
 
 def _session(vault: Path, log: Path, script: Callable[[Any, Any], Awaitable[T]]) -> T:

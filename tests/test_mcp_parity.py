@@ -45,6 +45,9 @@ def test_every_tool_returns_the_command_s_json(vault: Path, cli: Cli, tmp_path: 
                    ["KEAP1", "inhibits", "NFE2L2", "--source", "PMID:9887101", "--confidence", "0.9"]):
         assert cli("fact", "add", *triple).code == 0
     assert cli("entity", "alias", "TP53", "p53").code == 0
+    assert cli("dataset", "add", REPO / "examples/datasets/regulation_sample.tsv", "--name", "sample", "--version", "1",
+               "--licence", "CC0-1.0", "--map", "subject=TF", "--map", "object=Target", "--map", "predicate=Regulation",
+               "--predicate-map", "Activation=activates", "--predicate-map", "Repression=inhibits").code == 0
     (tmp_path / "chat.json").write_text(json.dumps(MESSAGES), encoding="utf-8")
     query = "doublets in 10x multiome with scDblFinder"
     episode = cli("episode", "list", "--limit", "1", "--json").json()[0]["id"]
@@ -60,7 +63,13 @@ def test_every_tool_returns_the_command_s_json(vault: Path, cli: Cli, tmp_path: 
         ("fact_query", {"entity": "p53", "hops": 2}, ["fact", "query", "p53", "--hops", "2"]),
         ("fact_verify", {"subject": "KEAP1", "predicate": "inhibits", "object": "NFE2L2"},
          ["fact", "verify", "KEAP1", "inhibits", "NFE2L2"]),
+        ("fact_query", {"entity": "TP5", "fuzzy": True, "taxon": "human"},
+         ["fact", "query", "TP5", "--fuzzy", "--taxon", "human"]),
+        ("fact_verify", {"subject": "TP53", "predicate": "activates", "object": "CDKN1A", "taxon": "9606"},
+         ["fact", "verify", "TP53", "activates", "CDKN1A", "--taxon", "9606"]),
         ("entity_show", {"name": "p53"}, ["entity", "show", "p53"]),
+        ("dataset_list", {}, ["dataset", "list"]),
+        ("dataset_show", {"name": "sample"}, ["dataset", "show", "sample"]),
         ("log", {"since": "1d"}, ["log", "--since", "1d"]),
     ]
     for name, arguments, argv in reads:

@@ -175,7 +175,7 @@ def test_the_server_needs_no_sdk(vault: Path) -> None:
         init = raw.request(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                              "clientInfo": {"name": "raw", "version": "0"}})
         assert init["result"]["serverInfo"]["name"] == "biocortex"
-        assert len(raw.request(1, "tools/list")["result"]["tools"]) == 11
+        assert len(raw.request(1, "tools/list")["result"]["tools"]) == 13
     finally:
         raw.proc.kill()
         raw.proc.wait()

@@ -16,7 +16,7 @@ from tests.conftest import REPO, Cli
 
 SAMPLE = REPO / "examples" / "sample_episodes.jsonl"
 TEMPLATE = REPO / "vault_template"
-FOLDERS = ("episodes", "facts", "entities", "lessons", "archive")
+FOLDERS = ("episodes", "facts", "entities", "lessons", "datasets", "archive")
 
 
 @pytest.fixture
@@ -82,7 +82,7 @@ def test_obsidian_reads_the_expected_link_graph(demo: Path) -> None:
     assert sorted(groups) == sorted(f"path:{f}" for f in FOLDERS)
     for name, path in notes.items():
         top = path.relative_to(demo).parts[0]
-        if kind.get(name) in ("episode", "fact", "entity", "lesson"):
+        if kind.get(name) in ("episode", "fact", "entity", "lesson", "dataset"):
             assert f"path:{top}" in groups, name
 
 
@@ -139,7 +139,7 @@ def test_notes_made_from_the_templates_pass_check(vault: Path, cli: Cli) -> None
 
 #: frontmatter keys whose values are maps or lists of maps: Obsidian has no property type for them
 #: (it shows them as YAML), so types.json leaves them out
-MAPS = {"provenance", "evidence", "retracted"}
+MAPS = {"provenance", "evidence", "retracted", "qualifiers", "reopened", "columns", "predicates", "removed"}
 VALUE_CHECKS = {
     "text": lambda v: isinstance(v, str),
     "multitext": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
@@ -170,10 +170,24 @@ def test_types_json_types_every_key_the_tool_writes(demo: Path, cli: Cli) -> Non
     assert cli("fact", "add", "KEAP1", "inhibits", "NFE2L2", "--source", "PMID:2", "--confidence", "0.6").code == 0
     wrong = cli("fact", "add", "KEAP1", "activates", "NFE2L2", "--source", "agent:draft").out.strip()
     assert cli("fact", "retract", wrong, "--reason", "draft").code == 0
+    assert cli("fact", "add", "KEAP1", "activates", "NFE2L2", "--source", "PMID:4", "--reopen").code == 0
+    assert cli("fact", "add", "Myc", "activates", "Cdk4", "--source", "PMID:5", "--taxon", "mouse").code == 0
+    assert cli("fact", "add", "NRF2", "activates", "HMOX1", "--source", "PMID:6").code == 0
+    assert cli("entity", "merge", "NFE2L2", "NRF2").code == 0
     newer = cli("fact", "add", "KEAP1", "ubiquitinates", "NFE2L2", "--source", "PMID:3").out.strip()
     assert cli("fact", "supersede", first, "--by", newer).code == 0
     cluster = cli("lessons", "--json").json()["clusters"][0]["id"]
     assert cli("lessons", "promote", cluster).code == 0
+    table = demo.parent / "regulation.tsv"
+    table.write_text("TF\tTarget\tMode\tPMIDs\nKEAP1\tNFE2L2\tRepression\t9887101\n")
+    for name in ("trrust", "kept"):
+        assert cli("dataset", "add", table, "--name", name, "--version", "2", "--licence", "CC BY-SA 4.0",
+                   "--title", "TRRUST-like", "--url", "https://example.org", "--map", "subject=TF",
+                   "--map", "object=Target", "--map", "predicate=Mode", "--map", "publications=PMIDs",
+                   "--predicate-map", "Repression=inhibits", "--qualifier", "taxon=9606").code == 0
+    table.write_text(table.read_text() + "KEAP1\tTP53\tRepression\t1\n")
+    assert cli("dataset", "refresh", "trrust", "--accept-change", "--version", "3").code == 0
+    assert cli("dataset", "remove", "trrust", "--reason", "replaced").code == 0
     old = cli("episode", "list", "--json").json()[-1]["id"]
     assert cli("forget", "--older-than", "2000-01-01T00:00Z", "--quality-below", "1").code == 0
     assert cli("restore", old).code in (0, 1)
@@ -189,9 +203,10 @@ def test_types_json_types_every_key_the_tool_writes(demo: Path, cli: Cli) -> Non
                 if key in types:
                     assert VALUE_CHECKS[types[key]](value), (path, key, value)
     kinds = {str(_frontmatter(p).get("type")) for f in FOLDERS for p in (demo / f).rglob("*.md")}
-    assert {"episode", "fact", "entity", "lesson"} <= kinds
+    assert {"episode", "fact", "entity", "lesson", "dataset"} <= kinds
     assert {"provenance", "related", "evidence", "retracted", "superseded_by", "supersedes", "updated",
-            "supporting", "phrasings", "success_rate", "aliases", "kind"} <= set(written)  # every writer ran
+            "supporting", "phrasings", "success_rate", "aliases", "kind", "checksum", "licence",
+            "removed", "columns"} <= set(written)  # every writer ran
     untyped = sorted(set(written) - set(types) - MAPS)
     assert not untyped, {k: sorted(written[k])[:2] for k in untyped if k in written}
     assert set(written) >= MAPS and not MAPS & set(types)

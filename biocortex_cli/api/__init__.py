@@ -15,8 +15,11 @@ command pays only for what it uses):
   ``episode_list``, ``episode_related``, ``suggest_related``
 - :mod:`.recall`: ``recall``, ``context`` (``vault_text``: a file inside the vault), ``feedback``,
   ``compress``, ``evaluate``
-- :mod:`.facts`: ``fact_add``, ``fact_query``, ``fact_list``, ``fact_retract``, ``fact_supersede``,
-  ``fact_verify``, ``entity_show``, ``entity_alias``
+- :mod:`.facts`: ``fact_add``, ``fact_import``, ``fact_query``, ``fact_list``, ``fact_retract``,
+  ``fact_supersede``, ``fact_unsource``, ``fact_verify``, ``fact_contests``, ``entity_show``,
+  ``entity_alias``, ``entity_merge``, ``entity_import``
+- :mod:`.datasets`: ``dataset_add``, ``dataset_list``, ``dataset_show``, ``dataset_refresh``,
+  ``dataset_remove``
 - :mod:`.lessons`: ``lessons``, ``lesson_promote``, ``lessons_refresh``
 - :mod:`.vault`: ``index``, ``index_stale``, ``check``, ``doctor``, ``log``, ``sync``, ``forget``,
   ``restore``, ``guide``, ``init``, ``clone``

@@ -16,9 +16,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from biocortex_cli.api.checks import UNIT, Bounds, Choice, checked
 
 if TYPE_CHECKING:
-    from biocortex_cli.facts.index import IndexedFacts
+    from pathlib import Path
+
+    from biocortex_cli.facts.aliases import AliasImport, AliasResult, MergeResult
+    from biocortex_cli.facts.imports import ImportReport, Progress
     from biocortex_cli.facts.model import Fact
-    from biocortex_cli.facts.query import QueryResult, Verdict
+    from biocortex_cli.facts.query import Contest, QueryResult, Verdict
     from biocortex_cli.store.git import Author
     from biocortex_cli.store.vault import Vault
 
@@ -30,13 +33,15 @@ STATUS = Choice(("current", "retracted", "superseded", "all"))
 @dataclass(frozen=True)
 class FactAdded:
     fact: Fact
-    merged: bool  # the triple was already a fact: its sources were merged
+    merged: bool  # the statement was already a fact: its sources were merged
     contradicts: tuple[Fact, ...]
-    notes: tuple[str, ...]  # names resolved through aliases, a status left unchanged
+    notes: tuple[str, ...]  # names resolved through aliases, ambiguous symbols, a reopening
+    reopened: bool = False  # it was retracted or superseded, and `reopen` made it current again
 
     def as_json(self) -> dict[str, Any]:
         return {**self.fact.as_json(), "created": self.fact.record.get("created"), "merged": self.merged,
-                "contradicts": [c.id for c in self.contradicts], "notes": list(self.notes)}
+                "reopened": self.reopened, "contradicts": [c.id for c in self.contradicts],
+                "notes": list(self.notes)}
 
 
 @dataclass(frozen=True)
@@ -58,73 +63,79 @@ class EntityPage:
 
 
 @dataclass(frozen=True)
-class EntityAliases:
-    name: str
-    aliases: tuple[str, ...]
+class Contests:
+    """Open contradictions between facts, weighed (`check --facts`): information, not problems."""
+
+    contested: tuple[Contest, ...]
 
     def as_json(self) -> dict[str, Any]:
-        return {"name": self.name, "aliases": list(self.aliases)}
+        return {"contested": [c.as_json() for c in self.contested]}
 
 
-def _using(vault: Vault, use: Callable[[IndexedFacts], T]) -> T:
-    """``use`` on the index's facts, refreshed (and rebuilt when damaged); the notes that could
-    not be read are skipped with a warning (five at most)."""
-    from biocortex_cli.facts.index import with_facts
-
-    result, problems = with_facts(vault, use)
+def _warn(problems: Sequence[Any]) -> None:
+    """The notes that could not be read: skipped, with a warning (five at most)."""
     for problem in problems[:5]:
         sys.stderr.write(f"biocortex: warning: {problem.location()}{problem.message} "
                          "(skipped; run `biocortex check`)\n")
     if len(problems) > 5:
         sys.stderr.write(f"biocortex: warning: {len(problems) - 5} more broken fact or entity notes skipped\n")
+
+
+def _ask(vault: Vault, use: Callable[[Any], T]) -> T:
+    """``use`` on the vault's facts and every edge source beside them (facts/memory.py), the index
+    refreshed (and rebuilt when damaged)."""
+    from biocortex_cli.facts.memory import ask
+
+    result, problems = ask(vault, use)
+    _warn(problems)
     return result
 
 
 @checked(confidence=UNIT)
 def fact_add(vault: Vault, *, subject: str, predicate: str, object: str, source: Sequence[str] = (),
-             confidence: float | None = None, author: Author) -> FactAdded:
-    """Record a fact; the same triple again merges its sources (config ``facts.default_confidence``
-    when no confidence is given)."""
+             confidence: float | None = None, author: Author, taxon: str | None = None,
+             cell_type: str | None = None, context: str | None = None, subject_kind: str | None = None,
+             object_kind: str | None = None, reopen: bool = False) -> FactAdded:
+    """Record a fact; the same statement again merges its sources (config
+    ``facts.default_confidence`` when no confidence is given). Sources are checked
+    (docs/facts.md); ``taxon``, ``cell_type`` and ``context`` qualify the statement (another value,
+    another fact); a retracted statement is refused unless ``reopen``."""
     from biocortex_cli.facts.notes import add_fact
 
-    added = add_fact(vault, subject, predicate, object, sources=list(source), confidence=confidence, author=author)
-    return FactAdded(fact=added.fact, merged=not added.created, contradicts=tuple(added.conflicts),
-                     notes=tuple(added.notes))
+    added = add_fact(vault, subject, predicate, object, sources=list(source), confidence=confidence, author=author,
+                     qualifiers={"taxon": taxon, "cell_type": cell_type, "context": context},
+                     kinds={"subject": subject_kind, "object": object_kind}, reopen=reopen)
+    return FactAdded(fact=added.fact, merged=not added.created and not added.reopened,
+                     contradicts=tuple(added.conflicts), notes=tuple(added.notes), reopened=added.reopened)
 
 
 @checked(hops=HOPS, min_confidence=UNIT, limit=Bounds(0))
 def fact_query(vault: Vault, *, entity: str, predicate: str | None = None, hops: int = 1,
-               min_confidence: float = 0.0, all: bool = False, limit: int = 100) -> QueryResult:
-    """Facts about an entity (exact name, alias or part of a name), nearest and most confident
-    first; ``all`` includes retracted and superseded ones; ``limit`` 0 means no limit."""
-    from biocortex_cli.facts.query import query_facts
+               min_confidence: float = 0.0, all: bool = False, limit: int = 100, fuzzy: bool = False,
+               taxon: str | None = None) -> QueryResult:
+    """Facts about an entity (its exact name, an alias or an identifier; names containing it only
+    with ``fuzzy``), nearest and most confident first; ``all`` includes retracted and superseded
+    ones; ``limit`` 0 means no limit; a ``predicate`` also matches narrower ones."""
+    from biocortex_cli.facts.memory import query
 
-    return _using(vault, lambda source: query_facts(source, entity, predicate=predicate, hops=hops,
-                                                    min_confidence=min_confidence, include_all=all,
-                                                    limit=limit or None))
+    result, problems = query(vault, entity, predicate=predicate, hops=hops, min_confidence=min_confidence,
+                             include_all=all, limit=limit or None, fuzzy=fuzzy, qualifiers={"taxon": taxon})
+    _warn(problems)
+    return result
 
 
 @checked(status=STATUS, min_confidence=UNIT, limit=Bounds(1))
 def fact_list(vault: Vault, *, subject: str | None = None, predicate: str | None = None, object: str | None = None,
               status: str = "current", source: str | None = None, min_confidence: float = 0.0,
               limit: int | None = None) -> FactList:
-    """Facts filtered by subject, object (aliases resolved), predicate, status, a source's text and
-    confidence, sorted by subject, predicate and object."""
-    from biocortex_cli.facts.model import normalize_predicate
+    """Facts filtered by subject, object (aliases resolved), predicate (and narrower ones), status,
+    a source's text and confidence, sorted by subject, predicate and object."""
+    from biocortex_cli.facts.memory import list_facts
 
-    facts, s_keys, o_keys = _using(vault, lambda memory: (
-        memory.all_facts(), memory.spellings(subject) if subject else None,
-        memory.spellings(object) if object else None))
-    pred = normalize_predicate(predicate) if predicate else None
-    rows = [f for f in facts
-            if (status == "all" or f.status == status)
-            and (s_keys is None or f.subject.casefold() in s_keys)
-            and (o_keys is None or f.object.casefold() in o_keys)
-            and (pred is None or f.predicate == pred)
-            and (source is None or any(source.casefold() in s.casefold() for s in f.sources))
-            and f.confidence >= min_confidence]
-    rows.sort(key=lambda f: (f.subject.casefold(), f.predicate, f.object.casefold()))
-    return FactList(tuple(rows[:limit] if limit else rows))
+    rows, problems = list_facts(vault, subject=subject, predicate=predicate, object_=object, status=status,
+                                source=source, min_confidence=min_confidence, limit=limit)
+    _warn(problems)
+    return FactList(tuple(rows))
 
 
 def fact_retract(vault: Vault, *, id: str, reason: str, author: Author) -> Fact:
@@ -141,29 +152,82 @@ def fact_supersede(vault: Vault, *, id: str, by: str, author: Author) -> Fact:
     return supersede_fact(vault, id, by, author)
 
 
+def fact_unsource(vault: Vault, *, id: str, source: str, author: Author) -> Fact:
+    """Take one source (any spelling, or one of a dataset's citations) out of a fact's evidence."""
+    from biocortex_cli.facts.notes import remove_source
+
+    return remove_source(vault, id, source, author)
+
+
 @checked(hops=HOPS, min_confidence=UNIT)
 def fact_verify(vault: Vault, *, subject: str, predicate: str, object: str, hops: int = 1,
-                min_confidence: float = 0.0) -> Verdict:
-    """Whether memory supports, contradicts or does not know a claim (``Verdict.exit_code``)."""
-    from biocortex_cli.facts.model import FactRules, clean_text
-    from biocortex_cli.facts.query import verify_claim
+                min_confidence: float = 0.0, taxon: str | None = None) -> Verdict:
+    """Weigh what memory holds for and against a claim: supported, contested, contradicted or
+    unknown (``Verdict.exit_code``: 0, 5, 6, 4), with the evidence on each side."""
+    from biocortex_cli.facts.memory import verify
 
-    s, o = clean_text(subject, "subject"), clean_text(object, "object")
-    rules = FactRules.from_config(vault)
-    return _using(vault, lambda source: verify_claim(source, rules, s, predicate, o, hops=hops,
-                                                     min_confidence=min_confidence))
+    verdict, problems = verify(vault, subject, predicate, object, hops=hops, min_confidence=min_confidence,
+                               qualifiers={"taxon": taxon})
+    _warn(problems)
+    return verdict
+
+
+@checked(confidence=UNIT)
+def fact_import(vault: Vault, *, path: Path, text: str | None = None, shown: str | None = None,
+                format: str | None = None, columns: Sequence[str] | None = None,
+                predicate_map: dict[str, str] | None = None, source_prefix: str | None = None,
+                dataset: str | None = None, confidence: float | None = None, taxon: str | None = None,
+                cell_type: str | None = None, context: str | None = None, subject_kind: str | None = None,
+                object_kind: str | None = None, reopen: bool = False, author: Author,
+                progress: Progress | None = None) -> ImportReport:
+    """Import a file of facts (TSV, CSV, JSON Lines) in one commit; nothing when any row is bad
+    (``problems``: each with its path and line)."""
+    from biocortex_cli.facts.imports import ImportOptions, import_facts
+
+    if dataset and not dataset.casefold().startswith("dataset:"):
+        dataset = f"dataset:{dataset}"
+    options = ImportOptions(format=format, columns=columns, predicates=predicate_map or {},
+                            source_prefix=source_prefix, dataset=dataset, confidence=confidence,
+                            qualifiers={"taxon": taxon, "cell_type": cell_type, "context": context},
+                            kinds={"subject": subject_kind, "object": object_kind}, reopen=reopen)
+    return import_facts(vault, path, author=author, options=options, rel=shown, text=text, progress=progress)
+
+
+def fact_contests(vault: Vault) -> Contests:
+    """Every open contradiction between current facts, once per pair, weighed."""
+    from biocortex_cli.ops.check import fact_contests as contests
+
+    return Contests(tuple(contests(vault)))
 
 
 def entity_show(vault: Vault, *, name: str) -> EntityPage:
-    """An entity by name or alias: its aliases, facts in and out, and the episodes naming it."""
+    """An entity by name, alias or identifier: its aliases, facts in and out, and the episodes naming it."""
     from biocortex_cli.facts.entities import entity_page
 
     return EntityPage(entity_page(vault, name))
 
 
-def entity_alias(vault: Vault, *, name: str, alias: str, author: Author) -> EntityAliases:
-    """Add an alias to an entity's note (created if missing)."""
-    from biocortex_cli.facts.notes import add_alias
+def entity_alias(vault: Vault, *, name: str, alias: str, author: Author, merge: bool = False,
+                 allow_ambiguous: bool = False) -> AliasResult:
+    """Add an alias to an entity's note (created if missing). An alias HGNC lists for several genes
+    is flagged (``ambiguous``), or refused when ``name`` is none of them (unless
+    ``allow_ambiguous``); an alias that is an entity of its own is merged when ``merge``."""
+    from biocortex_cli.facts.aliases import add_alias
 
-    canonical, aliases = add_alias(vault, name, alias, author)
-    return EntityAliases(canonical, tuple(aliases))
+    return add_alias(vault, name, alias, author, merge=merge, allow_ambiguous=allow_ambiguous)
+
+
+def entity_merge(vault: Vault, *, keep: str, other: str, author: Author) -> MergeResult:
+    """Make ``other`` a name of ``keep``: its facts and episodes follow, one commit, nothing deleted."""
+    from biocortex_cli.facts.aliases import merge_entities
+
+    return merge_entities(vault, keep, other, author)
+
+
+def entity_import(vault: Vault, *, text: str, shown: str, author: Author, format: str | None = None,
+                  columns: Sequence[str] | None = None, allow_ambiguous: bool = False) -> AliasImport:
+    """Import aliases from a file in one commit; nothing when any row is refused (``problems``)."""
+    from biocortex_cli.facts.aliases import import_aliases
+
+    return import_aliases(vault, text, shown, author, format_=format, columns=list(columns) if columns else None,
+                          allow_ambiguous=allow_ambiguous)

@@ -58,6 +58,7 @@ __all__ = [
     "Local",
     "Withheld",
     "expand",
+    "genes",
     "lossy",
     "member_keys",
     "metadata",
@@ -196,6 +197,33 @@ def expand(tokens: Sequence[str], *, local: Local | None = None, max_per_term: i
     dropped += max(0, len(chosen) - max_total)
     kept_all = sorted(chosen[:max_total], key=lambda c: (c[1], c[2]))
     return Expanded(tuple(c[3] for c in kept_all), tuple(withheld), dropped)
+
+
+class Gene(NamedTuple):
+    """An HGNC gene a name stands for: its stable id and the first spelling the vocabulary keeps
+    for it (the approved symbol, unless that one is withheld as a word or too short)."""
+
+    hgnc: str  # HGNC:11998
+    symbol: str
+
+
+def genes(name: str) -> tuple[tuple[Gene, ...], str]:
+    """The HGNC genes ``name`` is the approved symbol, an alias or a previous symbol of, and, when
+    the vocabulary withholds it, why (``"ambiguous: an alias or previous symbol of A1CF, ASIP, …"``,
+    ``"word: an English word"``). Used by facts for identifiers and ambiguous aliases."""
+    from biocortex_cli.bio.text import tokenize
+
+    key = " ".join(tokenize(name))
+    row = _connect().execute("SELECT grps, withheld FROM term WHERE key = ?", (key,)).fetchone() if key else None
+    if row is None:
+        return (), ""
+    grps, why = row
+    found = []
+    for grp in (int(g) for g in str(grps).split()):
+        hit = _connect().execute("SELECT source, label, members FROM synonym_group WHERE grp = ?", (grp,)).fetchone()
+        if hit is not None and hit[0] == "hgnc":
+            found.append(Gene(str(hit[1]), str(hit[2]).split("\n", 1)[0].split("\t", 1)[0].lstrip("<>")))
+    return tuple(found), str(why)
 
 
 def synonym_names(text: str, *, local: Local | None = None) -> list[str]:

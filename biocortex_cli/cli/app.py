@@ -19,6 +19,7 @@ from biocortex_cli.cli import check as check_cmd
 from biocortex_cli.cli import clone as clone_cmd
 from biocortex_cli.cli import compress as compress_cmd
 from biocortex_cli.cli import context as context_cmd
+from biocortex_cli.cli import dataset as dataset_cmd
 from biocortex_cli.cli import doctor as doctor_cmd
 from biocortex_cli.cli import entity as entity_cmd
 from biocortex_cli.cli import episode as episode_cmd
@@ -38,7 +39,7 @@ from biocortex_cli.cli import sync as sync_cmd
 from biocortex_cli.cli import vocabulary as vocabulary_cmd
 from biocortex_cli.cli.errors import guarded
 
-COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, clone_cmd, compress_cmd, doctor_cmd, context_cmd, entity_cmd, fact_cmd, feedback_cmd, forget_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, lessons_cmd, log_cmd, mcp_cmd, recall_cmd, sync_cmd, vocabulary_cmd)
+COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, clone_cmd, compress_cmd, doctor_cmd, context_cmd, dataset_cmd, entity_cmd, fact_cmd, feedback_cmd, forget_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, lessons_cmd, log_cmd, mcp_cmd, recall_cmd, sync_cmd, vocabulary_cmd)
 for _module in COMMAND_MODULES:
     _module.typer = typer  # type: ignore[attr-defined]  # for evaluating their annotations
 
@@ -114,10 +115,22 @@ fact_app.command("list")(fact_cmd.list_)
 fact_app.command("retract")(fact_cmd.retract)
 fact_app.command("supersede")(fact_cmd.supersede)
 fact_app.command("verify")(fact_cmd.verify)
+fact_app.command("unsource")(fact_cmd.unsource)
+fact_app.command("import")(fact_cmd.import_)
+
+dataset_app = _group("Datasets as sources of record: registered by path, indexed outside git, answering beside "
+                     "the notes.")
+dataset_app.command("add")(dataset_cmd.add)
+dataset_app.command("list")(dataset_cmd.list_)
+dataset_app.command("show")(dataset_cmd.show)
+dataset_app.command("refresh")(dataset_cmd.refresh)
+dataset_app.command("remove")(dataset_cmd.remove)
 
 entity_app = _group("Entity notes shared by episodes and facts: aliases, neighbourhood.")
 entity_app.command("show")(entity_cmd.show)
 entity_app.command("alias")(entity_cmd.alias)
+entity_app.command("merge")(entity_cmd.merge)
+entity_app.command("import")(entity_cmd.import_)
 
 vocabulary_app = _group("The vault's own vocabulary (vocabulary.md): suggest, accept, show, check.")
 vocabulary_app.command("suggest")(vocabulary_cmd.suggest)
@@ -129,6 +142,7 @@ app.command("init")(init_cmd.init)
 app.add_typer(episode_app, name="episode")
 app.add_typer(fact_app, name="fact")
 app.add_typer(entity_app, name="entity")
+app.add_typer(dataset_app, name="dataset")
 app.add_typer(lessons_app, name="lessons")
 app.add_typer(vocabulary_app, name="vocabulary")
 app.command("index")(index_cmd.index)

@@ -10,16 +10,30 @@ if TYPE_CHECKING:
     import typer
 
 
-def check(json_: Annotated[bool, typer.Option("--json", help="Print the problems as JSON.")] = False) -> int:
+def check(
+    facts: Annotated[bool, typer.Option("--facts", help="Also list open contradictions between facts, weighed (information: they never fail the check).")] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print the problems as JSON.")] = False,
+) -> int:
     """Validate every note: YAML, required fields, types, unique ids, links. Exit 1 on problems."""
+    from biocortex_cli.api.facts import fact_contests
     from biocortex_cli.api.vault import check as check_vault
     from biocortex_cli.render.text import check_report
 
-    report = check_vault(state.vault())
+    vault = state.vault()
+    report = check_vault(vault)
+    contested = fact_contests(vault) if facts else None
     if json_:
-        state.emit_json(report.as_json())
-    elif report.problems:
-        state.out(check_report(report.problems))
+        data = report.as_json()
+        if contested is not None:
+            data["facts"] = contested.as_json()
+        state.emit_json(data)
+    else:
+        if report.problems:
+            state.out(check_report(report.problems))
+        if contested is not None:
+            from biocortex_cli.facts.render import contests_text
+
+            state.out(contests_text(contested.contested))
     warnings = len(report.problems) - len(report.errors)
     state.info(f"biocortex: checked {report.notes} notes, {len(report.errors)} problem(s)"
                + (f", {warnings} warning(s)" if warnings else ""))

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 
 def doctor(json_: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False) -> int:
-    """Check the vault's health: git state, locks, config, template, index, notes. Exit 1 on problems."""
+    """Check the vault's health: git state, locks, config, template, index, datasets, notes. Exit 1 on problems."""
     from biocortex_cli.api.vault import doctor as diagnose
 
     diagnosis = diagnose(state.vault())

@@ -44,10 +44,12 @@ SPECS: dict[tuple[str, ...], Spec] = {
         "biocortex_cli.cli.fact", "query", ("entity",),
         {"--predicate": ("predicate", str), "--hops": ("hops", int),
          "--min-confidence": ("min_confidence", float), "--all": ("all_", FLAG),
-         "--limit": ("limit", int), "--json": ("json_", FLAG)}),
+         "--limit": ("limit", int), "--fuzzy": ("fuzzy", FLAG), "--taxon": ("taxon", str),
+         "--json": ("json_", FLAG)}),
     ("fact", "verify"): Spec(
         "biocortex_cli.cli.fact", "verify", ("subject", "predicate", "object_"),
-        {"--hops": ("hops", int), "--min-confidence": ("min_confidence", float), "--json": ("json_", FLAG)}),
+        {"--hops": ("hops", int), "--min-confidence": ("min_confidence", float), "--taxon": ("taxon", str),
+         "--json": ("json_", FLAG)}),
 }
 GLOBAL_OPTIONS = {"--vault": "vault", "--author": "author"}
 

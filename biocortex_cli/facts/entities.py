@@ -15,17 +15,18 @@ def entity_page(vault: Vault, name: str) -> dict[str, Any]:
     import contextlib
 
     from biocortex_cli.bio.text import tokenize
-    from biocortex_cli.facts.index import open_facts
+    from biocortex_cli.facts.memory import open_memory
     from biocortex_cli.facts.model import clean_text
     from biocortex_cli.facts.query import resolve_entity
     from biocortex_cli.store.notes import read_note
 
     wanted = clean_text(name, "entity name")
-    conn, source, _problems = open_facts(vault)
+    conn, source, _problems = open_memory(vault)
     with contextlib.closing(conn):
-        matched, how = resolve_entity(wanted, source)
-        if not matched or (how == "substring" and len(matched) > 1):
-            hint = f"did you mean: {', '.join(matched[:8])}" if matched else "list entities in entities/"
+        matched, _how = resolve_entity(wanted, source)
+        if not matched:
+            near = source.substring(wanted, 8)
+            hint = f"did you mean: {', '.join(near)}" if near else "list entities in entities/"
             raise NotFoundError(f"no entity named {wanted!r}", hint=hint)
         canonical = matched[0]
         keys = source.spellings(canonical)

@@ -6,7 +6,9 @@ command or recall rebuilds them):
 * ``facts``: one row per fact note — the triple, case-folded keys for subject and object
   (indexed), confidence, status, the whole record as JSON, the one-line form recall prints and
   its token count (counted here, so ``recall`` never loads a tokenizer);
-* ``entity_aliases``: (alias, entity name) for every entity note's name and ``aliases:``;
+* ``entity_aliases``: (alias key, note, entity name, alias as written) for every entity note's
+  name, ``aliases:`` and ``identifiers:`` (a note merged into another, ``merged_into:``, gives
+  none: its names are listed by the note it was merged into);
 * ``fact_state``: the vault HEAD the tables reflect, the tokenizer the lines were counted with,
   and the format key of the renderer that wrote them (facts/render.py ``FORMAT``): when either
   changed, every fact is read and rendered again.
@@ -41,12 +43,15 @@ CREATE TABLE IF NOT EXISTS facts(
 CREATE INDEX IF NOT EXISTS facts_s ON facts(s_key);
 CREATE INDEX IF NOT EXISTS facts_o ON facts(o_key);
 CREATE TABLE IF NOT EXISTS entity_aliases(alias_key TEXT NOT NULL, rel TEXT NOT NULL, name TEXT NOT NULL,
-  PRIMARY KEY(alias_key, rel)) WITHOUT ROWID;
+  alias TEXT NOT NULL, PRIMARY KEY(alias_key, rel)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS entity_aliases_rel ON entity_aliases(rel);
 CREATE TABLE IF NOT EXISTS entity_files(rel TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS fact_problems(rel TEXT PRIMARY KEY, line INTEGER NOT NULL, message TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS fact_state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+#: the shape of the tables above: another value drops and rebuilds them
+TABLES_VERSION = "2"
+TABLES = ("facts", "entity_aliases", "entity_files", "fact_problems", "fact_state")
 
 
 def _state(conn: sqlite3.Connection) -> dict[str, str]:
@@ -57,6 +62,12 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
     """Bring the fact tables up to date; returns the notes that could not be read."""
     from biocortex_cli.facts import render
 
+    version = conn.execute("SELECT value FROM fact_state WHERE key = 'tables'").fetchone() if conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE name = 'fact_state'").fetchone() else None
+    if version is None or version[0] != TABLES_VERSION:
+        with write_txn(conn):
+            for table in TABLES:
+                conn.execute(f"DROP TABLE IF EXISTS {table}")
     conn.executescript(SCHEMA)
     state = _state(conn)
     head = vault.head() or ""
@@ -89,6 +100,7 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('head', ?)", (head,))
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('encoding', ?)", (encoding,))
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('format', ?)", (render.FORMAT,))
+        conn.execute("INSERT OR REPLACE INTO fact_state VALUES('tables', ?)", (TABLES_VERSION,))
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('rows', ?)", (_rows(conn),))
     return _problems(conn)
 
@@ -134,11 +146,7 @@ def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding:
                                   fact.confidence, fact.status, json.dumps(fact.as_json(), ensure_ascii=False),
                                   line, counter.count(line), st.st_mtime_ns, st.st_size))
             else:
-                name = note.meta.get("name")
-                name = name if isinstance(name, str) and name.strip() else path.stem
-                listed = note.meta.get("aliases")
-                names = {name, *(a for a in listed if isinstance(a, str))} if isinstance(listed, list) else {name}
-                alias_rows += [(a.casefold(), rel, name) for a in names]
+                alias_rows += entity_alias_rows(note.meta, rel, path.stem)
                 entity_rows.append((rel, st.st_mtime_ns, st.st_size))
             gone.append(rel)  # replaced below
         except DataError as exc:
@@ -151,9 +159,26 @@ def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding:
             conn.execute("DELETE FROM entity_files WHERE rel = ?", (rel,))
             conn.execute("DELETE FROM fact_problems WHERE rel = ?", (rel,))
         conn.executemany("INSERT OR REPLACE INTO facts VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", fact_rows)
-        conn.executemany("INSERT OR REPLACE INTO entity_aliases VALUES(?,?,?)", alias_rows)
+        conn.executemany("INSERT OR REPLACE INTO entity_aliases VALUES(?,?,?,?)", alias_rows)
         conn.executemany("INSERT OR REPLACE INTO entity_files VALUES(?,?,?)", entity_rows)
         conn.executemany("INSERT OR REPLACE INTO fact_problems VALUES(?,?,?)", problems)
+
+
+def entity_alias_rows(meta: dict[str, Any], rel: str, stem: str) -> list[tuple[str, str, str, str]]:
+    """(alias key, rel, entity name, alias) for an entity note's names; none for a merged note."""
+    if meta.get("merged_into"):
+        return []
+    name = meta.get("name")
+    name = name if isinstance(name, str) and name.strip() else stem
+    names = [name]
+    for key in ("aliases", "identifiers"):
+        listed = meta.get(key)
+        if isinstance(listed, list):
+            names += [a for a in listed if isinstance(a, str) and a.strip()]
+    rows: dict[str, tuple[str, str, str, str]] = {}
+    for alias in names:
+        rows.setdefault(alias.casefold(), (alias.casefold(), rel, name, alias))
+    return list(rows.values())
 
 
 def _problems(conn: sqlite3.Connection) -> list[DataError]:

@@ -2,7 +2,9 @@
 
 The record is the fact note's frontmatter (:mod:`biocortex_cli.facts.notes` reads and writes the
 notes). Names are compared case-insensitively; a fact's id and path derive from the normalised
-triple, so the same triple always lands in the same file.
+triple and its qualifiers (taxon, cell type, context: none for most facts, and then the id is the
+one it always was), so the same statement always lands in the same file, and ``Myc activates
+Cdk4`` in mouse and ``MYC activates CDK4`` in human are two facts.
 """
 
 from __future__ import annotations
@@ -15,10 +17,28 @@ from typing import TYPE_CHECKING, Any
 from biocortex_cli.errors import DataError, UsageError
 
 if TYPE_CHECKING:
+    from biocortex_cli.facts.evidence import Evidence
     from biocortex_cli.store.notes import Note
     from biocortex_cli.store.vault import Vault
 
 STATUSES = ("current", "retracted", "superseded")
+#: the qualifiers a fact may carry; any of them makes another fact of the same triple
+QUALIFIERS = ("taxon", "cell_type", "context")
+#: common names of the taxa biologists name most, -> NCBI Taxonomy CURIE (others: NCBITaxon:<id>)
+TAXA = {
+    "human": "NCBITaxon:9606", "homo sapiens": "NCBITaxon:9606", "hsa": "NCBITaxon:9606",
+    "mouse": "NCBITaxon:10090", "mus musculus": "NCBITaxon:10090", "mmu": "NCBITaxon:10090",
+    "rat": "NCBITaxon:10116", "rattus norvegicus": "NCBITaxon:10116", "rno": "NCBITaxon:10116",
+    "zebrafish": "NCBITaxon:7955", "danio rerio": "NCBITaxon:7955", "dre": "NCBITaxon:7955",
+    "fly": "NCBITaxon:7227", "drosophila melanogaster": "NCBITaxon:7227", "dme": "NCBITaxon:7227",
+    "worm": "NCBITaxon:6239", "caenorhabditis elegans": "NCBITaxon:6239", "cel": "NCBITaxon:6239",
+    "yeast": "NCBITaxon:559292", "saccharomyces cerevisiae": "NCBITaxon:559292", "sce": "NCBITaxon:559292",
+    "arabidopsis": "NCBITaxon:3702", "arabidopsis thaliana": "NCBITaxon:3702", "ath": "NCBITaxon:3702",
+    "e. coli": "NCBITaxon:562", "escherichia coli": "NCBITaxon:562", "eco": "NCBITaxon:562",
+}
+TAXON_LABELS = {"NCBITaxon:9606": "human", "NCBITaxon:10090": "mouse", "NCBITaxon:10116": "rat",
+                "NCBITaxon:7955": "zebrafish", "NCBITaxon:7227": "fly", "NCBITaxon:6239": "worm",
+                "NCBITaxon:559292": "yeast", "NCBITaxon:3702": "arabidopsis", "NCBITaxon:562": "E. coli"}
 MAX_NAME = 500
 _SLUG_PART = re.compile(r"[^a-z0-9]+")
 
@@ -61,8 +81,29 @@ class Fact:
             return [value]
         return [str(s) for s in value] if isinstance(value, list) else []
 
+    @property
+    def qualifiers(self) -> dict[str, str]:
+        value = self.record.get("qualifiers")
+        if not isinstance(value, Mapping):
+            return {}
+        return {k: str(value[k]) for k in QUALIFIERS if value.get(k) not in (None, "")}
+
+    @property
+    def origin(self) -> str:
+        """Where the assertion lives: ``note`` (a fact note), or ``dataset:<name>@<version>`` for an
+        edge of a registered dataset (set in its record by the dataset source)."""
+        return str(self.record.get("origin") or "note")
+
+    def evidence(self) -> list[Evidence]:
+        """One item per independent source (facts/evidence.py): what `fact verify` weighs."""
+        from biocortex_cli.facts.evidence import evidence_items
+
+        return evidence_items(self.record, self.id if self.origin == "note" else self.origin)
+
     def sentence(self) -> str:
-        return f"{self.subject} {self.predicate.replace('_', ' ')} {self.object}"
+        quals = self.qualifiers
+        where = f" [{qualifier_text(quals)}]" if quals else ""
+        return f"{self.subject} {self.predicate.replace('_', ' ')} {self.object}{where}"
 
     def as_json(self) -> dict[str, Any]:
         from biocortex_cli.store.notes import _plain
@@ -72,11 +113,15 @@ class Fact:
 
 @dataclass(frozen=True)
 class FactRules:
-    """Which predicates take one object only, and which contradict each other (config: facts)."""
+    """What predicates mean to each other (config: facts): which take one object only, which
+    contradict each other, which chain, which are narrower than which, and when one side of the
+    evidence clearly outweighs the other."""
 
     single_valued: frozenset[str] = frozenset()
     opposites: Mapping[str, str] = field(default_factory=dict)
     transitive: frozenset[str] = frozenset()
+    broader: Mapping[str, str] = field(default_factory=dict)  # narrower -> broader
+    outweigh: float = 3.0
 
     @classmethod
     def from_config(cls, vault: Vault) -> FactRules:
@@ -85,18 +130,47 @@ class FactRules:
         for a, b in conf.opposites.items():
             pa, pb = normalize_predicate(a), normalize_predicate(b)
             opposites[pa], opposites[pb] = pb, pa
+        broader: dict[str, str] = {}
+        for narrow, broad in conf.broader.items():
+            n, b = normalize_predicate(narrow), normalize_predicate(broad)
+            if n != b:
+                broader[n] = b
         return cls(single_valued=frozenset(normalize_predicate(p) for p in conf.single_valued),
                    opposites=opposites,
-                   transitive=frozenset(normalize_predicate(p) for p in conf.transitive))
+                   transitive=frozenset(normalize_predicate(p) for p in conf.transitive),
+                   broader=broader, outweigh=float(conf.outweigh))
+
+    def ancestors(self, predicate: str) -> list[str]:
+        """``predicate`` and every broader one, nearest first (a cycle in the config stops)."""
+        out = [predicate]
+        while (up := self.broader.get(out[-1])) is not None and up not in out:
+            out.append(up)
+        return out
+
+    def narrower(self, predicate: str) -> set[str]:
+        """``predicate`` and every predicate under it."""
+        return {p for p in {predicate, *self.broader} if predicate in self.ancestors(p)}
+
+    def supports(self, stated: str, claimed: str) -> bool:
+        """A fact stating ``stated`` supports a claim of ``claimed`` (itself or narrower)."""
+        return claimed in self.ancestors(stated)
+
+    def opposes(self, stated: str, claimed: str) -> bool:
+        """A fact stating ``stated`` opposes a claim of ``claimed``: the claim's opposite, or a
+        predicate narrower than it (``downregulates`` opposes ``activates`` only when the config
+        says so; ``inhibits`` opposes ``activates``)."""
+        opposite = self.opposites.get(claimed)
+        return opposite is not None and opposite in self.ancestors(stated)
 
     def conflicts(self, a: Fact, b: Fact) -> bool:
-        """Whether two current facts contradict each other."""
-        if a.id == b.id or a.status != "current" or b.status != "current":
+        """Whether two current facts contradict each other (same qualifiers)."""
+        if a.id == b.id or a.status != "current" or b.status != "current" or a.qualifiers != b.qualifiers:
             return False
         same_s = name_key(a.subject) == name_key(b.subject)
         if same_s and a.predicate == b.predicate and a.predicate in self.single_valued:
             return name_key(a.object) != name_key(b.object)
-        return same_s and name_key(a.object) == name_key(b.object) and self.opposites.get(a.predicate) == b.predicate
+        return same_s and name_key(a.object) == name_key(b.object) and (
+            self.opposes(a.predicate, b.predicate) or self.opposes(b.predicate, a.predicate))
 
 
 # --- names, ids, paths --------------------------------------------------------------------
@@ -137,19 +211,53 @@ def _slug(text: str, limit: int) -> str:
     return slug or "x"
 
 
-def triple_hash(subject: str, predicate: str, obj: str) -> str:
+def triple_hash(subject: str, predicate: str, obj: str, qualifiers: Mapping[str, str] | None = None) -> str:
     key = "\x1f".join((name_key(subject), predicate, name_key(obj)))
+    if qualifiers:  # no qualifiers: the hash every fact had before they existed
+        key += "\x1e" + "\x1f".join(f"{k}={name_key(qualifiers[k])}" for k in QUALIFIERS if qualifiers.get(k))
     from hashlib import sha1
 
     return sha1(key.encode("utf-8")).hexdigest()[:10]
 
 
-def fact_id(subject: str, predicate: str, obj: str) -> str:
-    return f"{_slug(subject, 36)}--{_slug(predicate, 30)}--{_slug(obj, 36)}-{triple_hash(subject, predicate, obj)}"
+def fact_id(subject: str, predicate: str, obj: str, qualifiers: Mapping[str, str] | None = None) -> str:
+    digest = triple_hash(subject, predicate, obj, qualifiers)
+    return f"{_slug(subject, 36)}--{_slug(predicate, 30)}--{_slug(obj, 36)}-{digest}"
 
 
-def fact_rel(subject: str, predicate: str, obj: str) -> str:
-    return f"facts/{_slug(subject, 36)}/{fact_id(subject, predicate, obj)}.md"
+def fact_rel(subject: str, predicate: str, obj: str, qualifiers: Mapping[str, str] | None = None) -> str:
+    return f"facts/{_slug(subject, 36)}/{fact_id(subject, predicate, obj, qualifiers)}.md"
+
+
+def normalize_taxon(value: str) -> str:
+    """``mouse``, ``Mus musculus``, ``10090``, ``taxon:10090`` → ``NCBITaxon:10090``."""
+    text = " ".join(str(value).split())
+    folded = text.casefold()
+    if folded in TAXA:
+        return TAXA[folded]
+    m = re.fullmatch(r"(?i)(?:ncbitaxon|taxon|taxid|ncbi_taxid)?\s*:?\s*(\d{1,8})", text)
+    if m:
+        return f"NCBITaxon:{int(m.group(1))}"
+    raise UsageError(f"taxon {text!r} is not one biocortex knows",
+                     hint="give NCBITaxon:<id> (NCBITaxon:9606) or a common name: " + ", ".join(sorted(
+                         {v for v in TAXON_LABELS.values()})))
+
+
+def normalize_qualifiers(values: Mapping[str, str | None]) -> dict[str, str]:
+    """The qualifiers given, checked: taxon normalised, the others cleaned text; empty dropped."""
+    out: dict[str, str] = {}
+    for key, value in values.items():
+        if key not in QUALIFIERS:
+            raise UsageError(f"unknown qualifier {key!r}", hint=f"qualifiers are {', '.join(QUALIFIERS)}")
+        if value is None or not str(value).strip():
+            continue
+        out[key] = normalize_taxon(value) if key == "taxon" else clean_text(str(value), key.replace("_", " "))
+    return {k: out[k] for k in QUALIFIERS if k in out}
+
+
+def qualifier_text(qualifiers: Mapping[str, str]) -> str:
+    """``mouse · T cell`` (taxon by its common name when it has one)."""
+    return " · ".join(TAXON_LABELS.get(v, v) if k == "taxon" else v for k, v in qualifiers.items())
 
 
 # --- reading ------------------------------------------------------------------------------

@@ -1,11 +1,13 @@
 """Fact notes: reading, writing and merging the notes that hold facts (the model: facts/model.py).
 
-One markdown file per fact, at a path derived from the triple (``facts/<subject>/<id>.md``,
-the id ending in a hash of the normalised triple), so adding the same triple again finds the same
-file and merges into it: each source is one item of ``evidence`` with its own confidence, and the
-fact's ``confidence`` is their noisy-OR, 1 - Π(1 - cᵢ) — independent sources strengthen a fact,
-the same source given again only updates its own item. Retracting or superseding changes
-``status``; the file stays (history is memory).
+One markdown file per fact, at a path derived from the triple and its qualifiers
+(``facts/<subject>/<id>.md``, the id ending in a hash), so adding the same statement again finds
+the same file and merges into it: each **independent source** is one item of ``evidence`` with
+its own confidence (facts/evidence.py: two spellings of one source, or one source corrected, are
+one item; a dataset tag and the PMIDs given with it are one item whose ``refs`` are the PMIDs),
+and the fact's ``confidence`` is their noisy-OR, 1 - Π(1 - cᵢ). Retracting or superseding
+changes ``status``; the file stays (history is memory), and adding the statement again is
+refused until ``reopen`` says so.
 
 Names are resolved through entity notes' ``aliases`` (p53 → TP53) before the triple is formed,
 and identifiers are normalised (go:0008150 → GO:0008150), so one fact has one file.
@@ -15,11 +17,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import BiocortexError, DataError, NotFoundError, UsageError
+from biocortex_cli.facts.evidence import Source, combined_confidence, parse_source, source_key
 from biocortex_cli.facts.model import (
     Fact,
     FactRules,
@@ -29,12 +32,19 @@ from biocortex_cli.facts.model import (
     fact_rel,
     name_key,
     normalize_predicate,
+    normalize_qualifiers,
 )
 from biocortex_cli.store import entity_notes
 from biocortex_cli.store.episodes import one_line
 from biocortex_cli.store.git import Author
 from biocortex_cli.store.notes import edit_frontmatter, iso_utc, read_note, render_note
 from biocortex_cli.store.vault import Transaction, Vault
+
+if TYPE_CHECKING:
+    from biocortex_cli.facts.index import IndexedFacts
+
+#: kinds of source that are citations: given with a dataset tag, they are the dataset's refs
+CITATIONS = ("pmid", "pmcid", "doi")
 
 
 def iter_fact_paths(vault: Vault) -> Iterator[str]:
@@ -58,18 +68,10 @@ def find_fact(vault: Vault, ident: str) -> Fact:
     raise NotFoundError(f"no fact with id {ident!r}", hint="list ids with `biocortex fact list`")
 
 
-# --- writing ------------------------------------------------------------------------------
+# --- evidence -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class AddResult:
-    fact: Fact
-    created: bool  # False: merged into an existing fact
-    conflicts: list[Fact]
-    notes: list[str]  # things worth saying on stderr
-
-
-def _confidence(value: Any) -> float:
+def check_confidence(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         try:
             value = float(value)
@@ -80,26 +82,103 @@ def _confidence(value: Any) -> float:
     return float(value)
 
 
+def episode_checker(vault: Vault) -> Callable[[str], bool]:
+    """Whether an episode id exists (sources that name an episode must), memoised."""
+    from biocortex_cli.store.episodes import episode_path
+
+    known: dict[str, bool] = {}
+
+    def exists(ident: str) -> bool:
+        if ident not in known:
+            known[ident] = episode_path(vault, ident) is not None
+        return known[ident]
+
+    return exists
+
+
+def evidence_from(sources: Sequence[Source], confidence: float, author: str, now: str) -> list[dict[str, Any]]:
+    """Evidence items for sources given together: one per independent source, except that
+    citations given with a dataset tag are that dataset's ``refs`` (the dataset is the source)."""
+    sources = list(sources) or [Source("unsourced", "unsourced", "unsourced")]
+    datasets = [s for s in sources if s.kind == "dataset"]
+    refs = [s.text for s in sources if s.kind in CITATIONS] if datasets else []
+    items: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for src in sources:
+        if src.key in seen or (datasets and src.kind in CITATIONS):
+            continue
+        seen.add(src.key)
+        item: dict[str, Any] = {"source": src.text, "confidence": confidence, "author": author, "added": now}
+        if src.kind == "dataset" and refs:
+            item["refs"] = list(dict.fromkeys(refs))
+        items.append(item)
+    return items
+
+
+def merge_evidence(old: Iterable[Any], new: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``old`` items, then ``new`` ones: an item whose source is one already listed (same key)
+    replaces that item's confidence, author, date and spelling, and adds its refs; old items that
+    share a key (a note written before keys) become one, the most confident."""
+    merged: dict[str, dict[str, Any]] = {}
+    for item in old:
+        if not isinstance(item, Mapping):
+            continue
+        key = source_key(str(item.get("source", "unsourced")))
+        if key not in merged or float(item.get("confidence") or 0) > float(merged[key].get("confidence") or 0):
+            merged[key] = {**merged.get(key, {}), **dict(item)}
+    for item in new:
+        key = source_key(str(item["source"]))
+        refs = [*(merged.get(key, {}).get("refs") or []), *(item.get("refs") or [])]
+        merged[key] = {**merged.get(key, {}), **item}
+        if refs:
+            merged[key]["refs"] = list(dict.fromkeys(str(r) for r in refs))
+    return list(merged.values())
+
+
+def evidence_updates(evidence: list[dict[str, Any]]) -> dict[str, Any]:
+    """``confidence``, ``source`` and ``evidence`` of a record from its evidence items."""
+    sources = [str(e.get("source")) for e in evidence]
+    sources += [str(r) for e in evidence for r in e.get("refs") or []]
+    return {"confidence": combined_confidence(float(e.get("confidence") or 0) for e in evidence),
+            "source": list(dict.fromkeys(sources)), "evidence": evidence}
+
+
 def noisy_or(values: Iterable[float]) -> float:
-    miss = 1.0
-    for v in values:
-        miss *= 1.0 - v
-    return round(1.0 - miss, 4)
+    return combined_confidence(values)
 
 
-def _source_link(vault: Vault, source: str) -> str:
-    from biocortex_cli.store.episodes import ID_RE, episode_path
+# --- rendering ----------------------------------------------------------------------------
+
+
+def _source_link(source: str, episode_exists: Callable[[str], bool]) -> str:
+    from biocortex_cli.store.episodes import ID_RE
 
     ident = source.removeprefix("episode:")
-    if ID_RE.fullmatch(ident) and episode_path(vault, ident) is not None:
+    if ID_RE.fullmatch(ident) and episode_exists(ident):
         return f"[[{ident}]] (episode)"
     return source
 
 
-def render_fact(vault: Vault, record: dict[str, Any]) -> str:
+def render_fact(vault: Vault, record: dict[str, Any], *, links: Mapping[str, str] | None = None,
+                episode_exists: Callable[[str], bool] | None = None) -> str:
+    """The note of ``record``; ``links`` maps a name to its entity note (default: the note
+    found for it, ignoring case)."""
+    return render_note(dict(record), fact_body(vault, record, links=links, episode_exists=episode_exists))
+
+
+def fact_body(vault: Vault, record: dict[str, Any], *, links: Mapping[str, str] | None = None,
+              episode_exists: Callable[[str], bool] | None = None) -> str:
+    """The readable body of a fact note (the frontmatter is the record)."""
     fact = Fact(record=record, path="")
-    subject, obj = (entity_notes.wikilink(n, entity_notes.note_rel(vault.root, n)) for n in (fact.subject, fact.object))
+    exists = episode_exists or episode_checker(vault)
+    subject, obj = (entity_notes.wikilink(n, (links or {}).get(n) or entity_notes.note_rel(vault.root, n))
+                    for n in (fact.subject, fact.object))
     lines = [f"# {fact.sentence()}", "", f"{subject} {fact.predicate.replace('_', ' ')} {obj}.", ""]
+    quals = fact.qualifiers
+    if quals:
+        from biocortex_cli.facts.model import qualifier_text
+
+        lines += [f"Holds for: {qualifier_text(quals)}.", ""]
     if fact.status == "retracted":
         why = record.get("retracted") or {}
         lines += [f"> [!warning] Retracted {why.get('at', '')} by {why.get('by', '')}",
@@ -108,97 +187,21 @@ def render_fact(vault: Vault, record: dict[str, Any]) -> str:
         lines += [f"> [!note] Superseded by [[{record.get('superseded_by', '')}]]", ""]
     else:
         lines += [f"> [!info] current · confidence {fact.confidence:g}", ""]
+        again = record.get("reopened")
+        if isinstance(again, Mapping):
+            lines += [f"Reopened {again.get('at', '')} by {again.get('by', '')} "
+                      f"(it had been retracted: {(record.get('retracted') or {}).get('reason', '')}).", ""]
     lines += ["## Sources", ""]
     for item in record.get("evidence") or []:
         src = str(item.get("source", "unsourced"))
-        lines.append(f"- {_source_link(vault, src)} — confidence {item.get('confidence')} · "
+        refs = item.get("refs") or []
+        cites = f" (citing {', '.join(str(r) for r in refs)})" if refs else ""
+        lines.append(f"- {_source_link(src, exists)}{cites} — confidence {item.get('confidence')} · "
                      f"{item.get('author', '')} · {str(item.get('added', ''))[:10]}")
     if record.get("supersedes"):
         lines += ["", f"Replaces [[{record['supersedes']}]]."]
     lines += ["", "<!-- Written by biocortex. The frontmatter above is the record; this body is a readable copy. -->"]
-    return render_note(dict(record), "\n".join(lines) + "\n")
-
-
-def _entities_for(txn: Transaction, names: Iterable[str], author: Author) -> None:
-    created = iso_utc(dt.datetime.now(dt.timezone.utc))
-    for name in names:
-        rel = entity_notes.note_rel(txn.vault.root, name)
-        if not (txn.vault.root / rel).exists() and rel.casefold() not in {p.casefold() for p in txn.paths}:
-            txn.write(rel, entity_notes.render_entity_note(name, created, str(author)))
-
-
-def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: list[str],
-             confidence: float | str | None, author: Author, rules: FactRules | None = None) -> AddResult:
-    """Record a fact, or merge new evidence into the same triple's file."""
-    from biocortex_cli.store import secrets
-
-    if vault.secret_policy == secrets.REDACT:
-        subject, predicate, obj, *sources = secrets.scrub_input([subject, predicate, obj, *sources], "the fact")
-    subject_text, obj_text = clean_text(subject, "subject"), clean_text(obj, "object")
-    pred = normalize_predicate(predicate)
-    conf = _confidence(confidence if confidence is not None else vault.config.facts.default_confidence)
-    srcs = [clean_text(s, "source") for s in sources] or ["unsourced"]
-    rules = rules or FactRules.from_config(vault)
-    from biocortex_cli.facts.index import open_facts
-
-    conn, source, _problems = open_facts(vault)  # aliases and current facts, from the index
-    try:
-        s_name, o_name = source.resolve(subject_text), source.resolve(obj_text)
-        nearby = source.touching(source.spellings(s_name))
-    finally:
-        conn.close()
-    rel = fact_rel(s_name, pred, o_name)
-    ident = fact_id(s_name, pred, o_name)
-    now = iso_utc(dt.datetime.now(dt.timezone.utc))
-    notes: list[str] = []
-    renamed = [f"{a} → {b}" for a, b in ((subject_text, s_name), (obj_text, o_name)) if a != b]
-    if renamed:
-        notes.append(f"resolved names: {', '.join(renamed)}")
-    summary = f"{s_name} {pred} {o_name}"
-    with vault.transaction(f"fact: add {ident} — {one_line(summary)} ({', '.join(srcs)}, {conf:g})",
-                           author) as txn:
-        path = vault.path(rel)
-        created = not path.exists()
-        if created:
-            record: dict[str, Any] = {
-                "id": ident, "type": "fact", "created": now, "author": str(author),
-                "subject": s_name, "predicate": pred, "object": o_name, "confidence": 0.0,
-                "source": [], "status": "current", "evidence": []}
-        else:
-            note = read_note(path, rel)
-            existing = fact_from_note(note)
-            found = (name_key(existing.subject), existing.predicate, name_key(existing.object))
-            if found != (name_key(s_name), pred, name_key(o_name)):
-                raise DataError(f"{rel} holds another triple ({existing.sentence()}); nothing was written",
-                                path=rel, line=note.line_of("subject"),
-                                hint="the file was edited by hand: restore its subject/predicate/object")
-            record = dict(note.meta)
-            if existing.status != "current":
-                notes.append(f"fact {ident} is {existing.status}; the new evidence is recorded, "
-                             "its status is unchanged")
-        evidence = [dict(e) for e in record.get("evidence") or [] if isinstance(e, dict)]
-        for src in srcs:
-            for item in evidence:
-                if item.get("source") == src:
-                    item.update(confidence=conf, author=str(author), added=now)
-                    break
-            else:
-                evidence.append({"source": src, "confidence": conf, "author": str(author), "added": now})
-        updates = {"confidence": noisy_or(float(e.get("confidence", 0)) for e in evidence),
-                   "source": [str(e.get("source")) for e in evidence], "evidence": evidence}
-        if not created:
-            updates["updated"] = now
-        record.update(updates)
-        if created:
-            txn.write(rel, render_fact(vault, record))
-        else:
-            _rewrite(txn, rel, record, updates)
-        _entities_for(txn, [s_name, o_name], author)
-        if not created:  # the reviewer scanning git log sees an update, not a second add
-            txn.message = f"fact: update {ident} — {one_line(summary)} (+{', '.join(srcs)}, {conf:g})"
-    fact = Fact(record=record, path=rel)
-    conflicts = [other for other in nearby if rules.conflicts(fact, other)]  # same subject only
-    return AddResult(fact=fact, created=created, conflicts=conflicts, notes=notes)
+    return "\n".join(lines) + "\n"
 
 
 def _rewrite(txn: Transaction, rel: str, record: dict[str, Any], updates: dict[str, Any]) -> None:
@@ -207,6 +210,173 @@ def _rewrite(txn: Transaction, rel: str, record: dict[str, Any], updates: dict[s
     text = (txn.vault.root / rel).read_text(encoding="utf-8")
     head = edit_frontmatter(text, updates, rel).split("\n---", 1)[0] + "\n---\n"
     txn.write(rel, head + render_fact(txn.vault, record).split("\n---\n", 1)[1])
+
+
+# --- names --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Name:
+    """A name as a fact will hold it, and what is worth saying about how it was resolved."""
+
+    name: str
+    notes: list[str] = field(default_factory=list)
+
+
+def resolve_name(source: IndexedFacts, text: str, qualifiers: Mapping[str, str]) -> Name:
+    """The entity name ``text`` stands for in this vault (its aliases; identifiers normalised).
+
+    A name that differs from the entity's only by case keeps its own spelling when the fact has a
+    taxon (``Myc`` in mouse is not ``MYC`` in human: the taxon keeps the two facts apart); without
+    one, names compare ignoring case, and that is said. A name HGNC lists for several genes that
+    the vault does not know is flagged with the candidates."""
+    resolved = source.resolve(text)
+    notes: list[str] = []
+    if resolved != text and name_key(resolved) == name_key(text):
+        if qualifiers.get("taxon"):
+            return Name(text)
+        notes.append(f"{text} → {resolved} (names compare ignoring case; give --taxon to keep species apart)")
+    elif resolved != text:
+        notes.append(f"{text} → {resolved}")
+    if source.alias_owner(resolved) is None:
+        from biocortex_cli.bio.vocabulary import genes
+
+        try:
+            _found, why = genes(resolved)
+        except (OSError, RuntimeError):
+            why = ""
+        if why.startswith("ambiguous"):
+            candidates = why.rsplit(" of ", 1)[-1]
+            notes.append(f"{resolved} is ambiguous: HGNC lists it for {candidates}; stored as {resolved} "
+                         f"(`biocortex entity alias GENE {resolved}` binds it to one gene)")
+    return Name(resolved, notes)
+
+
+def write_entity_notes(txn: Transaction, names: Iterable[str], author: Author, source: IndexedFacts | None, *,
+                       kinds: Mapping[str, str] | None = None, taxon: str | None = None,
+                       batch: bool = False) -> None:
+    """Entity notes for the names that have none (by alias, ignoring case, or by file)."""
+    created = iso_utc(dt.datetime.now(dt.timezone.utc))
+    written = {p.casefold() for p in txn.paths}
+    for name in dict.fromkeys(names):
+        if source is not None and source.alias_owner(name) is not None:
+            continue
+        rel = entity_notes.note_rel(txn.vault.root, name)
+        if rel.casefold() in written or (txn.vault.root / rel).exists():
+            continue
+        written.add(rel.casefold())
+        txn.write(rel, entity_notes.render_entity_note(name, created, str(author), kind=(kinds or {}).get(name),
+                                                       taxon=taxon), batch=batch)
+
+
+# --- adding -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AddResult:
+    fact: Fact
+    created: bool  # False: merged into an existing fact
+    conflicts: list[Fact]
+    notes: list[str]  # things worth saying on stderr
+    reopened: bool = False
+
+
+def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: list[str],
+             confidence: float | str | None, author: Author, rules: FactRules | None = None,
+             qualifiers: Mapping[str, str | None] | None = None, reopen: bool = False,
+             kinds: Mapping[str, str | None] | None = None) -> AddResult:
+    """Record a fact, or merge new evidence into the same statement's file.
+
+    ``sources`` are checked (facts/evidence.py; an episode must exist); ``qualifiers`` (taxon,
+    cell_type, context) make another fact of the same triple; a retracted or superseded statement
+    is refused unless ``reopen`` (then it is current again, in the same commit as the evidence).
+    ``kinds`` (``subject``/``object`` → kind) set the kind of entity notes this creates."""
+    from biocortex_cli.store import secrets
+
+    if vault.secret_policy == secrets.REDACT:
+        subject, predicate, obj, *sources = secrets.scrub_input([subject, predicate, obj, *sources], "the fact")
+    subject_text, obj_text = clean_text(subject, "subject"), clean_text(obj, "object")
+    pred = normalize_predicate(predicate)
+    conf = check_confidence(confidence if confidence is not None else vault.config.facts.default_confidence)
+    quals = normalize_qualifiers(qualifiers or {})
+    exists = episode_checker(vault)
+    parsed = [parse_source(clean_text(s, "source"), episode_exists=exists) for s in sources]
+    rules = rules or FactRules.from_config(vault)
+    from biocortex_cli.facts.index import open_facts
+
+    conn, source, _problems = open_facts(vault)  # aliases and current facts, from the index
+    try:
+        s_name, o_name = resolve_name(source, subject_text, quals), resolve_name(source, obj_text, quals)
+        nearby = source.touching(source.spellings(s_name.name))
+        notes = [*s_name.notes, *o_name.notes]
+        ident = fact_id(s_name.name, pred, o_name.name, quals)
+        rel = fact_rel(s_name.name, pred, o_name.name, quals)
+        now = iso_utc(dt.datetime.now(dt.timezone.utc))
+        items = evidence_from(parsed, conf, str(author), now)
+        labels = ", ".join(i["source"] for i in items)
+        summary = Fact({"subject": s_name.name, "predicate": pred, "object": o_name.name, "qualifiers": quals},
+                       "").sentence()
+        reopened = False
+        with vault.transaction(f"fact: add {ident} — {one_line(summary)} ({labels}, {conf:g})", author) as txn:
+            path = vault.path(rel)
+            created = not path.exists()
+            if created:
+                record: dict[str, Any] = {
+                    "id": ident, "type": "fact", "created": now, "author": str(author),
+                    "subject": s_name.name, "predicate": pred, "object": o_name.name}
+                if quals:
+                    record["qualifiers"] = quals
+                record.update({"confidence": 0.0, "source": [], "status": "current", "evidence": []})
+                updates: dict[str, Any] = {}
+            else:
+                note = read_note(path, rel)
+                existing = fact_from_note(note)
+                found = (name_key(existing.subject), existing.predicate, name_key(existing.object))
+                if found != (name_key(s_name.name), pred, name_key(o_name.name)) or existing.qualifiers != quals:
+                    raise DataError(f"{rel} holds another triple ({existing.sentence()}); nothing was written",
+                                    path=rel, line=note.line_of("subject"),
+                                    hint="the file was edited by hand: restore its subject/predicate/object")
+                record = dict(note.meta)
+                updates = {}
+                if existing.status != "current":
+                    if not reopen:
+                        raise DataError(_closed_message(existing), path=rel, line=note.line_of("status"),
+                                        hint="add --reopen to make it current again with this evidence "
+                                             "(one commit; the retraction stays in the note and in git)")
+                    updates.update(status="current", reopened={"by": str(author), "at": now})
+                    reopened = True
+            updates.update(evidence_updates(merge_evidence(record.get("evidence") or [], items)))
+            if not created:
+                updates["updated"] = now
+            record.update(updates)
+            if created:
+                txn.write(rel, render_fact(vault, record, episode_exists=exists))
+            else:
+                _rewrite(txn, rel, record, updates)
+            write_entity_notes(txn, [s_name.name, o_name.name], author, source,
+                               kinds={s_name.name: (kinds or {}).get("subject") or "",
+                                      o_name.name: (kinds or {}).get("object") or ""},
+                               taxon=quals.get("taxon"))
+            if reopened:
+                txn.message = f"fact: reopen {ident} — {one_line(summary)} (+{labels}, {conf:g})"
+            elif not created:  # the reviewer scanning git log sees an update, not a second add
+                txn.message = f"fact: update {ident} — {one_line(summary)} (+{labels}, {conf:g})"
+    finally:
+        conn.close()
+    fact = Fact(record=record, path=rel)
+    conflicts = [other for other in nearby if rules.conflicts(fact, other)]  # same subject only
+    if reopened:
+        notes.append(f"{_closed_message(Fact(record={**record, 'status': 'retracted'}, path=rel))}; reopened")
+    return AddResult(fact=fact, created=created, conflicts=conflicts, notes=notes, reopened=reopened)
+
+
+def _closed_message(fact: Fact) -> str:
+    if fact.status == "superseded":
+        return f"fact {fact.id} is superseded by {fact.record.get('superseded_by', '?')}"
+    why = fact.record.get("retracted")
+    why = why if isinstance(why, Mapping) else {}
+    when, who = str(why.get("at", ""))[:10], why.get("by", "?")
+    return f"fact {fact.id} was retracted {when} by {who}: {why.get('reason', '')}"
 
 
 def merged_fact_text(vault: Vault, rel: str, ours: str, theirs: str) -> str | None:
@@ -220,25 +390,26 @@ def merged_fact_text(vault: Vault, rel: str, ours: str, theirs: str) -> str | No
         a, b = fact_from_note(parse_note(ours, rel)), fact_from_note(parse_note(theirs, rel))
     except BiocortexError:
         return None
-    same = (name_key(a.subject), a.predicate, name_key(a.object), a.status) == \
-        (name_key(b.subject), b.predicate, name_key(b.object), b.status)
+    same = (name_key(a.subject), a.predicate, name_key(a.object), a.status, a.qualifiers) == \
+        (name_key(b.subject), b.predicate, name_key(b.object), b.status, b.qualifiers)
     if not same:
         return None
     by_source: dict[str, dict[str, Any]] = {}
     for item in [*(a.record.get("evidence") or []), *(b.record.get("evidence") or [])]:
         if isinstance(item, dict):
-            src = str(item.get("source"))
+            src = source_key(str(item.get("source")))
             if src not in by_source or str(item.get("added", "")) > str(by_source[src].get("added", "")):
                 by_source[src] = dict(item)
-    evidence = list(by_source.values())
-    updates: dict[str, Any] = {"confidence": noisy_or(float(e.get("confidence", 0)) for e in evidence),
-                               "source": [str(e.get("source")) for e in evidence], "evidence": evidence}
+    updates = evidence_updates(list(by_source.values()))
     stamps = [str(r["updated"]) for r in (a.record, b.record) if r.get("updated")]
     if stamps:
         updates["updated"] = max(stamps)
     record = {**a.record, **updates}
     head = edit_frontmatter(ours, updates, rel).split("\n---", 1)[0] + "\n---\n"
     return head + render_fact(vault, record).split("\n---\n", 1)[1]
+
+
+# --- status and sources -------------------------------------------------------------------
 
 
 def _set_status(vault: Vault, ident: str, updates: dict[str, Any], message: str, author: Author) -> Fact:
@@ -275,39 +446,27 @@ def supersede_fact(vault: Vault, ident: str, by: str, author: Author) -> Fact:
     return Fact(record={**old.record, "status": "superseded", "superseded_by": new.id}, path=old.path)
 
 
-def add_alias(vault: Vault, name: str, alias: str, author: Author) -> tuple[str, list[str]]:
-    """Add ``alias`` to the entity note of ``name`` (created if missing)."""
-    name_text, alias_text = clean_text(name, "entity name"), clean_text(alias, "alias")
-    from biocortex_cli.facts.index import open_facts
-
-    with vault.transaction("entity: alias", author) as txn:
-        # checked under the write lock, so two writers cannot give one alias to two entities
-        conn, source, _problems = open_facts(vault)
-        try:
-            canonical = source.resolve(name_text)
-            other = source.alias_owner(alias_text)
-        finally:
-            conn.close()
-        if other is not None and name_key(other) != name_key(canonical):
-            where = f"entities/{entity_notes.file_stem(other)}.md"
-            if name_key(other) == name_key(alias_text):
-                raise DataError(f"{alias_text!r} is an entity of its own ({where})",
-                                hint=f"to merge them, move its aliases into {canonical}'s note by hand and "
-                                     f"archive {where}")
-            raise DataError(f"{alias_text!r} is already an alias of {other}",
-                            hint=f"remove it from {where} first")
-        rel = entity_notes.note_rel(vault.root, canonical)
-        txn.message = f"entity: alias {entity_notes.entity_id(canonical)} — {alias_text}"
-        path = vault.path(rel)
-        if not path.exists():
-            now = iso_utc(dt.datetime.now(dt.timezone.utc))
-            txn.write(rel, entity_notes.render_entity_note(canonical, now, str(author)))
-        text = path.read_text(encoding="utf-8")
-        note = read_note(path, rel)
-        current = [a for a in note.meta.get("aliases") or [] if isinstance(a, str)]
-        if name_key(alias_text) in {name_key(a) for a in current}:
-            return canonical, current  # nothing to change: the transaction commits nothing
-        updated = [*current, alias_text]
-        txn.write(rel, edit_frontmatter(text, {"aliases": updated}, rel))
-    return canonical, updated
-
+def remove_source(vault: Vault, ident: str, source: str, author: Author) -> Fact:
+    """Take one source (any spelling of it; or one of a dataset's refs) out of a fact's evidence,
+    in one commit; the confidence is the noisy-OR of what remains. The last source cannot go:
+    retract the fact instead."""
+    fact = find_fact(vault, ident)
+    key = source_key(clean_text(source, "source"))
+    evidence = [dict(e) for e in fact.record.get("evidence") or [] if isinstance(e, Mapping)]
+    kept = [e for e in evidence if source_key(str(e.get("source"))) != key]
+    if len(kept) == len(evidence):  # a citation inside a dataset's item?
+        for item in kept:
+            refs = [r for r in item.get("refs") or [] if source_key(str(r)) != key]
+            if len(refs) != len(item.get("refs") or []):
+                item["refs"] = refs
+                break
+        else:
+            listed = ", ".join(str(e.get("source")) for e in evidence) or "none"
+            raise DataError(f"fact {ident} does not cite {source!r}", path=fact.path,
+                            hint=f"its sources: {listed}")
+    if not kept:
+        raise DataError(f"{source!r} is the only source of fact {ident}", path=fact.path,
+                        hint=f"retract the fact instead: biocortex fact retract {ident} --reason …")
+    now = iso_utc(dt.datetime.now(dt.timezone.utc))
+    updates = {**evidence_updates(kept), "updated": now}
+    return _set_status(vault, ident, updates, f"fact: unsource {ident} — {one_line(source)}", author)

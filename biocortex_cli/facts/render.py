@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 from biocortex_cli.render.blocks import format_key
 
 if TYPE_CHECKING:
+    from biocortex_cli.facts.evidence import Side
     from biocortex_cli.facts.model import Fact
-    from biocortex_cli.facts.query import QueryResult, Verdict
+    from biocortex_cli.facts.query import Contest, QueryResult, Verdict
 
 #: the key of what facts/index.py caches: the recall line and header here, the record (model.py)
 FORMAT = format_key(__file__, str(Path(__file__).with_name("model.py")))
@@ -46,11 +47,37 @@ def query_text(result: QueryResult) -> str:
 
 
 def verdict_text(v: Verdict) -> str:
-    lines = [f"{v.verdict}: {v.subject} {v.predicate.replace('_', ' ')} {v.object}"]
+    from biocortex_cli.facts.model import qualifier_text
+
+    quals = f" [{qualifier_text(v.qualifiers)}]" if v.qualifiers else ""
+    lines = [f"{v.verdict}: {v.subject} {v.predicate.replace('_', ' ')} {v.object}{quals}"]
+    if v.pro.evidence or v.con.evidence:
+        lines.append(f"  evidence for: {_side(v.pro)} · against: {_side(v.con)}")
     for chain in v.supporting:
         lines.append("  supported by: " + "  →  ".join(fact_line(f) for f in chain))
     for fact in v.contradicting:
         lines.append("  contradicted by: " + fact_line(fact))
+    return "\n".join(lines)
+
+
+def _side(side: Side) -> str:
+    if not side.evidence:
+        return "none"
+    noun = "source" if side.sources == 1 else "independent sources"
+    return f"{side.sources} {noun}, weight {side.weight:g}"
+
+
+def contests_text(contested: Sequence[Contest]) -> str:
+    """`check --facts`: the open contradictions, weighed (information, not problems)."""
+    if not contested:
+        return "facts: no open contradictions"
+    open_ = sum(c.verdict == "contested" for c in contested)
+    lines = [f"facts: {len(contested)} open contradiction(s), {open_} contested "
+             "(information: evidence on both sides; `fact verify` weighs each claim)"]
+    for c in contested:
+        state = "contested" if c.verdict == "contested" else "outweighed"
+        lines.append(f"- {state}: {c.stronger.sentence()} ({_side(c.pro)}) vs {c.weaker.sentence()} "
+                     f"({_side(c.con)}) · {c.stronger.id} / {c.weaker.id}")
     return "\n".join(lines)
 
 

@@ -148,6 +148,7 @@ QUERY = Arg("query", ("string",), "The task or question, in your own words (e.g.
                                   "Multiome PBMC data'); ask about failures too.", required=True)
 HOPS = "Chain or walk up to this many facts (1 = direct facts only)."
 MIN_CONFIDENCE = "Ignore facts below this confidence (0-1)."
+TAXON = "The species: human, mouse, 9606 or NCBITaxon:10090."
 
 TOOLS: tuple[Tool, ...] = (
     Tool("recall", "biocortex_cli.api.recall:recall", "recall --json",
@@ -215,30 +216,48 @@ TOOLS: tuple[Tool, ...] = (
           Arg("object", ("string",), "Object, e.g. NFE2L2.", required=True),
           Arg("source", ("array",), "Where it comes from: PMID:…, DOI, episode id, notebook path, URL.",
               aliases=("sources",)),
-          Arg("confidence", ("number",), "How sure, 0-1 (default: the vault's facts.default_confidence).")),
+          Arg("confidence", ("number",), "How sure, 0-1 (default: the vault's facts.default_confidence)."),
+          Arg("taxon", ("string",), TAXON + " Another taxon makes another fact (mouse Myc is not human MYC)."),
+          Arg("cell_type", ("string",), "The cell type it holds in, e.g. hepatocyte (qualifies the fact)."),
+          Arg("context", ("string",), "The condition it holds in, e.g. hypoxia (qualifies the fact)."),
+          Arg("reopen", ("boolean",), "Make a retracted or superseded fact current again (refused without it).")),
          read_only=False, idempotent=False),
     Tool("fact_query", "biocortex_cli.api.facts:fact_query", "fact query --json",
-         "Facts memory holds about an entity (exact name, alias or part of a name), nearest and most confident "
-         "first. Returns the JSON of `biocortex fact query --json`.",
+         "Facts memory (fact notes and registered datasets) holds about an entity (its exact name, an alias, an "
+         "identifier or a synonym; never another gene whose name contains it, unless fuzzy), nearest and most "
+         "confident first. Returns the JSON of `biocortex fact query --json`.",
          (Arg("entity", ("string",), "The entity, e.g. KEAP1 or p53.", required=True),
           Arg("predicate", ("string",), "Only facts with this predicate."),
           Arg("hops", ("integer",), HOPS + " 2 also gives the facts about its neighbours."),
           Arg("min_confidence", ("number",), MIN_CONFIDENCE),
           Arg("all", ("boolean",), "Include retracted and superseded facts."),
-          Arg("limit", ("integer",), "At most this many facts (0: all)."))),
+          Arg("limit", ("integer",), "At most this many facts (0: all)."),
+          Arg("fuzzy", ("boolean",), "When no name matches exactly, use the names that contain the text."),
+          Arg("taxon", ("string",), TAXON + " Keeps facts of that taxon and unqualified ones."))),
     Tool("fact_verify", "biocortex_cli.api.facts:fact_verify", "fact verify --json",
-         "Check a claim against memory before relying on it: \"verdict\" is supported, contradicted or "
-         "unknown, with the supporting and contradicting facts. Returns the JSON of `biocortex fact verify "
+         "Check a claim against memory (fact notes and registered datasets) before relying on it: "
+         "\"verdict\" is supported, contested (evidence on both sides), contradicted or unknown, with the "
+         "evidence on each side counted per independent source. Returns the JSON of `biocortex fact verify "
          "--json`.",
          (Arg("subject", ("string",), "Subject of the claim.", required=True),
           Arg("predicate", ("string",), "Predicate of the claim.", required=True),
           Arg("object", ("string",), "Object of the claim.", required=True),
           Arg("hops", ("integer",), HOPS + " Applies to transitive predicates (the vault's facts.transitive)."),
-          Arg("min_confidence", ("number",), MIN_CONFIDENCE))),
+          Arg("min_confidence", ("number",), MIN_CONFIDENCE),
+          Arg("taxon", ("string",), TAXON + " Counts facts of that taxon and unqualified ones."))),
     Tool("entity_show", "biocortex_cli.api.facts:entity_show", "entity show --json",
          "An entity by name or alias: its aliases, the facts about it in and out, and the episodes that mention "
          "it. Returns the JSON of `biocortex entity show --json`.",
          (Arg("name", ("string",), "The entity's name or an alias, e.g. p53.", required=True),)),
+    Tool("dataset_list", "biocortex_cli.api.datasets:dataset_list", "dataset list --json",
+         "The registered datasets (large graphs consulted beside the fact notes: name, version, licence, "
+         "file, checksum, mapping) and whether each can answer on this machine. Returns the JSON of "
+         "`biocortex dataset list --json`.",
+         ()),
+    Tool("dataset_show", "biocortex_cli.api.datasets:dataset_show", "dataset show --json",
+         "One registered dataset: its record (source, version, licence, file, checksum, column mapping) and "
+         "its state here. Returns the JSON of `biocortex dataset show --json`.",
+         (Arg("name", ("string",), "The dataset's name, e.g. trrust.", required=True),)),
     Tool("feedback", "biocortex_cli.api.recall:feedback", "feedback --json",
          "Say how a recall (or context) went once the task is done: later recalls rank the memories that "
          "helped higher. Returns the JSON of `biocortex feedback --json` (\"recorded\": false when this "

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.store.episodes import FIELD_ORDER, ID_RE, check_fields, likely_field, parse_created
@@ -18,6 +19,9 @@ from biocortex_cli.store.files import read_regular
 from biocortex_cli.store.notes import Note, read_note
 from biocortex_cli.store.vault import Vault
 from biocortex_cli.store.walk import MEMORY_DIRS
+
+if TYPE_CHECKING:
+    from biocortex_cli.facts.query import Contest
 
 _LINK = re.compile(r"\[\[([^\]|#^\n]+)(?:[#^][^\]|\n]*)?(?:\|[^\]\n]*)?\]\]")
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
@@ -109,11 +113,18 @@ def _check_lesson(note: Note) -> list[VaultProblem]:
     return [_problem(e, note.rel) for e in lesson_problems(note.meta, note)]
 
 
+def _check_dataset(note: Note) -> list[VaultProblem]:
+    from biocortex_cli.facts.datasets import dataset_problems
+
+    return [_problem(e, note.rel) for e in dataset_problems(note)]
+
+
 CHECKS: dict[str, Callable[[Note], list[VaultProblem]]] = {
     "episode": _check_episode,
     "fact": _check_fact,
     "entity": _check_entity,
     "lesson": _check_lesson,
+    "dataset": _check_dataset,
 }
 
 
@@ -160,10 +171,10 @@ def check_vault(vault: Vault) -> CheckReport:
         problems.extend(CHECKS[str(kind)](note))
     problems.extend(_check_links(vault, notes))
     problems.extend(_check_aliases(notes))
-    problems.extend(_check_contradictions(vault, notes))
     problems.extend(_check_feedback(vault))
     problems.extend(_check_vocabulary(vault, notes))
     problems.extend(check_links(vault))
+    problems.extend(_check_dataset_files(vault, notes))
     problems.sort(key=lambda p: (p.path, p.line, p.message))
     return CheckReport(notes=len(notes), problems=problems)
 
@@ -226,8 +237,8 @@ def _check_aliases(notes: list[Note]) -> list[VaultProblem]:
     resolve a name to the note whose own name it is, never silently to the other."""
     claims: dict[str, dict[str, str]] = {}
     for note in notes:
-        if note.meta.get("type") != "entity":
-            continue
+        if note.meta.get("type") != "entity" or note.meta.get("merged_into"):
+            continue  # a merged note's names belong to the note it was merged into
         name = note.meta.get("name")
         own = name if isinstance(name, str) and name.strip() else Path(note.rel).stem
         listed = note.meta.get("aliases")
@@ -288,11 +299,30 @@ def _check_feedback(vault: Vault) -> list[VaultProblem]:
     return out
 
 
-def _check_contradictions(vault: Vault, notes: list[Note]) -> list[VaultProblem]:
-    """Every open contradiction between current facts, reported on both notes."""
-    from biocortex_cli.facts.model import FactRules, fact_from_note
+def _check_dataset_files(vault: Vault, notes: list[Note]) -> list[VaultProblem]:
+    """Registered datasets whose file is missing or changed: answers leave them out until fixed."""
+    if not any(n.meta.get("type") == "dataset" and n.rel.startswith("datasets/") for n in notes):
+        return []
+    from biocortex_cli.facts.datasets_registry import file_problems
 
-    rules = FactRules.from_config(vault)
+    return [_problem(e, e.path or "datasets/") for e in file_problems(vault)]
+
+
+def fact_contests(vault: Vault, notes: list[Note] | None = None) -> list[Contest]:
+    """Open contradictions between current facts, weighed (`check --facts`): information about
+    the evidence, not problems of the vault (docs/facts.md)."""
+    from biocortex_cli.facts.model import FactRules, fact_from_note
+    from biocortex_cli.facts.query import contests
+
+    if notes is None:
+        from biocortex_cli.store.walk import note_paths
+
+        notes = []
+        for rel in note_paths(vault.root, ("facts",)):
+            try:
+                notes.append(read_note(vault.root / rel, rel))
+            except DataError:
+                continue  # `check` reports it
     facts = []
     for note in notes:
         if note.meta.get("type") == "fact":
@@ -300,20 +330,14 @@ def _check_contradictions(vault: Vault, notes: list[Note]) -> list[VaultProblem]
                 facts.append(fact_from_note(note))
             except DataError:
                 continue  # reported by the field checks
-    by_subject: dict[str, list] = {}  # type: ignore[type-arg]
-    for fact in facts:
-        if fact.status == "current":
-            by_subject.setdefault(fact.subject.casefold(), []).append(fact)
-    out = []
-    for group in by_subject.values():
-        for i, a in enumerate(group):
-            for b in group[i + 1:]:
-                if rules.conflicts(a, b):
-                    for x, y in ((a, b), (b, a)):
-                        out.append(VaultProblem(x.path, 1, f"contradicts {y.id}: {x.sentence()} / {y.sentence()}",
-                                                "retract one (biocortex fact retract ID --reason …) or "
-                                                "supersede it (biocortex fact supersede ID --by …)"))
-    return out
+    rules = FactRules.from_config(vault)
+    from biocortex_cli.store.walk import has_notes
+
+    if has_notes(vault.root, "datasets"):  # the datasets' edges that contradict something (found in SQL)
+        from biocortex_cli.facts.datasets_registry import contested_edges
+
+        facts += contested_edges(vault, rules, facts)
+    return contests(facts, rules)
 
 
 def _check_links(vault: Vault, notes: list[Note]) -> list[VaultProblem]:

@@ -23,7 +23,7 @@ SHOW = 5  # how many paths a finding names before "and N more"
 
 @dataclass(frozen=True)
 class Finding:
-    check: str  # git, lock, config, template, index, notes
+    check: str  # git, lock, config, template, index, datasets, notes
     severity: str  # error, warning or info
     message: str
     hint: str = ""
@@ -218,8 +218,50 @@ def check_notes(vault: Vault) -> list[Finding]:
                     "run `biocortex check` for the full list, fix each note, then commit")]
 
 
+def check_datasets(vault: Vault) -> list[Finding]:
+    """Each registered dataset that cannot answer here: a file missing (warning) or changed
+    (error: its index would give answers the note does not vouch for); not yet indexed (info)."""
+    from biocortex_cli.store.walk import has_notes
+
+    if not has_notes(vault.root, "datasets"):
+        return []
+    from biocortex_cli.facts.datasets_registry import statuses
+
+    found, problems = statuses(vault)
+    out = [Finding("datasets", "error", f"{p.location()}{p.message}", p.hint or "fix the note, then commit")
+           for p in problems]
+    for status in found:
+        if status.state == "ok":
+            continue
+        severity = {"changed": "error", "missing": "warning"}.get(status.state, "info")
+        hint = status.hint if severity != "info" else (
+            "the first fact query, verify or recall indexes it; `biocortex dataset refresh` does it now")
+        out.append(Finding("datasets", severity, status.message, hint))
+    return out
+
+
+def check_history(vault: Vault) -> list[Finding]:
+    """Loose objects piling up in .git (one per file, tree and commit written): biocortex packs
+    after large writes and when they pass git's own limit (store/git.py ``maintain``), but a
+    vault written by other tools, or by an older biocortex, may not be packed."""
+    top = git.toplevel(vault.root)
+    if top is None:
+        return []  # check_git says so
+    counts = dict(line.split(": ", 1) for line in git.run(top, "count-objects", "-v", check=False).splitlines()
+                  if ": " in line)
+    loose, size_kib = int(counts.get("count", 0)), int(counts.get("size", 0))
+    if loose < git.LOOSE_LIMIT:
+        return []
+    packed = int(counts.get("size-pack", 0))
+    return [Finding("git", "warning", f"{loose:,} loose objects in the vault's history ({size_kib / 1024:.0f} MiB; "
+                    f"packed: {packed / 1024:.0f} MiB): history is not packed",
+                    f"run `git -C {top} gc` once (biocortex packs after large writes and when loose objects "
+                    "pass git's own limit)")]
+
+
 CHECKS: tuple[Callable[[Vault], list[Finding]], ...] = (
-    check_git, check_lock, check_config, check_template, check_index, check_notes)
+    check_git, check_lock, check_config, check_template, check_index, check_datasets, check_notes,
+    check_history)
 
 
 def diagnose(vault: Vault) -> list[Finding]:

@@ -97,11 +97,25 @@ FACTS_SHARE = 0.25  # at most this share of recall's budget goes to facts
 
 def _facts_part(conn: sqlite3.Connection, vault: Vault, encoding: str, opts: RecallOptions,
                 vocabulary: Local | None) -> list[RecallPart]:
-    """The facts about the question's entities (none when the vault holds no facts)."""
-    if not has_notes(vault.root, "facts"):
+    """The facts about the question's entities (none when the vault holds no facts and no
+    registered dataset)."""
+    datasets = has_notes(vault.root, "datasets")
+    if not datasets and not has_notes(vault.root, "facts"):
         return []
     from biocortex_cli.facts.index import refresh_facts
     from biocortex_cli.facts.recall import facts_part
 
     refresh_facts(conn, vault, encoding)
-    return facts_part(conn, opts.query, int(opts.budget * FACTS_SHARE), synonyms=opts.vocabulary, local=vocabulary)
+    if not datasets:
+        return facts_part(conn, opts.query, int(opts.budget * FACTS_SHARE), synonyms=opts.vocabulary,
+                          local=vocabulary)
+    from biocortex_cli.facts.datasets_index import consult, stderr_notice
+
+    found = consult(vault, encoding=encoding)
+    for warning in found.warnings:
+        stderr_notice(warning)
+    try:
+        return facts_part(conn, opts.query, int(opts.budget * FACTS_SHARE), found.edges,
+                          synonyms=opts.vocabulary, local=vocabulary)
+    finally:
+        found.close()

@@ -101,6 +101,16 @@ class FactsConfig:
         "pairs of predicates that contradict each other for the same subject and object")
     transitive: list[str] = _f(["is_a", "part_of", "subclass_of", "located_in"],
                                "predicates `fact verify --hops` may chain (A is_a B, B is_a C: A is_a C)")
+    broader: dict[str, str] = _f(
+        {"activates": "regulates", "inhibits": "regulates", "upregulates": "regulates",
+         "downregulates": "regulates", "positively_regulates": "regulates",
+         "negatively_regulates": "regulates", "induces": "regulates", "represses": "regulates"},
+        "the predicate hierarchy, narrower -> broader: a fact with a narrower predicate answers "
+        "`fact query --predicate` and supports `fact verify` of a broader one (A activates B: A "
+        "regulates B); an opposite's narrower predicates oppose too")
+    outweigh: float = _f(3.0, "`fact verify`: one side clearly outweighs the other when its evidence "
+                         "mass (sum of -ln(1 - confidence) over independent sources) is at least this "
+                         "many times the other's; else the claim is contested (docs/facts.md)")
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,13 @@ _UNSAFE_ID = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_STEM_BYTES = 235
 
 KIND_LABELS = {
-    "gene": "Gene symbol",
+    "gene": "Gene",
+    "protein": "Protein",
+    "compound": "Compound",
+    "cell_type": "Cell type",
+    "anatomy": "Anatomical entity",
+    "disease": "Disease",
+    "taxon": "Taxon",
     "ensembl": "Ensembl identifier",
     "uniprot": "UniProt accession",
     "ontology": "Ontology term",
@@ -29,7 +35,21 @@ KIND_LABELS = {
     "accession": "Data accession",
     "variant": "Sequence variant",
     "concept": "Concept",
+    "unknown": "Entity",
 }
+#: the kind an identifier's prefix says (CURIE prefixes, case-insensitive)
+PREFIX_KINDS = {
+    "hgnc": "gene", "ncbigene": "gene", "entrez": "gene", "mgi": "gene", "rgd": "gene", "zfin": "gene",
+    "flybase": "gene", "wormbase": "gene", "sgd": "gene", "ensembl": "gene",
+    "uniprot": "protein", "uniprotkb": "protein", "pr": "protein",
+    "chebi": "compound", "chembl": "compound", "chembl.compound": "compound", "pubchem.compound": "compound",
+    "drugbank": "compound", "mesh": "concept",
+    "cl": "cell_type", "cellosaurus": "cell_type", "uberon": "anatomy", "mondo": "disease", "doid": "disease",
+    "efo": "disease", "hp": "phenotype", "go": "ontology", "so": "ontology", "ncbitaxon": "taxon",
+    "pmid": "pmid", "doi": "doi", "dbsnp": "dbsnp",
+}
+#: kinds the extractor gives a whole name that are identifiers, not guesses from its shape
+_IDENTIFIER_KINDS = ("ensembl", "uniprot", "dbsnp", "pmid", "doi", "compound", "accession")
 
 
 def file_stem(name: str) -> str:
@@ -82,22 +102,67 @@ def wikilink(name: str, rel: str | None = None) -> str:
     return f"[[{name}]]" if stem == name else f"[[{stem}|{name}]]"
 
 
-def entity_kind(name: str) -> str:
+def identifier_kind(identifier: str) -> str | None:
+    """``HGNC:11998`` → gene, ``CL:0000084`` → cell_type; None for a prefix not listed."""
+    prefix, colon, _local = identifier.partition(":")
+    if not colon:
+        return "gene" if identifier.upper().startswith(("ENSG", "ENSMUSG")) else None
+    return PREFIX_KINDS.get(prefix.casefold())
+
+
+def entity_identity(name: str, *, kind: str | None = None, identifiers: Iterable[str] = (),
+                    taxon: str | None = None) -> tuple[str, list[str]]:
+    """(kind, identifiers) of a new entity note: the kind given, else the one its identifiers
+    say, else the one the name says when the name *is* an identifier (ENSG…, GO:…, rs…); a
+    name that is an HGNC symbol or alias of exactly one gene (the shipped vocabulary; human or no
+    taxon) gets that gene's id. Nothing is guessed from a name's shape: else ``unknown``."""
+    ids = list(dict.fromkeys(i for i in identifiers if i))
+    if not ids and taxon in (None, "NCBITaxon:9606"):
+        from biocortex_cli.bio.vocabulary import genes
+
+        try:
+            found, _why = genes(name)
+        except (OSError, RuntimeError):  # a broken install: no identifier, nothing else lost
+            found = ()
+        if len(found) == 1:
+            ids.append(found[0].hgnc)
+    if kind:
+        return kind, ids
+    for ident in [*ids, name]:
+        found_kind = identifier_kind(ident) if ":" in ident else None
+        if found_kind:
+            return found_kind, ids
     from biocortex_cli.bio.entities import extract_entities
 
-    found = extract_entities(name)
-    if len(found) == 1 and found[0].start == 0 and found[0].end == len(name):
-        return found[0].kind
-    return "concept"
+    whole = [e for e in extract_entities(name) if e.start == 0 and e.end == len(name)]
+    if len(whole) == 1 and (whole[0].kind in _IDENTIFIER_KINDS or (whole[0].kind == "variant" and " " in name)):
+        return whole[0].kind, ids
+    return "unknown", ids
 
 
-def render_entity_note(name: str, created: str, author: str) -> str:
-    kind = entity_kind(name)
-    meta = {"id": entity_id(name), "type": "entity", "created": created, "author": author,
-            "name": name, "kind": kind, "aliases": [name]}
-    body = (f"# {name}\n\n{KIND_LABELS.get(kind, 'Entity')}. The episodes and facts that "
-            "mention it are listed under *Backlinks*.\n")
+def entity_kind(name: str) -> str:
+    return entity_identity(name)[0]
+
+
+def render_entity_note(name: str, created: str, author: str, *, kind: str | None = None,
+                       identifiers: Iterable[str] = (), taxon: str | None = None) -> str:
+    meta, body = entity_note(name, created, author, kind=kind, identifiers=identifiers, taxon=taxon)
     return render_note(meta, body)
+
+
+def entity_note(name: str, created: str, author: str, *, kind: str | None = None,
+                identifiers: Iterable[str] = (), taxon: str | None = None) -> tuple[dict[str, object], str]:
+    """(frontmatter, body) of a new entity note."""
+    found_kind, ids = entity_identity(name, kind=kind, identifiers=identifiers, taxon=taxon)
+    meta: dict[str, object] = {"id": entity_id(name), "type": "entity", "created": created, "author": author,
+                               "name": name, "kind": found_kind, "aliases": [name]}
+    if ids:
+        meta["identifiers"] = ids
+    if taxon:
+        meta["taxon"] = taxon
+    body = (f"# {name}\n\n{KIND_LABELS.get(found_kind, 'Entity')}. The episodes and facts that "
+            "mention it are listed under *Backlinks*.\n")
+    return meta, body
 
 
 def entity_rels(root: Path, names: Iterable[str]) -> dict[str, str]:

@@ -375,3 +375,79 @@ def run_stdin(root: Path, args: list[str], stdin: str, env: dict[str, str] | Non
         raise BiocortexError(f"git {args[0] if args[0] != '-c' else args[2]} failed: "
                              f"{msg[-1] if msg else proc.returncode}", path=str(root),
                              hint="check `git status` in the vault; nothing was committed")
+
+
+#: a write of at least this many files packs what it added at once (``git repack -d``)
+PACK_AFTER_FILES = 500
+#: loose objects beyond which any write packs them, as ``git gc --auto`` would (git's own default)
+LOOSE_LIMIT = 6700
+
+
+def _objects_dir(root: Path) -> Path:
+    if (root / ".git").is_dir():
+        return root / ".git" / "objects"
+    found = Path(run(root, "rev-parse", "--git-path", "objects", check=False).strip() or ".git/objects")
+    return found if found.is_absolute() else root / found  # a worktree or a separate git dir
+
+
+def loose_estimate(root: Path) -> int:
+    """Loose objects in the repository, estimated as git's ``gc --auto`` does: the objects of one
+    of the 256 fan-out folders (``objects/17``) times 256 — one directory listing, no process."""
+    try:
+        return 256 * sum(1 for e in os.scandir(_objects_dir(root) / "17") if len(e.name) == 38)
+    except OSError:
+        return 0
+
+
+def maintain(root: Path, written: int) -> bool:
+    """Keep history packed after a commit of ``written`` files (issue 15: one loose object per
+    file, tree and commit otherwise piles up to ~50 KB of history per fact). A large write packs
+    its objects at once; otherwise loose objects are packed when the estimate passes
+    ``LOOSE_LIMIT`` more than the last packing left (unreachable ones stay loose until
+    ``git gc`` prunes them: they must not make every write pack again), and ``git gc --auto``
+    then also merges packs when there are too many. Best effort: a failure is never the write's
+    (the commit has landed). True when it packed."""
+    estimate = loose_estimate(root)
+    mark = _objects_dir(root) / "info" / "biocortex-packed"
+    try:
+        left = int(mark.read_text())
+    except (OSError, ValueError):
+        left = 0
+    if written < PACK_AFTER_FILES and estimate < left + LOOSE_LIMIT:
+        return False
+    import subprocess
+
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    for args in (["repack", "-d", "-q"], ["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"]):
+        try:
+            subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False, env=env, timeout=600)
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+    try:
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        mark.write_text(str(loose_estimate(root)))
+    except OSError:
+        pass
+    return True
+
+
+def preload(root: Path, blobs: Sequence[bytes]) -> bool:
+    """Write ``blobs`` into the object store as one pack (``git fast-import``) before a large
+    write stages their files: ``git add`` then finds each object there and writes no loose file
+    (measured on the 2-core reference machine: 12,000 notes staged in 0.7 s instead of 6-7 s,
+    which went to creating 12,000 loose object files). Harmless when the write fails: the
+    objects are unreachable and ``git gc`` prunes them. Best effort: False if git refused."""
+    import subprocess
+
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    try:
+        proc = subprocess.Popen(["git", "-C", str(root), "fast-import", "--quiet", "--done"],
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        assert proc.stdin is not None
+        for blob in blobs:
+            proc.stdin.write(b"blob\ndata %d\n%s\n" % (len(blob), blob))
+        proc.stdin.write(b"done\n")
+        proc.stdin.close()
+        return proc.wait(timeout=600) == 0
+    except (OSError, subprocess.TimeoutExpired, BrokenPipeError):
+        return False

@@ -171,10 +171,105 @@ def _plain(value: Any) -> Any:
 
 
 def dump_yaml(data: dict[str, Any]) -> str:
+    """``data`` as block YAML, exactly as PyYAML's dumper writes it (key order kept, width 100).
+    Records of plain keys, short strings, numbers and lists/maps of them — every fact, entity
+    and episode note biocortex writes, in practice — are written by :func:`_fast_yaml` (~10x
+    faster: a bulk import renders thousands); anything else goes to PyYAML itself."""
+    fast = _fast_yaml(data)
+    if fast is not None:
+        return fast
     yaml, _, dumper = _yaml()
     out: str = yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True,
                          default_flow_style=False, width=100)
     return out
+
+
+_FAST_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: strings PyYAML writes plain in block context, unless its resolver reads them as another type
+#: printable ASCII starting with a letter, digit, "_" or "(": PyYAML writes it plain in block
+#: context unless it holds ": " or " #", ends with ":" or reads as another type; else single-quoted
+_FAST_TEXT = re.compile(r"[A-Za-z0-9_(][ -~]*")
+_FAST_WIDTH = 100  # PyYAML folds a scalar at a space past column 100 (width=100): longer ones go to PyYAML
+
+
+class _Unfit(Exception):
+    """A value :func:`_fast_yaml` leaves to PyYAML."""
+
+
+def _fast_yaml(data: dict[str, Any]) -> str | None:
+    lines: list[str] = []
+    try:
+        _fast_map(data, "", "", lines)
+    except _Unfit:
+        return None
+    return "\n".join(lines) + "\n" if lines else None
+
+
+def _fast_map(data: dict[str, Any], indent: str, first: str, lines: list[str]) -> None:
+    """``first`` prefixes the first key (``"- "`` for a map in a list), ``indent`` the others."""
+    if not data:
+        raise _Unfit
+    for n, (key, value) in enumerate(data.items()):
+        if not isinstance(key, str) or not _FAST_KEY.fullmatch(key):
+            raise _Unfit
+        lead = (first if n == 0 else indent) + key + ":"
+        if isinstance(value, dict):
+            if not value:
+                lines.append(lead + " {}")
+            else:
+                lines.append(lead)
+                _fast_map(value, indent + "  ", indent + "  ", lines)
+        elif isinstance(value, list):
+            if not value:
+                lines.append(lead + " []")
+                continue
+            lines.append(lead)
+            for item in value:
+                if isinstance(item, dict):
+                    _fast_map(item, indent + "  ", indent + "- ", lines)
+                elif isinstance(item, list):
+                    raise _Unfit
+                else:
+                    lines.append(_fast_line(indent + "- ", item))
+        else:
+            lines.append(_fast_line(lead + " ", value))
+
+
+def _fast_line(lead: str, value: Any) -> str:
+    text = _fast_scalar(value)
+    if " " in text and len(lead) + len(text) > _FAST_WIDTH:
+        raise _Unfit
+    return lead + text
+
+
+def _fast_scalar(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        text = repr(value)
+        if not ("." in text and text.replace(".", "").replace("-", "").isdigit()):
+            raise _Unfit  # 1e-05, inf, nan: PyYAML's own spelling
+        return text
+    if (not isinstance(value, str) or not _FAST_TEXT.fullmatch(value) or value != value.rstrip()
+            or "  " in value):
+        raise _Unfit
+    if ": " in value or " #" in value or value.endswith(":") or _implicit(value) is not None:
+        return "'" + value.replace("'", "''") + "'"
+    return value
+
+
+def _implicit(value: str) -> str | None:
+    """The tag PyYAML's resolver reads ``value`` as when it is not a string (bool, int, float,
+    null, timestamp, …), else None."""
+    yaml, _, _ = _yaml()
+    for tag, regexp in yaml.resolver.Resolver.yaml_implicit_resolvers.get(value[0], []):
+        if regexp.match(value):
+            return str(tag)
+    return None
 
 
 def render_note(meta: dict[str, Any], body: str) -> str:
@@ -230,10 +325,20 @@ def _quoted(value: Any) -> Any:
     return value
 
 
-def check_writable(rel: str, text: str) -> Note | None:
+def rendered_note(rel: str, meta: dict[str, Any], body: str) -> tuple[str, Note]:
+    """``render_note`` and the :class:`Note` a read of its text gives, without reading it back:
+    a bulk writer hands both to ``Transaction.write`` (``parsed``), which then skips the parse."""
+    fm = dump_yaml(meta)
+    key_lines = {m.group(1): fm.count("\n", 0, m.start()) + 2 for m in _KEY.finditer(fm)}
+    note = Note(rel=rel, meta=meta, body=body, body_line=fm.count("\n") + 3, key_lines=key_lines)
+    return f"---\n{fm}---\n{body}", note
+
+
+def check_writable(rel: str, text: str, parsed: Note | None = None) -> Note | None:
     """Refuse (DataError, naming the limit) a note a read would refuse: over MAX_NOTE_BYTES, or
     frontmatter nested deeper than MAX_YAML_DEPTH or holding more than MAX_YAML_VALUES values.
-    The note is parsed back exactly as a read parses it; returns it (None: not a note)."""
+    The note is parsed back exactly as a read parses it, unless ``parsed`` is what
+    :func:`rendered_note` made of it; returns it (None: not a note)."""
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_NOTE_BYTES:
         raise DataError(f"the note would be {size / 2**20:.1f} MB, over the {MAX_NOTE_BYTES // 2**20} MB limit "
@@ -241,6 +346,9 @@ def check_writable(rel: str, text: str) -> Note | None:
                         hint="keep large outputs outside the vault and link to them from the record")
     if not (rel.endswith(".md") and text.startswith("---")):
         return None
+    if parsed is not None:
+        _check_bounded(parsed.meta, rel, 2)
+        return parsed
     try:
         return parse_note(text, rel)
     except DataError as exc:

@@ -17,12 +17,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from biocortex_cli.errors import BiocortexError, DataError, NotAVault
 from biocortex_cli.store import files, git
 from biocortex_cli.store.config import CONFIG_REL, Config, load_config
 from biocortex_cli.store.walk import MEMORY_DIRS
+
+if TYPE_CHECKING:
+    from biocortex_cli.store.notes import Note
 
 VAULT_ENV = "BIOCORTEX_VAULT"
 AUTHOR_ENV = "BIOCORTEX_AUTHOR"
@@ -107,6 +110,7 @@ class Vault:
                         if txn.allowed_secrets:
                             final += f"\n\nSecret-Allowed: {txn.allowed_secrets} finding(s) written with --allow-secret"
                         git.commit(self.git_root, paths, final, author)
+                        git.maintain(self.git_root, len(paths))  # history stays packed
                 except BaseException:
                     if txn.paths and self.head() != start:
                         raise  # interrupted once the commit had landed: the write is complete
@@ -135,10 +139,11 @@ class Transaction:
     _before: dict[str, bytes | None] = field(default_factory=dict)
     _journal_fh: TextIO | None = None
 
-    def write(self, rel: str, text: str, *, batch: bool = False) -> Path:
-        """Write one file atomically; ``batch`` defers the fsync to one sync before the commit."""
+    def write(self, rel: str, text: str, *, batch: bool = False, parsed: Note | None = None) -> Path:
+        """Write one file atomically; ``batch`` defers the fsync to one sync before the commit;
+        ``parsed``: the note of ``text`` (``notes.rendered_note``), not parsed again."""
         path = self.vault.path(rel)
-        text = self._guard(rel, text)
+        text = self._guard(rel, text, parsed)
         self._remember(rel, path, text.encode("utf-8"))
         files.atomic_write(path, text, fsync=not batch)
         self.unsynced |= batch
@@ -171,12 +176,12 @@ class Transaction:
         self.paths.update((src_rel, dst_rel))
         return dst
 
-    def _guard(self, rel: str, text: str) -> str:
+    def _guard(self, rel: str, text: str, parsed: Note | None = None) -> str:
         from biocortex_cli.store import secrets
         from biocortex_cli.store.notes import check_writable
 
         secrets.check_path(rel)
-        parsed = check_writable(rel, text)  # what a read would refuse is not committed
+        parsed = check_writable(rel, text, parsed)  # what a read would refuse is not committed
         text, findings = secrets.guard(rel, text, self.vault.secret_policy, parsed)
         for f in findings:
             verb = "redacted" if self.vault.secret_policy == secrets.REDACT else "WRITTEN ANYWAY (--allow-secret)"

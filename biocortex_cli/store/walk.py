@@ -1,6 +1,7 @@
 """Which files are notes: one rule and one walker, for ``check``, the index and every command.
 
-The memory folders are ``episodes/``, ``facts/``, ``entities/``, ``lessons/`` and ``archive/``
+The memory folders are ``episodes/``, ``facts/``, ``entities/``, ``lessons/``, ``datasets/`` (one note
+per registered dataset) and ``archive/``
 (forgotten memory, in the same layout: ``archive/episodes/…``). ``templates/`` (Obsidian's
 templates), ``feedback/`` and every other folder hold no notes. Inside a memory folder:
 
@@ -29,7 +30,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-MEMORY_DIRS = ("episodes", "facts", "entities", "lessons", "archive")
+MEMORY_DIRS = ("episodes", "facts", "entities", "lessons", "datasets", "archive")
 README = "README.md"
 
 Stamp = tuple[int, int]  # (mtime_ns, size) of the entry itself (a link is not followed)

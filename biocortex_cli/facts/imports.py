@@ -1,0 +1,422 @@
+"""Bulk import of curated facts and aliases: one validated, all-or-nothing commit per file.
+
+``fact import FILE`` reads TSV, CSV or JSON Lines. Every row is checked first (names, predicate,
+confidence, sources — the same grammar as ``fact add``); a file with any bad row writes nothing
+and every problem is a value with its ``path:line``. Then, under the write lock, rows become
+fact notes exactly as ``fact add`` writes them — aliases resolved, the same statement merged
+(within the file and with the vault), entity notes created with their kind and identifiers — and
+one commit holds them all; the transaction then packs the new objects (store/git.py
+``maintain``), so history stays ~1-2 KB a fact (docs/performance.md).
+
+Speed comes from doing once what ``fact add`` does per fact: the vault's aliases are read from
+the index into a dict, episode ids listed once, each name resolved once, and notes rendered with
+the C dumper. A statement the vault already holds is merged with a round-trip edit (its comments
+survive), as ``fact add`` does.
+
+Columns. A file with a header names them: ``subject``, ``predicate``, ``object``, ``source``
+(several separated by ``;`` or ``|``), ``confidence``, ``taxon``, ``cell_type``, ``context``;
+common synonyms are understood (``TF``/``Target``/``Regulation``/``Reference`` of TRRUST,
+``source``/``target`` of edge lists — see ``HEADERS``). A file without one takes
+``columns=("subject", "object", "predicate", "source")``, ``-`` skipping a column.
+
+Progress: ``progress(stage, done, total)`` is called every 1,000 rows checked (``check``, total 0:
+not known before the end) and facts written (``write``), and once before the commit (``commit``);
+a face draws it as it likes (a line on stderr, a bar on a terminal).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import re
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from biocortex_cli.errors import BiocortexError, DataError, UsageError
+from biocortex_cli.facts.evidence import Source, parse_source
+from biocortex_cli.facts.model import (
+    QUALIFIERS,
+    Fact,
+    FactRules,
+    clean_text,
+    fact_from_note,
+    fact_id,
+    fact_rel,
+    name_key,
+    normalize_predicate,
+    normalize_qualifiers,
+)
+from biocortex_cli.facts.notes import (
+    _closed_message,
+    _rewrite,
+    check_confidence,
+    evidence_from,
+    evidence_updates,
+    fact_body,
+    merge_evidence,
+)
+from biocortex_cli.store import entity_notes, git
+from biocortex_cli.store.git import PACK_AFTER_FILES, Author
+from biocortex_cli.store.notes import iso_utc, read_note, rendered_note
+from biocortex_cli.store.vault import Vault
+
+Progress = Callable[[str, int, int], None]
+FIELDS = ("subject", "predicate", "object", "source", "confidence", *QUALIFIERS)
+#: header names understood, lower-cased -> field
+HEADERS = {
+    "subject": "subject", "source_entity": "subject", "tf": "subject", "regulator": "subject", "head": "subject",
+    "from": "subject", "gene1": "subject", "subject_id": "subject",
+    "predicate": "predicate", "relation": "predicate", "regulation": "predicate", "mode": "predicate",
+    "type": "predicate", "edge_type": "predicate", "interaction": "predicate",
+    "object": "object", "target": "object", "tail": "object", "to": "object", "gene2": "object",
+    "object_id": "object",
+    "source": "source", "sources": "source", "reference": "source", "references": "source",
+    "citation": "source", "citations": "source", "pmid": "source", "pmids": "source", "evidence": "source",
+    "confidence": "confidence", "score": "confidence",
+    "taxon": "taxon", "species": "taxon", "organism": "taxon",
+    "cell_type": "cell_type", "celltype": "cell_type", "context": "context",
+}
+SEPARATORS = re.compile(r"\s*[;|]\s*")
+SHOW_PROBLEMS = 20
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """How to read a file of facts (``fact import`` options)."""
+
+    format: str | None = None  # tsv, csv or jsonl; None: from the file name, else tsv
+    columns: Sequence[str] | None = None  # a file without a header: its columns, in order
+    predicates: Mapping[str, str] = field(default_factory=dict)  # value in the file -> predicate
+    source_prefix: str | None = None  # "PMID": a bare number in a source column is PMID:<number>
+    dataset: str | None = None  # dataset:NAME@VERSION: every row's evidence is that dataset's
+    confidence: float | None = None  # rows without one (else config facts.default_confidence)
+    qualifiers: Mapping[str, str | None] = field(default_factory=dict)  # for rows without their own
+    kinds: Mapping[str, str | None] = field(default_factory=dict)  # subject/object -> entity kind
+    reopen: bool = False  # rows that restate a retracted fact make it current again
+
+
+@dataclass(frozen=True)
+class Row:
+    line: int
+    subject: str
+    predicate: str
+    object: str
+    sources: tuple[Source, ...]
+    confidence: float
+    qualifiers: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    path: str
+    rows: int
+    facts: int = 0  # distinct statements the file holds
+    created: int = 0
+    merged: int = 0
+    reopened: int = 0
+    entities: int = 0  # entity notes created
+    conflicts: list[tuple[str, str]] = field(default_factory=list)  # (new fact id, the fact it contradicts)
+    problems: list[BiocortexError] = field(default_factory=list)  # nothing was written when any
+    seconds: float = 0.0
+    commit: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"path": self.path, "rows": self.rows, "facts": self.facts, "created": self.created,
+                "merged": self.merged, "reopened": self.reopened, "entities": self.entities,
+                "contradictions": len(self.conflicts), "seconds": round(self.seconds, 2), "commit": self.commit,
+                "problems": [{"path": p.path, "line": p.line, "message": p.message} for p in self.problems]}
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def read_rows(text: str, rel: str, options: ImportOptions, *, headers: Mapping[str, str] = HEADERS,
+              required: Sequence[str] = ("subject", "predicate", "object")) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line, {field: value}) of every data row; DataError for a malformed file. ``headers``
+    maps the header names understood (lower case) to fields."""
+    fmt = (options.format or _format_of(rel)).casefold()
+    if fmt == "jsonl":
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except ValueError as exc:
+                raise DataError(f"not JSON: {exc}", path=rel, line=number) from None
+            if not isinstance(data, dict):
+                raise DataError("each line must be a JSON object", path=rel, line=number)
+            yield number, {_field(k, headers) or k: v for k, v in data.items()}
+        return
+    if fmt not in ("tsv", "csv"):
+        raise UsageError(f"unknown format {fmt!r}", hint="tsv, csv or jsonl")
+    reader = csv.reader(io.StringIO(text), delimiter="\t" if fmt == "tsv" else ",")
+    columns: list[str | None]
+    if options.columns:
+        columns = [None if c in ("-", "") else _known(c, headers) for c in options.columns]
+        first = None
+    else:
+        try:
+            header = next(reader)
+        except StopIteration:
+            return
+        columns = [_field(h, headers) for h in header]
+        missing = [f for f in required if f not in columns]
+        if missing:
+            raise DataError(f"the header names no {', '.join(missing)} column ({', '.join(header)})", path=rel,
+                            line=1, hint=f"name the columns in a header ({', '.join(dict.fromkeys(headers.values()))})"
+                                         ", or give --columns for a file without one")
+        first = 1
+    for row in reader:
+        number = reader.line_num
+        if number == first or not any(cell.strip() for cell in row):
+            continue
+        yield number, {c: cell for c, cell in zip(columns, row, strict=False) if c is not None}
+
+
+def _format_of(rel: str) -> str:
+    name = rel.casefold().removesuffix(".gz")
+    return "csv" if name.endswith(".csv") else "jsonl" if name.endswith((".jsonl", ".ndjson")) else "tsv"
+
+
+def _field(header: str, headers: Mapping[str, str] = HEADERS) -> str | None:
+    return headers.get(header.strip().casefold().replace(" ", "_").replace("-", "_"))
+
+
+def _known(column: str, headers: Mapping[str, str] = HEADERS) -> str:
+    found = _field(column, headers)
+    if found is None:
+        raise UsageError(f"unknown column {column!r}",
+                         hint=f"columns are {', '.join(dict.fromkeys(headers.values()))}, or - to skip one")
+    return found
+
+
+def check_rows(rows: Iterator[tuple[int, dict[str, Any]]], rel: str, options: ImportOptions, *,
+               default_confidence: float, episode_exists: Callable[[str], bool],
+               progress: Progress | None = None) -> tuple[list[Row], list[BiocortexError], int]:
+    """Every row validated: (rows, problems, rows read)."""
+    predicates = {k.casefold(): normalize_predicate(v) for k, v in options.predicates.items()}
+    base_quals = normalize_qualifiers(options.qualifiers)
+    dataset = parse_source(options.dataset) if options.dataset else None
+    if dataset is not None and dataset.kind != "dataset":
+        raise UsageError(f"--dataset {options.dataset!r} is not dataset:NAME[@VERSION]")
+    conf_default = check_confidence(options.confidence) if options.confidence is not None else default_confidence
+    prefix = options.source_prefix.rstrip(":") + ":" if options.source_prefix else None
+    out: list[Row] = []
+    problems: list[BiocortexError] = []
+    seen = 0
+    for number, values in rows:
+        seen += 1
+        try:
+            subject = clean_text(_text(values.get("subject")), "subject")
+            obj = clean_text(_text(values.get("object")), "object")
+            raw_pred = clean_text(_text(values.get("predicate")), "predicate")
+            pred = predicates.get(raw_pred.casefold()) or normalize_predicate(raw_pred)
+            conf = values.get("confidence")
+            confidence = check_confidence(conf) if conf not in (None, "") else conf_default
+            quals = {**base_quals, **normalize_qualifiers({k: _text(values.get(k)) or None for k in QUALIFIERS})}
+            sources = [dataset] if dataset is not None else []
+            for raw in _sources(values.get("source")):
+                text = f"{prefix}{raw}" if prefix and raw.isdigit() else raw
+                sources.append(parse_source(text, episode_exists=episode_exists))
+            out.append(Row(number, subject, pred, obj, tuple(sources), confidence,
+                           {k: quals[k] for k in QUALIFIERS if k in quals}))
+        except BiocortexError as exc:
+            problems.append(DataError(exc.message, path=rel, line=number, hint=exc.hint))
+        if progress is not None and seen % 1000 == 0:
+            progress("check", seen, 0)
+    return out, problems, seen
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise UsageError(f"expected text, not {value!r}")
+    return str(value)
+
+
+def _sources(value: Any) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, list):
+        return [_text(v).strip() for v in value if _text(v).strip()]
+    return [s for s in SEPARATORS.split(_text(value).strip()) if s]
+
+
+# --- writing ------------------------------------------------------------------------------
+
+
+def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOptions | None = None,
+                 rel: str | None = None, text: str | None = None, progress: Progress | None = None) -> ImportReport:
+    """Import a file of facts in one commit, or nothing when any row is bad (``problems``)."""
+    from biocortex_cli.facts.index import open_facts
+    from biocortex_cli.store.episodes import existing_ids
+
+    opts = options or ImportOptions()
+    shown = rel or str(path)
+    started = time.perf_counter()
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DataError(f"cannot read the file: {exc}", path=shown) from None
+    episodes = set(existing_ids(vault))
+    rows, problems, seen = check_rows(read_rows(text, shown, opts), shown, opts,
+                                      default_confidence=vault.config.facts.default_confidence,
+                                      episode_exists=episodes.__contains__, progress=progress)
+    if problems or not rows:
+        if not rows and not problems:
+            problems = [DataError("no facts in the file", path=shown, hint="one fact a row, after a header")]
+        return ImportReport(shown, seen, problems=problems, seconds=time.perf_counter() - started)
+    rules = FactRules.from_config(vault)
+    author_text = str(author)
+    now = iso_utc(dt.datetime.now(dt.timezone.utc))
+    conn, source, _problems = open_facts(vault)
+    try:
+        aliases = _alias_map(conn)
+        resolved: dict[str, str] = {}
+
+        def resolve(name: str, quals: Mapping[str, str]) -> str:
+            if name not in resolved:
+                from biocortex_cli.bio.entities import normalize_entity
+
+                found = aliases.get(name.casefold()) or aliases.get(normalize_entity(name).casefold())
+                resolved[name] = found or normalize_entity(name)
+            found = resolved[name]
+            if quals.get("taxon") and found != name and name_key(found) == name_key(name):
+                return name  # a qualified fact keeps its own case (facts/notes.py resolve_name)
+            return found
+
+        # one record per statement: rows restating one merge their evidence
+        records: dict[str, dict[str, Any]] = {}
+        for row in rows:
+            s, o = resolve(row.subject, row.qualifiers), resolve(row.object, row.qualifiers)
+            rel_path = fact_rel(s, row.predicate, o, row.qualifiers)
+            items = evidence_from(row.sources, row.confidence, author_text, now)
+            record = records.get(rel_path)
+            if record is None:
+                record = {"id": fact_id(s, row.predicate, o, row.qualifiers), "type": "fact", "created": now,
+                          "author": author_text, "subject": s, "predicate": row.predicate, "object": o}
+                if row.qualifiers:
+                    record["qualifiers"] = dict(row.qualifiers)
+                record.update({"confidence": 0.0, "source": [], "status": "current", "evidence": []})
+                records[rel_path] = record
+            record.update(evidence_updates(merge_evidence(record["evidence"], items)))
+        names = {n for r in records.values() for n in (r["subject"], r["object"])}
+        subjects = {name_key(r["subject"]) for r in records.values()}
+        nearby = source.touching(subjects) if len(subjects) < 50_000 else []
+    finally:
+        conn.close()
+    kinds = {"subject": opts.kinds.get("subject"), "object": opts.kinds.get("object")}
+    created = merged = reopened = entities = 0
+    episode_exists = episodes.__contains__
+    total = len(records)
+    message = f"fact: import {total} facts — {Path(shown).name} ({seen} rows)"
+    with vault.transaction(message, author) as txn:
+        links: dict[str, str] = {}
+        notes_made: set[str] = set()
+        ends: dict[str, set[str]] = {}
+        taxa: dict[str, set[str | None]] = {}
+        for record in records.values():
+            for end in ("subject", "object"):
+                ends.setdefault(record[end], set()).add(end)
+                taxa.setdefault(record[end], set()).add((record.get("qualifiers") or {}).get("taxon"))
+        planned: list[tuple[str, str, Any]] = []  # (rel, text, parsed note) of the new notes
+        for name in sorted(names):
+            if name.casefold() in aliases:
+                continue
+            note = entity_notes.note_rel(vault.root, name)
+            links[name] = note
+            if note.casefold() in notes_made or (vault.root / note).exists():
+                continue
+            kind = next((kinds[end] for end in ("subject", "object") if kinds[end] and end in ends[name]), None)
+            taxon = next(iter(taxa[name])) if len(taxa[name]) == 1 else None
+            meta, body = entity_notes.entity_note(name, now, author_text, kind=kind, taxon=taxon)
+            planned.append((note, *rendered_note(note, dict(meta), body)))
+            notes_made.add(note.casefold())
+            entities += 1
+        existing: list[tuple[str, dict[str, Any]]] = []
+        for rel_path, record in records.items():
+            if (vault.root / rel_path).exists():
+                existing.append((rel_path, record))
+            else:
+                body = fact_body(vault, record, links=links, episode_exists=episode_exists)
+                planned.append((rel_path, *rendered_note(rel_path, record, body)))
+                created += 1
+        if len(planned) >= PACK_AFTER_FILES:  # one pack for the new notes, not a loose file each
+            git.preload(vault.git_root, [text.encode("utf-8") for _rel, text, _note in planned])
+        for done, (rel_path, text, parsed) in enumerate(planned, 1):
+            txn.write(rel_path, text, batch=True, parsed=parsed)
+            if progress is not None and done % 1000 == 0:
+                progress("write", done, total)
+        for rel_path, record in existing:
+            reopened += _merge_into(txn, rel_path, record, opts.reopen, now, author_text)
+            merged += 1
+        if progress is not None:
+            progress("commit", total, total)
+        txn.message = message.replace(f"({seen} rows)", f"({seen} rows: {created} new, {merged} merged)") + \
+            "\n\n" + "\n".join(f"- {r['id']}" for r in list(records.values())[:200]) + \
+            (f"\n- … and {total - 200} more" if total > 200 else "")
+    conflicts = _conflicts(records, nearby, rules)
+    return ImportReport(shown, seen, facts=total, created=created, merged=merged, reopened=reopened,
+                        entities=entities, conflicts=conflicts, seconds=time.perf_counter() - started,
+                        commit=vault.head())
+
+
+def _alias_map(conn: Any) -> dict[str, str]:
+    """alias key -> entity name, for every entity note (its own name wins, as in resolve)."""
+    out: dict[str, str] = {}
+    for key, name in conn.execute("SELECT alias_key, name FROM entity_aliases ORDER BY alias_key, "
+                                  "lower(name) != alias_key, rel"):
+        out.setdefault(str(key), str(name))
+    return out
+
+
+def _merge_into(txn: Any, rel: str, record: dict[str, Any], reopen: bool, now: str, author: str) -> int:
+    """Merge a statement the vault holds already (a round-trip edit); 1 when it was reopened."""
+    note = read_note(txn.vault.root / rel, rel)
+    existing = fact_from_note(note)
+    if (name_key(existing.subject), existing.predicate, name_key(existing.object), existing.qualifiers) != (
+            name_key(record["subject"]), record["predicate"], name_key(record["object"]),
+            record.get("qualifiers") or {}):
+        raise DataError(f"{rel} holds another triple ({existing.sentence()}); nothing was imported",
+                        path=rel, line=note.line_of("subject"),
+                        hint="the file was edited by hand: restore its subject/predicate/object")
+    updates: dict[str, Any] = {}
+    again = 0
+    if existing.status != "current":
+        if not reopen:
+            raise DataError(f"{_closed_message(existing)}; nothing was imported", path=rel,
+                            line=note.line_of("status"),
+                            hint="add --reopen to make such facts current again, or take the row out")
+        updates.update(status="current", reopened={"by": author, "at": now})
+        again = 1
+    updates.update(evidence_updates(merge_evidence(note.meta.get("evidence") or [], record["evidence"])))
+    updates["updated"] = now
+    _rewrite(txn, rel, {**note.meta, **updates}, updates)
+    return again
+
+
+def _conflicts(records: Mapping[str, dict[str, Any]], nearby: list[Fact], rules: FactRules) -> list[tuple[str, str]]:
+    """Pairs of current facts that contradict each other, among the file's and the vault's facts of
+    the same subjects: grouped by statement ends first, so a hub of thousands stays linear."""
+    groups: dict[tuple[Any, ...], dict[str, Fact]] = {}
+    for fact in [*(Fact(r, p) for p, r in records.items()), *nearby]:
+        quals = tuple(sorted(fact.qualifiers.items()))
+        s = name_key(fact.subject)
+        groups.setdefault(("ends", s, name_key(fact.object), quals), {})[fact.id] = fact
+        if fact.predicate in rules.single_valued:
+            groups.setdefault(("one", s, fact.predicate, quals), {})[fact.id] = fact
+    out: set[tuple[str, str]] = set()
+    for group in groups.values():
+        members = sorted(group.values(), key=lambda f: f.id)
+        for i, a in enumerate(members):
+            for b in members[i + 1:]:
+                if rules.conflicts(a, b):
+                    out.add((a.id, b.id))
+    return sorted(out)
