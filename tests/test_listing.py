@@ -51,6 +51,11 @@ def listed_vault(vault: Path, cli: Cli) -> Path:
     (folder / "deep" / "hand-deep.md").write_text("---\nid: hand-deep\ntype: episode\ncreated: 2026-04-03 10:00:00\n"
                                                   "task: Placed one folder deeper by hand\ntools: [MAGeCK]\n"
                                                   "success: true\n---\n")
+    # the same note copied by hand into a second folder: equal (created, id), listed by path
+    twin = "---\nid: hand-twin\ntype: episode\ncreated: 2026-04-04T10:00:00Z\ntask: Copied into two folders\n---\n"
+    for sub in ("extra", "deep"):
+        (folder / sub).mkdir(exist_ok=True)
+        (folder / sub / "hand-twin.md").write_text(twin)
     archived = vault / "archive" / "episodes" / "2026" / "01"
     archived.mkdir(parents=True)
     (archived / "gone.md").write_text("---\nid: gone\ntype: episode\ncreated: 2026-01-05T00:00:00Z\n"
@@ -86,6 +91,8 @@ def test_the_index_lists_what_parsing_the_notes_lists(listed_vault: Path) -> Non
     ids = [e["id"] for e in everything]
     assert "hand-quality" in ids and "hand-deep" in ids and "gone" not in ids
     assert ids.index("zz-same-time") < ids.index("aa-same-time")  # same time: by id, descending
+    twins = [e["path"] for e in everything if e["id"] == "hand-twin"]
+    assert twins == ["episodes/2026/04/deep/hand-twin.md", "episodes/2026/04/extra/hand-twin.md"]
     assert len(problems) == 1 and "hand-broken.md" in problems[0]
 
 
@@ -126,7 +133,7 @@ def test_log_reads_new_episodes_from_the_index(listed_vault: Path, cli: Cli) -> 
     by_notes = digest(v, None, limit=None, from_index=False)
     r = cli("log", "--since", "1y", "--json")
     assert r.code == 0 and r.json() == json.loads(json.dumps(by_notes.as_json()))
-    assert len(by_notes.episodes) == len(RECORDS) + 3
+    assert len(by_notes.episodes) == len(RECORDS) + 5  # + hand-quality, hand-broken, hand-deep, two hand-twins
     assert cli("log", "--since", "1y").out == digest_text(digest(v, None, limit=20, from_index=False))
     edited = listed_vault / parsing.find_episode(v, "zz-same-time").path
     edited.write_text(edited.read_text().replace("too late", "edited, not committed"))

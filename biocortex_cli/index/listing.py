@@ -26,7 +26,10 @@ if TYPE_CHECKING:
     from biocortex_cli.store.episodes import Episode, EpisodeFilter
     from biocortex_cli.store.vault import Vault
 
-_ORDER = " ORDER BY r.created DESC, r.id DESC, d.rel"  # (created, id) newest first, ties by path
+# (created, id) newest first, as ``records_order`` hands them (so ``--limit 5`` reads five rows);
+# ties by path are sorted here, within each run of equal (created, id): adding ``d.rel`` to the
+# ORDER BY would make SQLite sort every row first (0.5 s at 100k)
+_ORDER = " ORDER BY r.created DESC, r.id DESC"
 
 
 def fresh_index(vault: Vault) -> sqlite3.Connection:
@@ -75,13 +78,26 @@ def _listed(conn: sqlite3.Connection, filt: EpisodeFilter) -> Iterator[Episode]:
         sql += " AND d.created >= ?"
         params.append(floor)
     shown = 0
-    for created, blob, rel, utc in conn.execute(sql + _ORDER, params):
+    for created, blob, rel, utc in _ties_by_path(conn.execute("SELECT r.id," + sql[len("SELECT"):] + _ORDER, params)):
         if filt.limit is not None and shown >= filt.limit:
             return
         if utc == floor and filt.since is not None and parse_created(created) < filt.since:
             continue
         shown += 1
         yield Episode(record=store.unpack_record(blob), path=rel)
+
+
+def _ties_by_path(rows: Iterable[tuple[str, str, bytes, str, str]]) -> Iterator[tuple[str, bytes, str, str]]:
+    """(created, record, rel, utc) of ``rows`` — (id, created, record, rel, utc), ordered by
+    (created, id) — with each run of equal (created, id) ordered by rel: lazily, so a listing
+    that stops after five reads about five rows."""
+    run: list[tuple[str, str, bytes, str, str]] = []
+    for row in rows:
+        if run and (row[1], row[0]) != (run[0][1], run[0][0]):
+            yield from (r[1:] for r in sorted(run, key=lambda r: r[3]))
+            run = []
+        run.append(row)
+    yield from (r[1:] for r in sorted(run, key=lambda r: r[3]))
 
 
 def indexed_path(vault: Vault, ident: str) -> str | None:
