@@ -444,10 +444,27 @@ def _read_all(root: Path, todo: list[str], files: dict[str, tuple[int, int]],
     if len(todo) < PARALLEL_MIN or workers < 2:
         yield from map(_read_chunk, chunks)
         return
+    with worker_pool(workers) as pool:
+        yield from pool.imap(_read_chunk, chunks)
+
+
+def worker_pool(workers: int) -> Any:
+    """A ``multiprocessing.Pool`` whose workers take the default action for SIGTERM and ignore
+    SIGINT. Forked workers would otherwise inherit the command's handlers (cli/errors.py), which
+    turn SIGTERM into an exception: the pool's own shutdown (``terminate`` sends SIGTERM) then
+    raised it inside a worker, at times while the worker held the task queue's lock, printing a
+    traceback or leaving the pool hung. Ctrl-C reaches the parent, which rolls back and ends the
+    pool."""
     import multiprocessing
 
-    with multiprocessing.Pool(workers) as pool:
-        yield from pool.imap(_read_chunk, chunks)
+    return multiprocessing.Pool(workers, initializer=_worker_signals)
+
+
+def _worker_signals() -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextlib.contextmanager
