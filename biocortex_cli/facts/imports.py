@@ -60,8 +60,8 @@ from biocortex_cli.facts.notes import (
     fact_body,
     merge_evidence,
 )
-from biocortex_cli.store import entity_notes, git
-from biocortex_cli.store.git import PACK_AFTER_FILES, Author
+from biocortex_cli.store import entity_notes
+from biocortex_cli.store.git import Author
 from biocortex_cli.store.notes import iso_utc, read_note, rendered_note
 from biocortex_cli.store.vault import Vault
 
@@ -348,12 +348,7 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
                 body = fact_body(vault, record, links=links, episode_exists=episode_exists)
                 planned.append((rel_path, *rendered_note(rel_path, record, body)))
                 created += 1
-        if len(planned) >= PACK_AFTER_FILES:  # one pack for the new notes, not a loose file each
-            git.preload(vault.git_root, [text.encode("utf-8") for _rel, text, _note in planned])
-        for done, (rel_path, text, parsed) in enumerate(planned, 1):
-            txn.write(rel_path, text, batch=True, parsed=parsed)
-            if progress is not None and done % 1000 == 0:
-                progress("write", done, total)
+        txn.write_many(planned, progress=None if progress is None else lambda done: progress("write", done, total))
         for rel_path, record in existing:
             reopened += _merge_into(txn, rel_path, record, opts.reopen, now, author_text)
             merged += 1

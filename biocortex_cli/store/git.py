@@ -312,9 +312,11 @@ def commit(root: Path, paths: Sequence[str], message: str, author: Author) -> No
     clear_stale_locks(root)
     ident = {"GIT_AUTHOR_NAME": author.name, "GIT_AUTHOR_EMAIL": author.email,
              "GIT_COMMITTER_NAME": author.name, "GIT_COMMITTER_EMAIL": author.email}
-    # Pathspecs come from a file so thousands of paths never hit the argv limit.
+    # Paths come on stdin so thousands never hit the argv limit. update-index takes each as the
+    # literal path it is (added, changed, or removed when it is gone); `git add -A` matches
+    # thousands of pathspecs against every file, 3.5-4.7 s for 10,000 notes against 0.3 s here.
     spec = "\0".join(paths)
-    run_stdin(root, ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], spec, ident)
+    run_stdin(root, ["update-index", "--add", "--remove", "-z", "--stdin"], spec + "\0", ident)
     sign = signing(root)
     if _commit_staged(root, paths, message, ident, sign):
         return
