@@ -341,8 +341,9 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
             notes_made.add(note.casefold())
             entities += 1
         existing: list[tuple[str, dict[str, Any]]] = []
+        held = _files_in(vault.root, {rel.rpartition("/")[0] for rel in records})
         for rel_path, record in records.items():
-            if (vault.root / rel_path).exists():
+            if rel_path in held:
                 existing.append((rel_path, record))
             else:
                 body = fact_body(vault, record, links=links, episode_exists=episode_exists)
@@ -361,6 +362,21 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
     return ImportReport(shown, seen, facts=total, created=created, merged=merged, reopened=reopened,
                         entities=entities, conflicts=conflicts, seconds=time.perf_counter() - started,
                         commit=vault.head())
+
+
+def _files_in(root: Path, folders: set[str]) -> set[str]:
+    """The paths (relative to ``root``) of what ``folders`` hold: one listing a folder, not a
+    stat a fact."""
+    import os
+
+    held: set[str] = set()
+    for folder in folders:
+        try:
+            with os.scandir(root / folder) as entries:
+                held.update(f"{folder}/{e.name}" for e in entries)
+        except OSError:
+            continue
+    return held
 
 
 def _alias_map(conn: Any) -> dict[str, str]:

@@ -361,11 +361,15 @@ def _write_episodes(txn: Transaction, episodes: list[Episode], author: Author, b
     """The episode notes, then the entity notes they link to that are missing (one per name
     ignoring case: links point to the note that exists, e.g. [[Tox|TOX]])."""
     rels = entity_notes.entity_rels(txn.vault.root, [n for ep in episodes for n in ep.strings("entities")])
-    for ep in episodes:
-        txn.write(ep.path, render_episode(ep, rels), batch=batch)
     created = iso_utc(dt.datetime.now(dt.timezone.utc))
-    for rel, name in entity_notes.missing_entity_notes(txn.vault.root, rels).items():
-        txn.write(rel, entity_notes.render_entity_note(name, created, str(author)), batch=batch)
+    notes = [(ep.path, render_episode(ep, rels)) for ep in episodes]
+    notes += [(rel, entity_notes.render_entity_note(name, created, str(author)))
+              for rel, name in entity_notes.missing_entity_notes(txn.vault.root, rels).items()]
+    if batch:
+        txn.write_many((rel, text, None) for rel, text in notes)
+        return
+    for rel, text in notes:
+        txn.write(rel, text)
 
 
 def _scrubbed(vault: Vault, data: Any) -> Any:

@@ -69,16 +69,17 @@ def atomic_write(path: Path, data: str | bytes, *, fsync: bool = True) -> None:
         raise
 
 
-def write_fresh(path: Path, raw: bytes, tag: str) -> None:
+def write_fresh(path: str, raw: bytes, tag: str) -> None:
     """:func:`atomic_write` of a file that does not exist yet, for a batch of thousands (no fsync:
     the batch syncs once): its folder exists, and the batch names the temporary file with its own
     ``tag`` (8 letters or digits) instead of drawing a name per file. The file gets the mode the
     user's umask gives a new one, as :func:`atomic_write` gives it."""
-    tmp = f"{path.parent}/.{path.name}.{tag}.tmp"
+    folder, _sep, name = path.rpartition("/")
+    tmp = f"{folder}/.{name}.{tag}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
     except FileExistsError:  # a temporary file of that name was left behind: draw a fresh name
-        atomic_write(path, raw, fsync=False)
+        atomic_write(Path(path), raw, fsync=False)
         return
     try:
         view = memoryview(raw)

@@ -401,6 +401,18 @@ def loose_estimate(root: Path) -> int:
         return 0
 
 
+def _loose_ids(objects: Path) -> list[str]:
+    """The ids of the loose objects under ``objects``: 256 folder listings, no process."""
+    found: list[str] = []
+    for fan in range(256):
+        try:
+            with os.scandir(objects / f"{fan:02x}") as entries:
+                found.extend(f"{fan:02x}{e.name}" for e in entries if len(e.name) == 38)
+        except OSError:
+            continue
+    return found
+
+
 def maintain(root: Path, written: int) -> bool:
     """Keep history packed after a commit of ``written`` files (issue 15: one loose object per
     file, tree and commit otherwise piles up to ~50 KB of history per fact). A large write packs
@@ -420,9 +432,19 @@ def maintain(root: Path, written: int) -> bool:
     import subprocess
 
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    for args in (["repack", "-d", "-q"], ["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"]):
+    steps: list[tuple[list[str], str | None]] = [(["repack", "-d", "-q"], None)]
+    if estimate < left + LOOSE_LIMIT:
+        # a large write with few loose objects (its blobs were packed first: preload): pack the
+        # loose objects as listed, not as `repack -d` finds them by walking all of history
+        objects = _objects_dir(root)
+        steps = [(["pack-objects", "--incremental", "-q", str(objects / "pack" / "pack")],
+                  "".join(f"{name}\n" for name in _loose_ids(objects))),
+                 (["prune-packed", "-q"], None)]
+    steps.append((["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"], None))
+    for args, stdin in steps:
         try:
-            subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False, env=env, timeout=600)
+            subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True, check=False, env=env,
+                           timeout=600, text=True)
         except (OSError, subprocess.TimeoutExpired):
             return False
     try:

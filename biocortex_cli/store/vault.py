@@ -162,7 +162,7 @@ class Transaction:
         :meth:`write`'s own path. ``progress(done)`` every 1,000 files. Returns how many."""
         import secrets as random_names  # not store/secrets.py: the standard library's
 
-        ready: list[tuple[str, Path, bytes, bool]] = []  # (rel, path, bytes, new)
+        ready: list[tuple[str, str, bytes, bool]] = []  # (rel, path, bytes, new)
         listed: dict[str, tuple[Path, set[str]]] = {}
         for rel, text, parsed in notes:
             folder, _sep, name = rel.rpartition("/")
@@ -171,7 +171,7 @@ class Transaction:
                 listed[folder] = (base, _names_in(base))
             base, names = listed[folder]
             new = name not in names and name not in ("", ".", "..") and "\0" not in name and rel not in self._before
-            path = base / name if new else self.vault.path(rel)
+            path = f"{base}/{name}" if new else str(self.vault.path(rel))
             names.add(name)  # the same file twice: the second write replaces the first
             ready.append((rel, path, self._guard(rel, text, parsed).encode("utf-8"), new))
         fresh = [(rel, path, raw) for rel, path, raw, new in ready if new]
@@ -182,19 +182,27 @@ class Transaction:
                                      for rel, _path, raw in fresh))
         for base, _names in listed.values():
             base.mkdir(parents=True, exist_ok=True)
+        packer = None
+        if len(fresh) >= git.PACK_AFTER_FILES:  # one pack for the new files, not a loose object each,
+            import threading  # made by git while this thread writes the files
+
+            packer = threading.Thread(target=git.preload, args=(self.vault.git_root, [f[2] for f in fresh]))
+            packer.start()
         tag = random_names.token_hex(4)
-        for done, (rel, path, raw, new) in enumerate(ready, 1):
-            if new:
-                files.write_fresh(path, raw, tag)
-            else:
-                self._remember(rel, path, raw)
-                files.atomic_write(path, raw, fsync=False)
-            self.paths.add(rel)
-            if progress is not None and done % 1000 == 0:
-                progress(done)
-        self.unsynced |= bool(ready)
-        if len(fresh) >= git.PACK_AFTER_FILES:  # one pack for the new files, not a loose object each
-            git.preload(self.vault.git_root, [raw for _rel, _path, raw in fresh])
+        try:
+            for done, (rel, path, raw, new) in enumerate(ready, 1):
+                if new:
+                    files.write_fresh(path, raw, tag)
+                else:
+                    self._remember(rel, Path(path), raw)
+                    files.atomic_write(Path(path), raw, fsync=False)
+                self.paths.add(rel)
+                if progress is not None and done % 1000 == 0:
+                    progress(done)
+        finally:
+            self.unsynced |= bool(ready)
+            if packer is not None:
+                packer.join()
         return len(ready)
 
     def append(self, rel: str, line: str) -> Path:
