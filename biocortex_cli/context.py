@@ -13,7 +13,8 @@ unused. So a share one part leaves unused flows to the other.
 
 The whole context is counted once more, exactly, with the vault's encoding; if joining the
 sections ever made it exceed the budget, the parts are rebuilt for a budget smaller by the
-excess. ``tokens <= budget`` always holds, or a :class:`UsageError` says that nothing fits.
+excess. ``tokens <= budget`` always holds, or a :class:`BudgetTooSmall` (exit 2, code
+``budget_too_small``) says that nothing fits — as ``recall`` does.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from biocortex_cli.errors import BiocortexError, DataError, UsageError
+from biocortex_cli.errors import BiocortexError, BudgetTooSmall, DataError, UsageError
 from biocortex_cli.render.recall import WORKING_MEMORY, RecallPart
 from biocortex_cli.store.config import CONFIG_REL
 
@@ -100,7 +101,7 @@ def build_context(vault: Vault, query: str, *, budget: int | None = None, conver
 def _assemble(vault: Vault, query: str, budget: int, share: float, conv: Conversation | None,
               counter: TokenCounter, conv_path: str) -> ContextResult:
     if budget < 1:
-        raise UsageError("the budget is too small for any section", hint="raise --budget")
+        raise BudgetTooSmall("the budget is too small for any section", hint="raise --budget")
     sep = counter.count(SEPARATOR)
     full = working_memory_text(conv.text, changed=False) if conv is not None else ""
     need_conv = counter.count(full) + sep if conv is not None else 0
@@ -122,8 +123,8 @@ def _assemble(vault: Vault, query: str, budget: int, share: float, conv: Convers
     context = SEPARATOR.join(p.text for p in parts)
     reason = recall.reason if recall is not None else "no tokens left for recall"
     if not parts and recall is not None and recall.dropped.get("over_budget"):
-        raise UsageError(f"the budget of {budget} tokens is too small for any section: {recall.reason}",
-                         hint="raise --budget (or context.budget in the config)")
+        raise BudgetTooSmall(f"the budget of {budget} tokens is too small for any section: {recall.reason}",
+                             hint="raise --budget (or context.budget in the config)")
     commit = recall.vault_commit if recall is not None else None
     return ContextResult(query, commit, budget, counter.count(context), counter.encoding, tuple(parts), context, reason,
                          recall_id=recall.recall_id if recall is not None else None,
@@ -133,7 +134,8 @@ def _assemble(vault: Vault, query: str, budget: int, share: float, conv: Convers
 def _recall(vault: Vault, query: str, budget: int, lessons_share: float) -> RecallResult:
     from biocortex_cli.recall.service import options_from_config, recall_vault
 
-    return recall_vault(vault, options_from_config(vault, query, budget=budget, lessons_share=lessons_share), log=False)
+    return recall_vault(vault, options_from_config(vault, query, budget=budget, lessons_share=lessons_share), log=False,
+                        require_fit=False)
 
 
 def _working_memory(conv: Conversation, room: int, counter: TokenCounter, path: str) -> RecallPart:
@@ -152,8 +154,8 @@ def _working_memory(conv: Conversation, room: int, counter: TokenCounter, path: 
                 raise BiocortexError(f"no room left for it ({room} tokens)", path=path)
             done = compress(conv, budget=Budget(target, "context"), counter=counter, path=path)
         except BiocortexError as exc:
-            raise UsageError(f"the conversation does not fit its share of the budget: {exc.message}", path=path,
-                             hint="raise --budget, or context.conversation_share in the config") from None
+            raise BudgetTooSmall(f"the conversation does not fit its share of the budget: {exc.message}", path=path,
+                                 hint="raise --budget, or context.conversation_share in the config") from None
         text = working_memory_text(done.output, changed=done.changed)
         tokens = counter.count(text)
         if tokens <= room:

@@ -1,4 +1,4 @@
-"""Token counting that never touches the network (SPEC: "no run-time network access, ever").
+"""Token counting that never touches the network (README: "no network"; nothing is ever downloaded at run time).
 
 Where the encoding comes from
 -----------------------------

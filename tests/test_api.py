@@ -99,7 +99,7 @@ def test_unknown_fields_are_kept_and_warned_about_naming_the_likely_one(vault: P
     assert ("biocortex: warning: <stdin>: the episode has the field 'lesons', which biocortex does not know: "
             "kept in the note, not searched; did you mean 'lessons'?") in r.err
     assert "the field 'organism', which biocortex does not know: kept in the note, not searched\n" in r.err
-    assert cli("episode", "show", r.out.strip(), "--json").json()["organism"] == "zebrafish"  # SPEC §4: kept
+    assert cli("episode", "show", r.out.strip(), "--json").json()["organism"] == "zebrafish"  # kept (vault-format.md)
     lines = "".join(json.dumps({"task": f"{TASK} {i}", "organism": "zebrafish", "sucess": True}) + "\n"
                     for i in range(3))
     r = cli("episode", "import", "-", stdin=lines)

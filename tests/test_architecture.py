@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "biocortex_cli"
 #: from ``facts.*``); never from a higher layer, nor from another package of its own layer.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("errors", ("biocortex_cli", "errors")),  # the package's version; BiocortexError and its kinds
-    ("foundation", ("tokens", "bio", "dates")),  # token counting; bio entities, the tokenizer; dates
+    ("foundation", ("tokens", "bio", "dates", "progress")),  # tokens; bio entities, tokenizer; dates; progress
     ("store", ("store",)),  # the vault: files, git, notes, config, the walker, episodes, entity notes
     ("render", ("render",)),  # text of values: what the index caches and what people read
     ("index", ("index",)),  # the sidecar index (episodes, feedback utilities, query weights)
@@ -170,7 +170,7 @@ def test_interface_libraries_stay_in_their_face(library: str, allowed: tuple[str
 
 
 def test_nothing_below_the_faces_writes_to_stdout() -> None:
-    """stdout carries only what was asked for (SPEC §7): warnings go to stderr."""
+    """stdout carries only what was asked for (docs/json.md, "Streams"): warnings go to stderr."""
     wrong = []
     for module, path in MODULES.items():
         if _RANK[_package(module)] >= _RANK["mcp_server"]:

@@ -81,6 +81,7 @@ def test_no_conversation_is_recall_only(filled: Path, cli: Cli) -> None:
 def test_budget_too_small_for_any_section_is_a_clear_error(filled: Path, cli: Cli, tmp_path: Path) -> None:
     r = cli("context", QUERY, "--budget", "20")
     assert r.code == 2 and "too small for any section" in r.err and "hint: raise --budget" in r.err
+    assert cli("context", QUERY, "--budget", "20", "--json").err_json()["error"]["code"] == "budget_too_small"
     r = cli("context", QUERY, "--conversation", _chat(tmp_path / "c.json"), "--budget", "30", "--json")
     assert r.code == 2 and "does not fit its share" in r.err_json()["error"]["message"]
     assert cli("context", QUERY, "--budget", "0").code == 2

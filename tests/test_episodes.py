@@ -91,7 +91,7 @@ def test_wrong_types_are_clear_errors(vault: Path, cli: Cli) -> None:
         assert word in err["message"] and err["hint"]
     assert cli("episode", "add", "--task", "t", "--quality", "high").code == 2
     assert cli("episode", "add", "--task", "t", "--quality", "1.5").code == 2
-    assert cli("episode", "add", "--plan", "no task").code == 1
+    assert cli("episode", "add", "--plan", "no task").code == 2  # a usage error (issue 17): --task is missing
 
 
 def test_import_is_one_commit_and_all_or_nothing(vault: Path, cli: Cli, tmp_path: Path) -> None:

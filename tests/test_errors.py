@@ -1,4 +1,4 @@
-"""Exit codes and streams (SPEC §7): every code has a test."""
+"""Exit codes, error codes and streams (docs/json.md, "Exit codes and errors"): every code has a test."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ def test_exit_1_not_found_with_json_error(vault: Path, cli: Cli) -> None:
     r = cli("episode", "show", "missing", "--json")
     assert r.code == 1 and r.out == ""
     err = r.err_json()["error"]
-    assert set(err) == {"message", "path", "line", "hint"} and err["hint"]
+    assert set(err) == {"code", "message", "path", "line", "hint"} and err["hint"]
+    assert err["code"] == "not_found"
 
 
 def test_exit_2_usage(vault: Path, cli: Cli) -> None:
@@ -66,3 +67,61 @@ def _wait_until_reading_stdin(pid: int) -> None:
     deadline = time.monotonic() + 60  # a hang guard, not a time limit
     while "pipe_read" not in wchan.read_text() and time.monotonic() < deadline:
         time.sleep(0.01)
+
+
+def test_error_codes_name_what_an_agent_can_act_on(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    from biocortex_cli.errors import CODES
+
+    def code(*args: str) -> tuple[int, str]:
+        r = cli(*args, "--json")
+        assert r.out == "", r.out
+        err = r.err_json()["error"]
+        assert err["code"] in CODES and CODES[err["code"]] in (r.code, 130)
+        return r.code, err["code"]
+
+    assert code("--vault", str(tmp_path / "nowhere"), "episode", "list") == (1, "not_a_vault")
+    assert code("episode", "show", "missing") == (1, "not_found")
+    assert code("episode", "list", "--limit", "-3") == (2, "usage")
+    (tmp_path / "bad.json").write_text("{not json")
+    assert code("episode", "add", "--from-json", str(tmp_path / "bad.json")) == (1, "bad_data")
+    assert code("sync") == (1, "failed")  # no remote
+
+
+def test_missing_task_is_a_usage_error(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    r = cli("episode", "add", "--json")
+    assert r.code == 2 and r.out == "" and r.err_json()["error"]["code"] == "usage"
+    assert "--task" in r.err_json()["error"]["message"]
+    (tmp_path / "e.json").write_text('{"plan": "no task here"}')
+    r = cli("episode", "add", "--from-json", str(tmp_path / "e.json"))
+    assert r.code == 1 and "task is required" in r.err  # given as data: bad data
+
+
+def test_no_arguments_prints_help_and_exits_0(cli: Cli) -> None:
+    r = cli()
+    assert r.code == 0 and r.err == ""
+    assert r.out.startswith("Usage: biocortex") and "recall" in r.out
+    r = cli("episode")  # a group without its command: its help
+    assert r.code == 0 and "Usage: biocortex episode" in r.out and "list" in r.out
+
+
+def test_interrupted_with_json_says_so_in_the_error_form(capsys) -> None:  # type: ignore[no-untyped-def]
+    def stop() -> int:
+        raise KeyboardInterrupt
+
+    assert guarded(stop, as_json=True, debug=False) == 130
+    assert json.loads(capsys.readouterr().err)["error"]["code"] == "interrupted"
+    assert guarded(stop, as_json=False, debug=False) == 130
+    assert capsys.readouterr().err == "biocortex: interrupted\n"
+
+
+def test_the_one_table_of_exit_codes_lists_every_code() -> None:
+    """docs/json.md, "Exit codes and errors", names each code of errors.CODES with its exit."""
+    import re
+
+    from biocortex_cli.errors import CODES
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "json.md").read_text(encoding="utf-8")
+    table = text.split("## Exit codes and errors", 1)[1].split("\n\n", 3)[2]
+    rows = re.findall(r"^\| ([\d, ]+) \| `([a-z_]+)` \|", table, re.MULTILINE)
+    documented = {code: int(exits.split(",")[0]) for exits, code in rows}
+    assert documented == CODES

@@ -122,7 +122,7 @@ def test_eval_json_end_to_end(cli: Cli) -> None:
             assert {k: row[k] for k in expected} == pytest.approx(expected, abs=1e-4), (system["name"], qid)
         assert system["by_category"]["identifier"] == {k: v for k, v in system["per_query"]["q3"].items()
                                                        if k != "ranked"}
-    assert "biocortex eval: 12 documents, 5 judged queries" in r.err
+    assert "biocortex: eval: 12 documents, 5 judged queries" in r.err
 
 
 def test_eval_table(cli: Cli) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -136,6 +137,20 @@ def test_verify_exit_codes_and_transitive_hops(vault: Path, cli: Cli) -> None:
     assert chained.code == 0 and len(chained.json()["supporting"][0]) == 2
 
 
+def test_verify_tells_a_contradicted_claim_from_a_failed_command(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """Issue 17 item 6: a contradicted claim exited 1, as a missing vault does."""
+    add(cli, "KEAP1", "inhibits", "NFE2L2", "--source", "PMID:9887101")
+    contradicted = cli("fact", "verify", "KEAP1", "activates", "NFE2L2", "--json")
+    assert contradicted.code == 6 and contradicted.json()["verdict"] == "contradicted"
+    nowhere = cli("--vault", str(tmp_path / "no-vault"), "fact", "verify", "KEAP1", "activates", "NFE2L2", "--json")
+    assert nowhere.code == 1 and nowhere.out == ""
+    assert json.loads(nowhere.err)["error"]["code"] == "not_a_vault"
+    empty = cli("fact", "verify", "KEAP1", " ", "NFE2L2", "--json")
+    assert empty.code == 2 and json.loads(empty.err)["error"]["code"] == "usage"
+    assert {contradicted.code, nowhere.code, empty.code, cli("fact", "verify", "KEAP1", "binds", "TP53").code} == {
+        6, 1, 2, 4}
+
+
 def test_a_fact_citing_an_episode_links_to_it(vault: Path, cli: Cli) -> None:
     assert cli("episode", "add", "--task", "KEAP1 CRISPR screen", "--id", "screen-2026-03").code == 0
     r = cli("fact", "add", "CRISPR screen 2026-03", "hit", "KEAP1", "--source", "screen-2026-03", "--json")
@@ -227,7 +242,10 @@ def test_recall_adds_facts_about_the_questions_entities_within_the_budget(vault:
     assert "## Known facts about the entities in the question" in data["context"]
     assert "- KEAP1 inhibits NFE2L2 (PMID:9887101; confidence 0.95)" in data["context"]
     counter = get_counter("cl100k_base")
-    for budget in (60, 120, 200, 400, 2000):
+    tiny = cli("recall", "KEAP1 knockout and p53 in lung cancer", "--json", "--budget", "60")
+    assert tiny.code == 2 and tiny.out == ""  # nothing fits: an error, as in `context` (issue 17 item 7)
+    assert json.loads(tiny.err)["error"]["code"] == "budget_too_small"
+    for budget in (120, 200, 400, 2000):
         d = cli("recall", "KEAP1 knockout and p53 in lung cancer", "--json", "--budget", str(budget)).json()
         assert counter.count(d["context"]) == d["tokens"] <= budget, budget
         assert bool(d["facts"]) == ("Known facts" in d["context"])

@@ -1,4 +1,4 @@
-"""``biocortex mcp`` end to end, with the official MCP SDK's client over stdio (SPEC §9).
+"""``biocortex mcp`` end to end, with the official MCP SDK's client over stdio (docs/agents.md).
 
 The server is hand-written (biocortex_cli/mcp_server); these tests hold it to what the SDK's own
 client expects. tests/test_mcp_stdio.py writes raw bytes to it; tests/test_mcp_parity.py compares
@@ -102,8 +102,10 @@ def test_mcp_server_over_stdio(vault: Path, cli: Cli, tmp_path: Path) -> None:
 
     assert _error(missing)["message"] == "missing required argument query for recall"
     assert _error(wrong)["message"] == "top_k must be an integer, not str 'many'"
-    assert _error(invalid) == {"message": "top_k must be at least 1, not 0", "path": None, "line": None,
-                               "hint": "e.g. top_k 5"}  # the argument's name, not the CLI's --top-k
+    assert _error(missing)["code"] == _error(wrong)["code"] == "usage"  # the codes of the --json error form
+    assert _error(unknown)["code"] == "not_found"
+    assert _error(invalid) == {"code": "usage", "message": "top_k must be at least 1, not 0", "path": None,
+                               "line": None, "hint": "e.g. top_k 5"}  # the argument's name, not the CLI's --top-k
     assert not after[0] and after[2]["matched"] == ["MDM2"]
 
 

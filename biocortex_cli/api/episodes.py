@@ -77,8 +77,12 @@ def episode_add(vault: Vault, *, author: Author, record: Mapping[str, Any] | Non
     """Record one episode: the fields of ``record`` (an episode object, e.g. from ``--from-json``;
     ``where`` names it in messages), overridden by the fields given as arguments (not None, not
     empty). ``link_related`` N records the N most related episodes in ``related``."""
+    from biocortex_cli.errors import UsageError
     from biocortex_cli.store.episodes import add_episode, plural_keys
 
+    if task is None and record is None:  # the call lacks it: usage (2), not bad data (1)
+        raise UsageError("--task is required (or give the episode with --from-json FILE|-)",
+                         hint='e.g. biocortex episode add --task "Remove doublets from 10x Multiome PBMC data"')
     data = plural_keys(record or {}, where, None)
     given = {"task": task, "plan": plan, "tools": tools, "domains": domains, "result": result, "success": success,
              "quality": quality, "lessons": lessons, "entities": entities, "id": id, "created": created}
@@ -99,8 +103,9 @@ def episode_import(vault: Vault, *, text: str, source: str, author: Author) -> I
 
 
 def episode_show(vault: Vault, *, id: str) -> Episode:
-    """One episode (live or archived), every field as it was given."""
-    from biocortex_cli.store.episodes import find_episode
+    """One episode (live or archived), every field as it was given; an id outside the usual
+    ``YYYY/MM`` folder is found through the index."""
+    from biocortex_cli.index.listing import find_episode
 
     return find_episode(vault, id)
 
@@ -110,9 +115,11 @@ def episode_list(vault: Vault, *, domain: str | None = None, tool: str | None = 
                  success: bool | None = None, since: str | None = None, limit: int | None = None) -> EpisodeList:
     """Episodes, newest first, filtered by a domain, tool or entity (any case), outcome, and
     creation time (``since``: a date, a date-time or an age such as 7d; docs/cli.md). Notes that
-    cannot be read are skipped with a warning on stderr."""
+    cannot be read are skipped with a warning on stderr. Answered from the index (refreshed
+    first), which stops at ``limit``."""
     from biocortex_cli.dates import parse_time
-    from biocortex_cli.store.episodes import EpisodeFilter, list_episodes
+    from biocortex_cli.index.listing import list_episodes
+    from biocortex_cli.store.episodes import EpisodeFilter
 
     filt = EpisodeFilter(domain=domain, tool=tool, entity=entity, success=success,
                          since=parse_time(since, option="--since") if since is not None else None, limit=limit)
@@ -125,7 +132,7 @@ def episode_list(vault: Vault, *, domain: str | None = None, tool: str | None = 
 @checked(limit=POSITIVE)
 def episode_related(vault: Vault, *, id: str, limit: int = 10) -> RelatedEpisodes:
     """Episodes related to one: shared entities or tools, a similar task, a shared failure."""
-    from biocortex_cli.store.episodes import find_episode
+    from biocortex_cli.index.listing import find_episode
 
     ep = find_episode(vault, id)
     return RelatedEpisodes(ep.id, tuple(_related(vault, ep.record, ep.id, limit, refresh=True)))

@@ -3,7 +3,7 @@
 
 Options left out (None) come from the vault's config (``episodic``, ``context``); what each
 returns has an ``as_json()`` that is the JSON of ``biocortex recall|context|feedback --json``
-(SPEC §6) and of the MCP tools of the same names.
+(docs/json.md) and of the MCP tools of the same names.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from biocortex_cli.api.checks import UNIT, Bounds, Choice, checked
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
     from pathlib import Path
 
     from biocortex_cli.compress.engine import CompressResult
@@ -39,14 +39,15 @@ class Recalled(NamedTuple):  # frozen and typed; a NamedTuple is defined faster 
 @checked(top_k=Bounds(1, example=5), budget=Bounds(1, example=2000), min_relevance=UNIT)
 def recall(vault: Vault, *, query: str, top_k: int | None = None, budget: int | None = None,
            min_relevance: float | None = None, domain: str | None = None, success_only: bool = False,
-           include_archived: bool = False, explain: bool = False) -> Recalled:
+           include_archived: bool = False, explain: bool = False, compact: bool = False) -> Recalled:
     """The past analyses (and promoted lessons and facts) relevant to ``query``, within a token
-    budget; the index is refreshed first. The recall is logged for ``feedback``."""
+    budget; the index is refreshed first. The recall is logged for ``feedback``. ``compact``
+    prints each past analysis without its note's path (else the config's ``episodic.compact``)."""
     from biocortex_cli.recall.service import options_from_config, recall_vault
 
     opts = options_from_config(vault, query, top_k=top_k, budget=budget, min_relevance=min_relevance,
                                domain=domain, success_only=success_only or None,
-                               include_archived=include_archived, explain=explain)
+                               include_archived=include_archived, explain=explain, compact=compact or None)
     return Recalled(recall_vault(vault, opts), explain)
 
 
@@ -124,9 +125,9 @@ def compress(*, raw: bytes, path: str = "<stdin>", budget: int | None = None, mo
 
 
 @checked(k=Bounds(1, example=10), relevance_level=Bounds(1))
-def evaluate(*, dataset: Path, k: int = 10, relevance_level: int = 1, config: Path | None = None,
-             progress: Callable[[str], None] | None = None) -> EvalReport:
-    """Recall quality on a BEIR-style set (R@k, Hit@k, NDCG, MRR) beside a BM25 baseline."""
+def evaluate(*, dataset: Path, k: int = 10, relevance_level: int = 1, config: Path | None = None) -> EvalReport:
+    """Recall quality on a BEIR-style set (R@k, Hit@k, NDCG, MRR) beside a BM25 baseline; its
+    phases are reported as progress (biocortex_cli/progress.py)."""
     from biocortex_cli.evaluate.run import evaluate as run
 
-    return run(dataset, k=k, relevance_level=relevance_level, config=config, progress=progress)
+    return run(dataset, k=k, relevance_level=relevance_level, config=config)

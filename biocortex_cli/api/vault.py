@@ -7,7 +7,7 @@ name prints with ``--json`` (``log`` is also an MCP tool).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,11 +17,12 @@ from biocortex_cli.api.checks import UNIT, Bounds, checked
 if TYPE_CHECKING:
     from biocortex_cli.index.build import RefreshReport
     from biocortex_cli.ops.check import CheckReport
-    from biocortex_cli.ops.clone import CloneReport, Progress
+    from biocortex_cli.ops.clone import CloneReport
     from biocortex_cli.ops.doctor import Finding
     from biocortex_cli.ops.forget import ForgetResult, Moved
     from biocortex_cli.ops.history import Digest
     from biocortex_cli.ops.sync import SyncReport
+    from biocortex_cli.progress import Sink
     from biocortex_cli.store.git import Author
     from biocortex_cli.store.vault import Vault
 
@@ -105,11 +106,13 @@ class Created:
                 "commit": self.vault.head()}
 
 
-def _refresh_all(vault: Vault, *, full: bool = False,
-                 rebuild: bool = False) -> tuple[RefreshReport, int, list[Any]]:
+def _refresh_all(vault: Vault, *, full: bool = False, rebuild: bool = False,
+                 edits: bool = False) -> tuple[RefreshReport, int, list[Any]]:
     """Refresh (or rebuild) the episode index, then the fact and lesson tables: the report (its
     ``problems`` every note the index could not read: episodes, feedback, facts, entities and
-    lessons), the number of facts, and the fact and entity notes that could not be read."""
+    lessons), the number of facts, and the fact and entity notes that could not be read.
+    ``edits``: ask git for notes edited in place whatever that check costs (else it is
+    throttled: index/build.py)."""
     from biocortex_cli.facts.index import refresh_facts
     from biocortex_cli.index.build import problems_of, refresh
     from biocortex_cli.index.build import rebuild as rebuild_index
@@ -117,7 +120,7 @@ def _refresh_all(vault: Vault, *, full: bool = False,
 
     encoding = vault.config.tokenizer.encoding
     rebuilt = rebuild_index(vault, encoding, "--rebuild") if rebuild else None
-    conn, refreshed = refresh(vault, encoding, full=full)
+    conn, refreshed = refresh(vault, encoding, full=full, edits=edits)
     report = rebuilt or refreshed
     try:
         fact_problems = refresh_facts(conn, vault, encoding, full=full)
@@ -132,12 +135,12 @@ def _refresh_all(vault: Vault, *, full: bool = False,
 
 
 def index(vault: Vault, *, rebuild: bool = False, full: bool = False) -> IndexReport:
-    """Build (``rebuild``) or refresh the sidecar index of episodes and facts; ``full`` stats every
-    note, catching notes edited in place and not committed. Notes it cannot read are warned about
-    on stderr and listed in the report."""
+    """Build (``rebuild``) or refresh the sidecar index of episodes and facts, notes edited in place
+    and not committed included (git sees them); ``full`` stats every note. Notes it cannot read are
+    warned about on stderr and listed in the report."""
     from biocortex_cli.index.build import warn_problems
 
-    report, facts, _fact_problems = _refresh_all(vault, full=full, rebuild=rebuild)
+    report, facts, _fact_problems = _refresh_all(vault, full=full, rebuild=rebuild, edits=True)
     warn_problems(report)
     return IndexReport(report.rebuilt, report.added, report.updated, report.removed, report.total, facts,
                        tuple(report.problems), report.seconds)
@@ -237,8 +240,9 @@ def init(*, path: Path, author: str | None = None, in_repo: bool = False) -> Cre
 
 @checked(timeout=Bounds(1))
 def clone(*, url: str, folder: Path | None = None, branch: str | None = None, timeout: float = 600.0,
-          progress: Callable[[Progress], None] | None = None) -> CloneReport:
-    """Clone a team's vault on the vault's branch, whatever the remote's HEAD says, and index it."""
+          progress: Sink | None = None) -> CloneReport:
+    """Clone a team's vault on the vault's branch, whatever the remote's HEAD says, and index it.
+    Its stages are reported as progress (biocortex_cli/progress.py), or to ``progress`` if given."""
     from biocortex_cli.ops.clone import clone as clone_vault
 
     return clone_vault(url, folder, branch=branch, timeout=timeout, progress=progress)

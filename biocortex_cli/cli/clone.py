@@ -10,8 +10,6 @@ from biocortex_cli.cli import state
 if TYPE_CHECKING:
     import typer
 
-    from biocortex_cli.ops.clone import Progress
-
 
 def clone(
     url: Annotated[str, typer.Argument(help="The team's shared repository: a path, file://, ssh or https address.")],
@@ -25,11 +23,7 @@ def clone(
     from biocortex_cli.api.vault import clone as clone_vault
     from biocortex_cli.render.history import clone_summary
 
-    def notice(step: Progress) -> None:
-        if step.stage in ("clone", "index"):
-            state.info(f"biocortex: {step.text}")
-
-    report = clone_vault(url=url, folder=folder, branch=branch, timeout=timeout, progress=notice)
+    report = clone_vault(url=url, folder=folder, branch=branch, timeout=timeout)
     state.info(clone_summary(report))
     state.emit_json(report.as_json()) if json_ else state.out(report.path)
     return 0

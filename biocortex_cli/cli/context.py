@@ -15,7 +15,7 @@ def context(
     query: Annotated[str, typer.Argument(help="The task or question the planner is working on.")],
     conversation: Annotated[str | None, typer.Option("--conversation", metavar="FILE", help="The conversation so far (any format `compress` reads; - for stdin), compressed into its share.")] = None,
     budget: Annotated[int | None, typer.Option("--budget", metavar="N", help="Token budget of the whole printed context (config: context.budget).")] = None,
-    json_: Annotated[bool, typer.Option("--json", help="Print the result as JSON, with each part and its tokens (SPEC §6).")] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print the result as JSON, with each part and its tokens (docs/json.md, context).")] = False,
 ) -> int:
     """Fill one token budget for a planner prompt: compressed conversation, past analyses, facts."""
     from biocortex_cli.api.recall import context as fill_context

@@ -63,14 +63,22 @@ def cli_markdown() -> str:
     """docs/cli.md: every command, argument and option, from the typer app itself."""
     from biocortex_cli.cli.app import command
     from biocortex_cli.dates import DOC as DATES
+    from biocortex_cli.index.build import NOTICE_MIN
 
     root = command()
     lines = [GENERATED, "", "# Command reference", "",
              "Global options go before the command: `biocortex [--vault PATH] [--author 'NAME <EMAIL>'] "
              "[--redact | --allow-secret] [--debug] COMMAND …`. stdout carries only the requested data "
-             "or JSON; messages go to stderr. Exit codes: 0 ok · 1 bad data, not found, failed check · "
-             "2 usage · 3 internal error · 130 interrupted (Ctrl-C), 143 stopped (SIGTERM), 129 hung up (SIGHUP): "
-             "a write is rolled back in each case (`fact verify`: 4 unknown).", "",
+             "or JSON; messages go to stderr. Exit codes: 0 ok · 1 the command failed (bad data, not found, "
+             "failed check) · 2 usage · 3 internal error · 130 interrupted (Ctrl-C), 143 stopped (SIGTERM), "
+             "129 hung up (SIGHUP): a write is rolled back in each case; `fact verify` adds its verdicts. "
+             "The one table, with the `code` of the `--json` error form: "
+             "[docs/json.md, Exit codes and errors](json.md#exit-codes-and-errors).", "",
+             "Long work — building or refreshing the index, `episode import`, clustering lessons, `sync`, "
+             "`clone`, `eval` — draws a progress bar on stderr when stderr is a terminal. Off a terminal "
+             "(agents, pipes, logs) nothing of it is written, except one line before an index build of "
+             f"{NOTICE_MIN} notes or more (`biocortex: building the index of 8,214 notes…`), which a "
+             "`recall` in a fresh clone would otherwise spend in silence.", "",
              "Placeholders are upper case: an argument's name (`QUERY`; `[FILE]` when it may be left out), "
              "`N` for a whole number, `X` for a number with a fraction, else the option's name "
              "(`--task TASK`) or a word naming the value (`FILE|-`, `SECONDS`, `WHEN`).", "",

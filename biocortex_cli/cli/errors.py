@@ -1,9 +1,9 @@
-"""The one place that maps failures to exit codes and messages (SPEC §7).
-
-0 ok · 1 bad data, not found, failed check · 2 usage · 3 internal error (one line plus where
-the traceback was written; ``--debug`` prints it) · 130 interrupted (Ctrl-C), 143 stopped by
+"""The one place that maps failures to exit codes and messages (docs/json.md, "Exit codes and
+errors"): 0 ok · 1 bad data, not found, failed check · 2 usage · 3 internal error (one line plus
+where the traceback was written; ``--debug`` prints it) · 130 interrupted (Ctrl-C), 143 stopped by
 SIGTERM, 129 by SIGHUP. With ``--json`` errors are
-``{"error": {"message", "path", "line", "hint"}}`` on stderr.
+``{"error": {"code", "message", "path", "line", "hint"}}`` on stderr, ``code`` one of
+``errors.CODES``.
 """
 
 from __future__ import annotations
@@ -30,14 +30,14 @@ def _on_signal(signum: int, frame: object) -> None:
 
 
 def _emit(message: str, *, path: str | None, line: int | None, hint: str | None,
-          as_json: bool, prefix: str = "error") -> None:
+          as_json: bool, code: str, prefix: str = "error") -> None:
     """One error on stderr. It never repeats a secret it quotes (an option value typer echoes,
     a refused id): errors end up in agents' logs and CI output."""
     from biocortex_cli.store.secrets import redact
 
     message, path = redact(message), redact(path) if path else path
     if as_json:
-        payload = error_json(message, path=path, line=line, hint=hint)
+        payload = error_json(message, code=code, path=path, line=line, hint=hint)
         sys.stderr.write(json.dumps(payload, ensure_ascii=False) + "\n")
         return
     where = f"{path}:{line}: " if path and line else (f"{path}: " if path else "")
@@ -47,7 +47,7 @@ def _emit(message: str, *, path: str | None, line: int | None, hint: str | None,
 
 
 def report(exc: BiocortexError, as_json: bool) -> int:
-    _emit(exc.message, path=exc.path, line=exc.line, hint=exc.hint, as_json=as_json)
+    _emit(exc.message, path=exc.path, line=exc.line, hint=exc.hint, as_json=as_json, code=exc.code)
     return exc.exit_code
 
 
@@ -82,7 +82,12 @@ def guarded(call: Callable[[], int], *, as_json: bool, debug: bool) -> int:
             if signum is not None:
                 previous[signum] = signal.signal(signum, _on_signal)
     try:
-        return _guarded(call, as_json=as_json, debug=debug)
+        if not sys.stderr.isatty():  # no bars: core code writes its notices itself (biocortex_cli/progress.py)
+            return _guarded(call, as_json=as_json, debug=debug)
+        from biocortex_cli.cli.progress import bars
+
+        with bars():
+            return _guarded(call, as_json=as_json, debug=debug)
     finally:
         for signum, handler in previous.items():  # as they were (main() called in-process, e.g. tests)
             signal.signal(signum, handler)
@@ -98,7 +103,11 @@ def _guarded(call: Callable[[], int], *, as_json: bool, debug: bool) -> int:
     except (Interrupted, KeyboardInterrupt) as exc:
         signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
         name = signal.Signals(signum).name
-        sys.stderr.write(f"biocortex: interrupted ({name})\n" if signum != signal.SIGINT else "biocortex: interrupted\n")
+        said = f"interrupted ({name})" if signum != signal.SIGINT else "interrupted"
+        if as_json:
+            _emit(said, path=None, line=None, hint=None, as_json=True, code="interrupted")
+        else:
+            sys.stderr.write(f"biocortex: {said}\n")
         return 128 + signum
     except BrokenPipeError:
         # the reader went away (`biocortex recall … | head`): not an error of ours
@@ -107,13 +116,16 @@ def _guarded(call: Callable[[], int], *, as_json: bool, debug: bool) -> int:
         return 0
     except Exception as exc:
         if type(exc).__module__.endswith("click.exceptions"):  # typer's usage errors
+            if type(exc).__name__ == "NoArgsIsHelpError" and getattr(exc, "ctx", None) is not None:
+                sys.stdout.write(exc.ctx.get_help() + "\n")  # type: ignore[attr-defined]  # `biocortex`: help, exit 0
+                return 0
             code = int(getattr(exc, "exit_code", 2))
             if code and hasattr(exc, "format_message"):
                 hint = "see `biocortex --help`"
                 ctx = getattr(exc, "ctx", None)
                 if ctx is not None:
                     hint = f"see `{ctx.command_path} --help`"
-                _emit(exc.format_message(), path=None, line=None, hint=hint, as_json=as_json)
+                _emit(exc.format_message(), path=None, line=None, hint=hint, as_json=as_json, code="usage")
             return code
         if debug:
             import traceback
@@ -124,5 +136,5 @@ def _guarded(call: Callable[[], int], *, as_json: bool, debug: bool) -> int:
         except Exception as log_exc:  # no folder to write it to: say so, never fail here
             where = f"no traceback written ({type(log_exc).__name__}: {log_exc})"
         _emit(f"internal error ({type(exc).__name__}: {exc}); this is a bug", path=None, line=None,
-              hint=f"{where}; rerun with --debug to print it", as_json=as_json)
+              hint=f"{where}; rerun with --debug to print it", as_json=as_json, code="internal")
         return 3

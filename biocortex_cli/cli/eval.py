@@ -23,7 +23,7 @@ def eval_(
     from biocortex_cli.api.recall import evaluate
     from biocortex_cli.render.eval import eval_table
 
-    report = evaluate(dataset=dataset, k=k, relevance_level=relevance_level, config=config, progress=state.info)
+    report = evaluate(dataset=dataset, k=k, relevance_level=relevance_level, config=config)
     for note in report.notes:
         state.info(f"biocortex: note: {note}")
     if json_:

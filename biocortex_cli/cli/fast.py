@@ -32,7 +32,7 @@ SPECS: dict[tuple[str, ...], Spec] = {
         {"--top-k": ("top_k", int), "--budget": ("budget", int),
          "--min-relevance": ("min_relevance", float), "--domain": ("domain", str),
          "--success-only": ("success_only", FLAG), "--include-archived": ("include_archived", FLAG),
-         "--explain": ("explain", FLAG), "--json": ("json_", FLAG)}),
+         "--explain": ("explain", FLAG), "--compact": ("compact", FLAG), "--json": ("json_", FLAG)}),
     ("episode", "list"): Spec(
         "biocortex_cli.cli.episode", "list_", (),
         {"--domain": ("domain", str), "--tool": ("tool", str), "--entity": ("entity", str),

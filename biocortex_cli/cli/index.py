@@ -14,8 +14,8 @@ def index(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build the index from scratch.")] = False,
     check: Annotated[bool, typer.Option("--check", help="Only say whether the index is stale (exit 1 if so).")] = False,
     full: Annotated[bool, typer.Option(
-        "--full", help="Stat every note, to also catch notes edited in place and not committed "
-                       "(slower on big vaults; by default only changed folders and commits are looked at).")] = False,
+        "--full", help="Stat every note and compare it with the index (slower on big vaults; by default "
+                       "changed folders, commits and the notes git sees edited in place are looked at).")] = False,
     json_: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> int:
     """Build or refresh the sidecar index (.biocortex/index.sqlite) incrementally."""

@@ -1,4 +1,4 @@
-"""``biocortex mcp``: serve the vault to MCP clients over stdio (SPEC §9)."""
+"""``biocortex mcp``: serve the vault to MCP clients over stdio (docs/agents.md)."""
 
 from __future__ import annotations
 

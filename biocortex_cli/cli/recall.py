@@ -19,7 +19,8 @@ def recall(
     success_only: Annotated[bool, typer.Option("--success-only", help="Only successful analyses (config: episodic.success_only).")] = False,
     include_archived: Annotated[bool, typer.Option("--include-archived", help="Also search archived (forgotten) memory.")] = False,
     explain: Annotated[bool, typer.Option("--explain", help="Show each hit's signal scores and matched terms (on stderr, or in --json).")] = False,
-    json_: Annotated[bool, typer.Option("--json", help="Print the result as JSON (SPEC §6).")] = False,
+    compact: Annotated[bool, typer.Option("--compact", help="Print each past analysis without its note's path; its id finds it (config: episodic.compact).")] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print the result as JSON (docs/json.md, recall).")] = False,
 ) -> int:
     """Recall the past analyses relevant to QUERY, within a token budget, for a planner prompt."""
     from biocortex_cli.api.recall import recall as recall_memory
@@ -27,7 +28,7 @@ def recall(
 
     recalled = recall_memory(state.vault(), query=query, top_k=top_k, budget=budget, min_relevance=min_relevance,
                              domain=domain, success_only=success_only, include_archived=include_archived,
-                             explain=explain)
+                             explain=explain, compact=compact)
     result = recalled.result
     if result.reason:
         state.info(f"biocortex: no results: {result.reason}")

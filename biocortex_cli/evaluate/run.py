@@ -17,7 +17,7 @@ import json
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,13 +25,19 @@ from typing import Any
 from biocortex_cli.errors import DataError, NotFoundError
 from biocortex_cli.evaluate.dataset import BeirSet, CorpusDoc, Query, load_beir
 from biocortex_cli.evaluate.metrics import mean, metric_names, score_query
+from biocortex_cli.progress import Progress, Stage, report
 
 AUTHOR = "biocortex eval <eval@localhost>"
 #: A token budget no recall reaches, so the budget never cuts a ranking.
 UNLIMITED_BUDGET = 10**9
 NO_CATEGORY = "(none)"
 
-Progress = Callable[[str], None]
+
+def say(text: str) -> None:
+    """One line on stderr per phase of the evaluation (a notice: biocortex_cli/progress.py)."""
+    report(Progress("eval", 0, 0, text, notice=True))
+    report(Progress("eval", 1, 1, text))
+
 Rankings = dict[str, list[str]]  # query id -> corpus ids, best first
 
 
@@ -77,10 +83,8 @@ class EvalReport:
                 "setup_seconds": {k: round(v, 3) for k, v in self.setup_seconds.items()}}
 
 
-def evaluate(root: Path, *, k: int = 10, relevance_level: int = 1, config: Path | None = None,
-             progress: Progress | None = None) -> EvalReport:
+def evaluate(root: Path, *, k: int = 10, relevance_level: int = 1, config: Path | None = None) -> EvalReport:
     """Load the set in ``root``, rank its judged queries with every system, score the rankings."""
-    say = progress or (lambda _msg: None)
     started = time.perf_counter()
     beir = load_beir(root)
     judged = beir.judged(relevance_level)
@@ -93,15 +97,15 @@ def evaluate(root: Path, *, k: int = 10, relevance_level: int = 1, config: Path 
     if not judged:
         raise DataError("no query has a relevant document in the qrels", path=str(beir.qrels_path),
                         hint="give scores of 1 or more to the relevant documents")
-    say(f"biocortex eval: {len(beir.corpus)} documents, {len(judged)} judged queries")
+    say(f"eval: {len(beir.corpus)} documents, {len(judged)} judged queries")
 
-    rankings, gate_rankings, min_relevance, seconds = _biocortex(beir, judged, k, config, say, setup)
+    rankings, gate_rankings, min_relevance, seconds = _biocortex(beir, judged, k, config, setup)
     systems = [
         _score("biocortex", "biocortex (gate 0)", beir, judged, rankings, seconds[0], k, relevance_level),
         _score("biocortex-gate", f"biocortex (gate {min_relevance:g})", beir, judged, gate_rankings,
                seconds[1], k, relevance_level),
     ]
-    bm25 = bm25_rankings(beir.corpus, judged, k, say)
+    bm25 = bm25_rankings(beir.corpus, judged, k)
     if bm25 is None:
         notes.append("bm25s is not installed, so there is no BM25 baseline "
                      "(pip install 'biocortex[bench]' or pip install bm25s)")
@@ -134,7 +138,7 @@ def _score(name: str, label: str, beir: BeirSet, judged: Sequence[Query], rankin
                         empty=sum(1 for q in judged if not rankings[q.id]), seconds=seconds)
 
 
-def _biocortex(beir: BeirSet, judged: Sequence[Query], k: int, config: Path | None, say: Progress,
+def _biocortex(beir: BeirSet, judged: Sequence[Query], k: int, config: Path | None,
                setup: dict[str, float]) -> tuple[Rankings, Rankings, float, tuple[float, float]]:
     """Rankings with min_relevance 0 and with the config's gate, that gate, and the query times."""
     from biocortex_cli.index.build import refresh
@@ -149,7 +153,7 @@ def _biocortex(beir: BeirSet, judged: Sequence[Query], k: int, config: Path | No
     corpus_id = {doc.vault_id: doc.id for doc in beir.corpus}
     with tempfile.TemporaryDirectory(prefix="biocortex-eval-") as tmp:
         started = time.perf_counter()
-        say(f"biocortex eval: importing {len(beir.corpus)} episodes into a throwaway vault")
+        say(f"eval: importing {len(beir.corpus)} episodes into a throwaway vault")
         root = Path(tmp) / "vault"
         init_vault(root, author=AUTHOR)
         if config is not None:
@@ -159,7 +163,7 @@ def _biocortex(beir: BeirSet, judged: Sequence[Query], k: int, config: Path | No
         import_episodes(vault, "\n".join(lines), str(beir.root / "corpus.jsonl"), parse_author(AUTHOR))
         setup["import"] = time.perf_counter() - started
         started = time.perf_counter()
-        say("biocortex eval: indexing")
+        say("eval: indexing")
         conn, report = refresh(vault, vault.config.tokenizer.encoding, full=True)
         setup["index"] = time.perf_counter() - started
         try:
@@ -172,14 +176,17 @@ def _biocortex(beir: BeirSet, judged: Sequence[Query], k: int, config: Path | No
             out: list[Rankings] = []
             times: list[float] = []
             for min_relevance in (0.0, gate):
-                say(f"biocortex eval: recall of {len(judged)} queries (min_relevance {min_relevance:g})")
+                stage = Stage("eval", len(judged), f"eval: recall of {len(judged)} queries "
+                              f"(min_relevance {min_relevance:g})", notice=True)
                 started = time.perf_counter()
                 ranks: Rankings = {}
-                for q in judged:
+                for done, q in enumerate(judged):
+                    stage.advance(done)
                     opts = options_from_config(vault, q.text, top_k=k, budget=UNLIMITED_BUDGET,
                                                min_relevance=min_relevance)
                     ranks[q.id] = [corpus_id[hit.id] for hit in recall(conn, meta, opts).results]
                 times.append(time.perf_counter() - started)
+                stage.finish()
                 out.append(ranks)
         finally:
             conn.close()
@@ -199,14 +206,13 @@ def _use_config(source: Path, target: Path) -> None:
         raise
 
 
-def bm25_rankings(docs: Sequence[CorpusDoc], queries: Sequence[Query], k: int,
-                  say: Progress) -> tuple[Rankings, float, float] | None:
+def bm25_rankings(docs: Sequence[CorpusDoc], queries: Sequence[Query], k: int) -> tuple[Rankings, float, float] | None:
     """BM25 rankings of ``queries`` over ``docs``, the seconds to index and to rank; None without bm25s."""
     try:
         import bm25s
     except ImportError:
         return None
-    say(f"biocortex eval: BM25 (bm25s {getattr(bm25s, '__version__', '?')}) over the same corpus")
+    say(f"eval: BM25 (bm25s {getattr(bm25s, '__version__', '?')}) over the same corpus")
     started = time.perf_counter()
     retriever = bm25s.BM25()
     retriever.index(bm25s.tokenize([d.bm25_text for d in docs], stopwords="en", show_progress=False),

@@ -197,7 +197,7 @@ class Verdict:
     qualifiers: Mapping[str, str] = field(default_factory=dict)
     outweigh: float = 3.0
 
-    #: one exit code per verdict; 1-3 stay SPEC §7's (bad data, usage, internal error)
+    #: one exit code per verdict; 1-3 stay docs/json.md's (failed, usage, internal error)
     EXIT_CODES: ClassVar[dict[str, int]] = {"supported": 0, "unknown": 4, "contested": 5, "contradicted": 6}
 
     @property

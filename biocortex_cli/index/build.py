@@ -31,6 +31,7 @@ from typing import Any
 from biocortex_cli.errors import DataError
 from biocortex_cli.index import store
 from biocortex_cli.index.store import DocRow, IndexUnusable
+from biocortex_cli.progress import Stage, plural
 
 #: Folders whose notes are indexed, and whether what they hold is archived memory.
 INDEXED = {"episodes": False, "archive/episodes": True}
@@ -168,6 +169,71 @@ def dirs_unchanged(root: Path, known_dirs: dict[str, list[Any]]) -> bool:
     return True
 
 
+#: A hand-edit check that took less than this much CPU runs before every refresh; a costlier one (a
+#: vault of tens of thousands of notes) at most once per EDITS_FACTOR times its cost, so it never
+#: takes more than 1/EDITS_FACTOR of the time (docs/architecture.md, "The sidecar index").
+EDITS_ALWAYS = 0.010
+EDITS_FACTOR = 20
+
+
+def uncommitted(vault: Any, folders: Iterable[str]) -> set[str] | None:
+    """Notes under ``folders`` (relative to the vault) that the working tree or git's index holds
+    otherwise than HEAD: ``git status``, which compares each tracked file's stat data with what git
+    recorded (in C, ~3 µs a note), so a note saved in place since its commit is named. None when
+    git cannot tell. ``--no-optional-locks``: a reader never takes git's index lock, which a
+    concurrent write needs."""
+    from biocortex_cli.errors import BiocortexError
+    from biocortex_cli.store import git
+
+    try:
+        prefix = vault.root.resolve().relative_to(vault.git_root.resolve()).as_posix()
+        paths = [d if prefix == "." else f"{prefix}/{d}" for d in folders]
+        proc = git.call(vault.git_root, "--no-optional-locks", "status", "--porcelain=v1", "-z", "-uno",
+                        "--no-renames", "--", *paths)
+    except (BiocortexError, ValueError, OSError):
+        return None
+    if proc.returncode != 0:
+        return None
+    cut = 0 if prefix == "." else len(prefix) + 1
+    return {entry[3:][cut:] for entry in proc.stdout.split("\0") if len(entry) > 3}
+
+
+def edited_in_place(vault: Any, conn: sqlite3.Connection) -> set[str]:
+    """Indexed notes saved since the index read them, by hand and in place (a rename would have
+    changed their folder's mtime): those :func:`uncommitted` names whose mtime or size is not
+    the one the index recorded."""
+    named = uncommitted(vault, INDEXED)
+    if not named:
+        return set()
+    known = store.known_files(conn, {rel.rsplit("/", 1)[0] for rel in named if "/" in rel})
+    known.update(store.known_problems(conn, {rel.rsplit("/", 1)[0] for rel in named if "/" in rel}))
+    out = set()
+    for rel in named:
+        if not rel.endswith(".md") or rel not in known:
+            continue  # a note that is new or gone changed its folder: the quick scan sees it
+        try:
+            st = os.stat(vault.root / rel, follow_symlinks=False)
+        except OSError:
+            continue
+        if (st.st_mtime_ns, st.st_size) != known[rel]:
+            out.add(rel)
+    return out
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (git): what a check costs, whatever
+    else the machine runs (wall time on a loaded machine would throttle a check that is quick)."""
+    import resource
+
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def _edits_due(meta: dict[str, Any], forced: bool) -> bool:
+    cost = float(meta.get("edits_cost") or 0.0)
+    return forced or cost < EDITS_ALWAYS or time.time() - float(meta.get("edits_checked") or 0.0) >= cost * EDITS_FACTOR
+
+
 def git_changed(git_root: Path, vault_root: Path, old: str, new: str,
                 folders: Iterable[str] = INDEXED) -> set[str] | None:
     """Files under ``folders`` that differ between two commits, relative to the vault; None if
@@ -244,7 +310,9 @@ def build_row(root: Path, rel: str, stamp: tuple[int, int], counter: Any) -> Doc
                   quality=ep.quality, archived=rel.startswith("archive/"), task=ep.task,
                   sections_blob=store.pack_sections(rows), tokens_blob=store.pack_tokens(fields),
                   dl=sum(fingerprints.values()), fingerprints=fingerprints, attrs=attrs,
-                  lessons=tuple(ep.strings("lessons")))
+                  lessons=tuple(ep.strings("lessons")), record_blob=store.pack_record(note.meta),
+                  created_text=ep.created, author=str(note.meta.get("author") or ""),
+                  labels=sorted(store.labels_of(note.meta)))
 
 
 def _counter(vault_encoding: str) -> Any:
@@ -255,6 +323,11 @@ def _counter(vault_encoding: str) -> Any:
 
 #: Up to this many changed notes, the lengths array is patched rather than rewritten.
 _PATCH_MAX = 1000
+#: An index build of at least this many notes says so on stderr even off a terminal (about half a
+#: second of work and more; below, the notice would be noise); a refresh of this many changed
+#: notes reports its progress (a bar on a terminal).
+NOTICE_MIN = 500
+PROGRESS_MIN = 100
 
 
 def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head: str | None,
@@ -270,7 +343,11 @@ def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head
     report.removed += store.remove(conn, gone)
     counter = _counter(encoding) if todo else None
     rows: list[DocRow] = []
-    for rel in todo:
+    stage = (Stage("index", len(todo), f"indexing {plural(len(todo), 'changed note')}…",
+                   notice=len(todo) >= NOTICE_MIN) if len(todo) >= PROGRESS_MIN else None)
+    for done, rel in enumerate(todo):
+        if stage is not None:
+            stage.advance(done)
         store.remove(conn, [rel])
         try:
             rows.append(build_row(root, rel, scan.files[rel], counter))
@@ -282,6 +359,8 @@ def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head
         else:
             report.added += 1
     store.insert(conn, rows)
+    if stage is not None:
+        stage.finish()
     from biocortex_cli.render import blocks
 
     meta = store.get_meta(conn)
@@ -401,14 +480,22 @@ def rebuild(vault: Any, encoding: str, reason: str = "") -> RefreshReport:
         scan = full_scan(vault.root)
         head = vault.head()
         todo = sorted(scan.files)
+        stage = (Stage("index", len(todo), f"building the index of {plural(len(todo), 'note')}…",
+                       notice=len(todo) >= NOTICE_MIN) if todo else None)
         with write_txn(conn), _no_gc():
             loader = store.BulkLoader(conn)
+            done = 0
             for rows, numbers, postings, problems in _read_all(vault.root, todo, scan.files, encoding):
                 for rel, line, message in problems:
                     store.record_problem(conn, rel, line, message, scan.files[rel])
                 loader.add(rows, numbers, postings)
+                done += len(rows) + len(problems)
+                if stage is not None:
+                    stage.advance(done)
             loader.close()
             _apply(conn, vault.root, scan, encoding, head, report, set())
+        if stage is not None:
+            stage.finish()
         report.problems = problems_of(conn)
     except BaseException:
         conn.close()
@@ -422,11 +509,14 @@ def rebuild(vault: Any, encoding: str, reason: str = "") -> RefreshReport:
     return report
 
 
-def refresh(vault: Any, encoding: str, *, full: bool = False) -> tuple[sqlite3.Connection, RefreshReport]:
+def refresh(vault: Any, encoding: str, *, full: bool = False,
+            edits: bool = False) -> tuple[sqlite3.Connection, RefreshReport]:
     """Open the index and bring it up to date; rebuild when it is missing, corrupt or outdated.
 
-    ``full`` stats every note (``biocortex index``); otherwise only changed folders are listed.
-    Returns an open connection, ready for queries.
+    ``full`` stats every note (``index --full``); otherwise only changed folders are listed, and
+    notes saved by hand in place are found by :func:`edited_in_place` — before every refresh in a
+    vault where that check is quick, else at most once per ``EDITS_FACTOR`` times its cost, and
+    always with ``edits`` (``biocortex index``). Returns an open connection, ready for queries.
     """
     started = time.perf_counter()
     path = store.index_path(vault.state_dir)
@@ -447,15 +537,32 @@ def refresh(vault: Any, encoding: str, *, full: bool = False) -> tuple[sqlite3.C
     report = RefreshReport()
     head = vault.head()
     try:
-        if not full and meta.get("head") == head and dirs_unchanged(vault.root, meta.get("dirs", {})):
+        edited: set[str] = set()
+        checked: dict[str, float] = {}
+        if not full and _edits_due(meta, edits):
+            began = _cpu()
+            edited = edited_in_place(vault, conn)
+            cost = _cpu() - began
+            if cost >= EDITS_ALWAYS or float(meta.get("edits_cost") or 0.0) >= EDITS_ALWAYS:
+                checked = {"edits_checked": time.time(), "edits_cost": round(cost, 4)}
+        if (not full and not edited and meta.get("head") == head
+                and dirs_unchanged(vault.root, meta.get("dirs", {}))):
+            if checked:  # when the next check is due
+                with write_txn(conn):
+                    store.set_meta(conn, checked)
             report.total = int(meta.get("n_docs", 0))
             report.seconds = time.perf_counter() - started
             return conn, report  # the common case: nothing changed, nothing written
         with write_txn(conn):
             meta = store.get_meta(conn)  # another process may have refreshed meanwhile
-            recheck: set[str] = set()
+            recheck: set[str] = set(edited)
             known_dirs = meta.get("dirs", {})
             scan = full_scan(vault.root, known_dirs) if full else quick_scan(vault.root, known_dirs)
+            for rel in edited:  # saved in place: its folder's mtime did not move
+                if "/" in rel and rel.rsplit("/", 1)[0] in scan.dirs:
+                    _add_folder(vault.root, scan, rel.rsplit("/", 1)[0])
+            if checked:
+                store.set_meta(conn, checked)
             if meta.get("head") != head and meta.get("head") and head:
                 changed = git_changed(vault.git_root, vault.root, meta["head"], head)
                 if changed is None:
@@ -464,7 +571,7 @@ def refresh(vault: Any, encoding: str, *, full: bool = False) -> tuple[sqlite3.C
                     for rel in changed:  # a note's folder may look unchanged (same size, same second)
                         if "/" in rel and rel.rsplit("/", 1)[0] in scan.dirs:
                             _add_folder(vault.root, scan, rel.rsplit("/", 1)[0])
-                    recheck = {rel for rel in changed if rel in scan.files}
+                    recheck |= {rel for rel in changed if rel in scan.files}
             _apply(conn, vault.root, scan, encoding, head, report, recheck)
     except sqlite3.DatabaseError as exc:
         conn.close()
@@ -522,7 +629,8 @@ def is_stale(vault: Any, encoding: str) -> tuple[bool, str]:
             added = len(set(scan.files) - set(known))
             removed = len(set(known) - set(scan.files))
             changed = sum(1 for r in scan.files if r in known and known[r] != scan.files[r])
-            hint = " (edited in place: `biocortex index --full` picks them up)" if changed else ""
+            hint = (" (edited in place: `biocortex index` picks them up, `biocortex index --full` also those "
+                    "never committed)") if changed else ""
             return True, f"{added} new, {changed} changed, {removed} removed note(s) since the last index{hint}"
         if meta.get("head") != vault.head():
             return True, "the vault's git HEAD moved since the last index"

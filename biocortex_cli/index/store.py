@@ -14,7 +14,10 @@ compressed: read only for the few hits printed, or when the note is re-indexed),
 (one row per fingerprint: its document frequency and its posting list), ``doclens`` (every
 note's length in fingerprints, one array), ``attrs`` (tools, domains, entities -> note),
 ``questions``, ``question_words``, ``question_evidence`` and ``feedback_problems`` (feedback, index/feedback.py),
-``lesson_texts`` (each episode's lessons as written, for ``biocortex lessons``).
+``lesson_texts`` (each episode's lessons as written, for ``biocortex lessons``), ``records``
+(each episode's frontmatter as JSON, compressed, with the fields listings sort and digest by:
+``episode list``, ``episode show`` and ``log`` read it instead of parsing notes) and ``labels``
+(its domains, tools and entities case-folded: what ``episode list`` filters on).
 
 A posting list is the sorted note numbers as unsigned 32-bit little-endian integers, and the
 term frequencies above 1 as (note, tf) pairs beside them (95% of postings have tf 1). Measured
@@ -35,13 +38,14 @@ import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+# 9: records and labels (listings from the index);
 # 8: feedback by the question it was given on (questions, question_words, question_evidence);
 # 7: Snowball stems; 6: no id_pieces table, a format key
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 INDEX_NAME = "index.sqlite"
 
 SCHEMA = """
@@ -67,6 +71,12 @@ CREATE TABLE attrs(kind TEXT NOT NULL, value TEXT NOT NULL, doc INTEGER NOT NULL
                    PRIMARY KEY(kind, value, doc)) WITHOUT ROWID;
 CREATE TABLE lesson_texts(doc INTEGER NOT NULL, n INTEGER NOT NULL, text TEXT NOT NULL,
                           PRIMARY KEY(doc, n)) WITHOUT ROWID;
+CREATE TABLE records(doc INTEGER PRIMARY KEY, created TEXT NOT NULL, id TEXT NOT NULL, author TEXT NOT NULL,
+                     record BLOB NOT NULL);
+CREATE INDEX records_order ON records(created, id);
+CREATE INDEX records_id ON records(id);
+CREATE TABLE labels(kind TEXT NOT NULL, value TEXT NOT NULL, doc INTEGER NOT NULL,
+                    PRIMARY KEY(kind, value, doc)) WITHOUT ROWID;
 CREATE TABLE problems(rel TEXT PRIMARY KEY, line INTEGER NOT NULL, message TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE questions(question INTEGER PRIMARY KEY, fps BLOB NOT NULL);
 CREATE TABLE question_words(fp INTEGER PRIMARY KEY, questions BLOB NOT NULL);
@@ -103,6 +113,10 @@ class DocRow:
     fingerprints: dict[int, int]  # fp -> tf (empty in rows a rebuild's workers send back)
     attrs: list[tuple[str, str]]  # (kind, normalised value)
     lessons: tuple[str, ...] = ()  # the episode's lessons as written (clustered by `biocortex lessons`)
+    record_blob: bytes = b""  # the frontmatter as parsed, JSON, compressed (:func:`pack_record`)
+    created_text: str = ""  # ``created`` as written (listings sort by it, as the note-parsing path did)
+    author: str = ""
+    labels: list[tuple[str, str]] = field(default_factory=list)  # (kind, case-folded domain/tool/entity)
 
 
 def index_path(state_dir: Path) -> Path:
@@ -299,12 +313,44 @@ def unpack_tokens(blob: bytes) -> list[list[str]]:
     return [f.split("\x1f") if f else [] for f in text.split("\x1e")]
 
 
+def pack_record(record: dict[str, Any]) -> bytes:
+    """A note's frontmatter (plain data: notes.parse_note makes it JSON-able), compressed."""
+    return zlib.compress(json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogatepass"), 6)
+
+
+def unpack_record(blob: bytes) -> dict[str, Any]:
+    record: dict[str, Any] = json.loads(zlib.decompress(blob).decode("utf-8", "surrogatepass"))
+    return record
+
+
+#: (label kind, the record's list field): what ``episode list --domain/--tool/--entity`` filter on
+LABELS = (("domain", "domains"), ("tool", "tools"), ("entity", "entities"))
+
+
+def labels_of(record: dict[str, Any]) -> set[tuple[str, str]]:
+    """The ``labels`` rows of an episode: each domain, tool and entity, case-folded (the listing
+    matches any case, as the note-parsing listing does)."""
+    out: set[tuple[str, str]] = set()
+    for kind, key in LABELS:
+        values = record.get(key)
+        if isinstance(values, list):
+            out.update((kind, str(v).casefold()) for v in values)
+    return out
+
+
 def pack_sections(sections: list[tuple[str, str, int, int]]) -> bytes:
     return zlib.compress(json.dumps(sections, ensure_ascii=False).encode("utf-8"), 6)
 
 
-def unpack_sections(blob: bytes) -> list[tuple[str, str, int, int]]:
-    return [(str(s[0]), str(s[1]), int(s[2]), int(s[3])) for s in json.loads(zlib.decompress(blob))]
+def unpack_sections(blob: bytes, compact: bool = False) -> list[tuple[str, str, int, int]]:
+    """A block's sections in order; ``compact``: each in its compact variant where it has one
+    (render/blocks.py ``COMPACT``)."""
+    from biocortex_cli.render.blocks import COMPACT
+
+    rows = [(str(s[0]), str(s[1]), int(s[2]), int(s[3])) for s in json.loads(zlib.decompress(blob))]
+    variants = {row[0][: -len(COMPACT)]: row for row in rows if row[0].endswith(COMPACT)} if compact else {}
+    return [(row[0], *variants[row[0]][1:]) if row[0] in variants else row
+            for row in rows if not row[0].endswith(COMPACT)]
 
 
 def _in_folders(rel_column: str, folders: Iterable[str] | None) -> tuple[str, list[str]]:
@@ -346,14 +392,18 @@ def remove(conn: sqlite3.Connection, rels: Iterable[str]) -> int:
     removed = 0
     for rel in rels:
         conn.execute("DELETE FROM problems WHERE rel = ?", (rel,))
-        row = conn.execute("SELECT d.doc, b.tokens FROM docs d JOIN bodies b ON b.doc = d.doc WHERE d.rel = ?",
-                           (rel,)).fetchone()
+        row = conn.execute("SELECT d.doc, b.tokens, r.record FROM docs d JOIN bodies b ON b.doc = d.doc"
+                           " LEFT JOIN records r ON r.doc = d.doc WHERE d.rel = ?", (rel,)).fetchone()
         if row is None:
             continue
-        doc, blob = row
+        doc, blob, record = row
         _remove_postings(conn, doc, field_fingerprints(unpack_tokens(blob)))
+        if record is not None:  # its labels, by key (the table has no index on doc)
+            conn.executemany("DELETE FROM labels WHERE kind = ? AND value = ? AND doc = ?",
+                             [(k, v, doc) for k, v in labels_of(unpack_record(record))])
         conn.execute("DELETE FROM attrs WHERE doc = ?", (doc,))
         conn.execute("DELETE FROM lesson_texts WHERE doc = ?", (doc,))
+        conn.execute("DELETE FROM records WHERE doc = ?", (doc,))
         conn.execute("DELETE FROM bodies WHERE doc = ?", (doc,))
         conn.execute("DELETE FROM docs WHERE doc = ?", (doc,))
         removed += 1
@@ -365,6 +415,8 @@ _INSERT_DOC = ("INSERT INTO docs(doc, rel, id, kind, mtime_ns, size, created, su
 
 
 _INSERT_LESSON = "INSERT INTO lesson_texts(doc, n, text) VALUES (?, ?, ?)"
+_INSERT_RECORD = "INSERT INTO records(doc, created, id, author, record) VALUES (?, ?, ?, ?, ?)"
+_INSERT_LABEL = "INSERT OR IGNORE INTO labels(kind, value, doc) VALUES (?, ?, ?)"
 
 
 def _doc_values(doc: int | None, row: DocRow) -> tuple[Any, ...]:
@@ -384,6 +436,8 @@ def insert(conn: sqlite3.Connection, rows: Iterable[DocRow]) -> int:
         conn.executemany("INSERT OR IGNORE INTO attrs(kind, value, doc) VALUES (?, ?, ?)",
                          ((k, v, doc) for k, v in row.attrs))
         conn.executemany(_INSERT_LESSON, ((doc, n, text) for n, text in enumerate(row.lessons)))
+        conn.execute(_INSERT_RECORD, (doc, row.created_text, row.id, row.author, row.record_blob))
+        conn.executemany(_INSERT_LABEL, ((k, v, doc) for k, v in row.labels))
         added += 1
     return added
 
@@ -437,6 +491,9 @@ class BulkLoader:
                               [(k, v, doc) for doc, row in numbered for k, v in row.attrs])
         self.conn.executemany(_INSERT_LESSON, [(doc, n, text) for doc, row in numbered
                                                for n, text in enumerate(row.lessons)])
+        self.conn.executemany(_INSERT_RECORD, [(doc, row.created_text, row.id, row.author, row.record_blob)
+                                               for doc, row in numbered])
+        self.conn.executemany(_INSERT_LABEL, [(k, v, doc) for doc, row in numbered for k, v in row.labels])
         for target, source in ((self.lists, postings.docs), (self.tfs, postings.tfs)):
             get = target.get
             for fp, local in source.items():

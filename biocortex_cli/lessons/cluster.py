@@ -23,6 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from biocortex_cli.progress import Stage, plural
+
 #: Jaccard similarity of uni+bigram fingerprint sets at or above which two lessons are one.
 SIMILARITY = 0.5
 
@@ -50,7 +52,8 @@ class LessonMatcher:
     a candidate already in the same component is not verified again, which spares most of the
     work when a lesson has hundreds of phrasings."""
 
-    def __init__(self, sets: Sequence[frozenset[int]], threshold: float = SIMILARITY) -> None:
+    def __init__(self, sets: Sequence[frozenset[int]], threshold: float = SIMILARITY,
+                 stage: Stage | None = None) -> None:
         self.sets = sets
         self.t = threshold
         df: dict[int, int] = {}
@@ -64,12 +67,16 @@ class LessonMatcher:
         # indexed prefixes may be shorter than probing ones (PPJoin): a set visited later is at
         # least as large, so a pair with J >= t overlaps in >= 2t/(1+t) of the smaller set
         index_t = 2 * threshold / (1 + threshold)
-        for i in sorted(range(len(sets)), key=lambda i: (len(sets[i]), i)):
+        for done, i in enumerate(sorted(range(len(sets)), key=lambda i: (len(sets[i]), i))):
+            if stage is not None:
+                stage.advance(done)
             ordered = self._ordered(sets[i])
             for j in self._verified(sets[i], ordered[: _prefix_len(len(ordered), threshold)], skip=i):
                 self._union(i, j)
             for fp in ordered[: _prefix_len(len(ordered), index_t)]:
                 self.prefixes.setdefault(fp, []).append(i)
+        if stage is not None:
+            stage.finish()
         self._full: dict[int, list[int]] | None = None
 
     def root(self, i: int) -> int:
@@ -204,7 +211,9 @@ def cluster_lessons(items: Sequence[EpisodeLesson], threshold: float = SIMILARIT
     keys: dict[tuple[str, ...], int] = {}
     members: list[list[EpisodeLesson]] = []
     memo: dict[str, tuple[str, ...]] = {}
-    for item in items:
+    stage = Stage("lessons", len(items), f"reading {plural(len(items), 'lesson')}…")
+    for done, item in enumerate(items):
+        stage.advance(done)
         tokens = memo.get(item.text)
         if tokens is None:
             tokens = memo[item.text] = tuple(tokenize(item.text))
@@ -214,9 +223,11 @@ def cluster_lessons(items: Sequence[EpisodeLesson], threshold: float = SIMILARIT
         if k == len(members):
             members.append([])
         members[k].append(item)
+    stage.finish()
     ordered_keys = list(keys)
     sets = [lesson_fingerprints(k) for k in ordered_keys]
-    matcher = LessonMatcher(sets, threshold)
+    matcher = LessonMatcher(sets, threshold,
+                            Stage("cluster", len(sets), f"clustering {plural(len(sets), 'phrasing')}…"))
     groups: dict[int, list[int]] = {}
     for i in range(len(sets)):
         groups.setdefault(matcher.root(i), []).append(i)

@@ -1,10 +1,10 @@
-"""``biocortex mcp``: the vault served to MCP clients over stdio (SPEC §9).
+"""``biocortex mcp``: the vault served to MCP clients over stdio (docs/agents.md).
 
 The tools (:mod:`.tools`) call the library API (:mod:`biocortex_cli.api`) and return the JSON
 the matching command prints with ``--json``; the transport (:mod:`.protocol`) is a small
 hand-written JSON-RPC loop that answers every line. The agent guide (the vault's ``AGENTS.md``)
 is the server's instructions and its ``guide`` prompt. A :class:`BiocortexError` becomes a tool
-error (``isError``) whose text is the ``{"error": {"message", "path", "line", "hint"}}`` object
+error (``isError``) whose text is the ``{"error": {"code", "message", "path", "line", "hint"}}`` object
 ``--json`` writes to stderr, with command-line options named as the tool's arguments.
 
 stdout is the protocol channel: while the server runs, file descriptor 1 and ``sys.stdout``
@@ -95,12 +95,12 @@ def run_tool(tool: Tool, arguments: dict[str, Any], open_vault: Callable[[], Vau
             keywords["author"] = author(vault)
         data = function(vault, **keywords).as_json()
     except BiocortexError as exc:
-        payload = error_json(agent_terms(tool, exc.message) or exc.message, path=exc.path, line=exc.line,
-                             hint=agent_terms(tool, exc.hint))
+        payload = error_json(agent_terms(tool, exc.message) or exc.message, code=exc.code, path=exc.path,
+                             line=exc.line, hint=agent_terms(tool, exc.hint))
         return _text(payload, error=True)
     except Exception as exc:  # a bug: said to the agent, the traceback to stderr; the server goes on
         traceback.print_exc(file=sys.stderr)
-        return _text(error_json(f"internal error ({type(exc).__name__}: {exc}); this is a bug",
+        return _text(error_json(f"internal error ({type(exc).__name__}: {exc}); this is a bug", code="internal",
                                 hint="the traceback is in the server's stderr"), error=True)
     result = _text(data, error=False)
     if isinstance(data, dict):

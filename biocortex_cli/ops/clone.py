@@ -7,8 +7,8 @@ ref"). So this clones without a checkout, finds the branch that holds the vault
 (``.biocortex/config.yaml``) — the one asked for, else the remote's HEAD branch, else ``main``,
 ``master``, then any other — checks it out, builds the clone's index and says what it holds.
 
-Stages are reported through an optional ``progress`` callback (a one-line notice on stderr
-today; a progress bar on a terminal can use the same events).
+Stages are reported as :class:`biocortex_cli.progress.Progress` events (a progress bar on a
+terminal; off one, a line for the clone and one for the index build), or to ``progress`` if given.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from biocortex_cli.errors import BiocortexError, UsageError
+from biocortex_cli.progress import Progress, Sink, plural, report
 from biocortex_cli.store import git
 from biocortex_cli.store.config import CONFIG_REL
 from biocortex_cli.store.vault import Vault
@@ -29,17 +29,6 @@ DEFAULT_TIMEOUT = 600.0
 USUAL_BRANCHES = ("main", "master")
 #: folders whose notes the summary counts, in the order it names them
 COUNTED = ("episodes", "archive", "facts", "lessons", "entities")
-
-
-@dataclass(frozen=True)
-class Progress:
-    """One step of a clone: ``stage`` (clone, checkout, index, done), how far (``done`` of
-    ``total``; 0 of 0 when unknown) and a sentence for people."""
-
-    stage: str
-    done: int
-    total: int
-    text: str
 
 
 @dataclass(frozen=True)
@@ -80,16 +69,16 @@ def default_folder(url: str) -> str:
 
 
 def clone(url: str, dest: Path | None = None, *, branch: str | None = None, timeout: float = DEFAULT_TIMEOUT,
-          progress: Callable[[Progress], None] | None = None) -> CloneReport:
+          progress: Sink | None = None) -> CloneReport:
     """Clone the vault at ``url`` into ``dest`` (default: like git), on the vault's branch, and
     build its index. Nothing is left behind when it fails."""
-    say = progress or (lambda _p: None)
+    say = progress or report
     target = (dest if dest is not None else Path(default_folder(url))).expanduser()
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise BiocortexError(f"{target} already exists and is not an empty folder; nothing was cloned",
                              hint="choose another folder: biocortex clone URL DIR")
     made = not target.exists()
-    say(Progress("clone", 0, 0, f"cloning {url} into {target}"))
+    say(Progress("clone", 0, 0, f"cloning {url} into {target}", notice=True))
     try:
         return _clone(url, target, branch, timeout, say)
     except BaseException:
@@ -102,8 +91,7 @@ def clone(url: str, dest: Path | None = None, *, branch: str | None = None, time
         raise
 
 
-def _clone(url: str, target: Path, wanted: str | None, timeout: float,
-           say: Callable[[Progress], None]) -> CloneReport:
+def _clone(url: str, target: Path, wanted: str | None, timeout: float, say: Sink) -> CloneReport:
     env = {"GIT_SSH_COMMAND": os.environ.get("GIT_SSH_COMMAND") or "ssh -o BatchMode=yes -o ConnectTimeout=15",
            "GIT_ASKPASS": "", "SSH_ASKPASS": ""}
     target.resolve().parent.mkdir(parents=True, exist_ok=True)
@@ -112,6 +100,7 @@ def _clone(url: str, target: Path, wanted: str | None, timeout: float,
     if proc.returncode != 0:
         raise BiocortexError(f"cannot clone {url}: {git.reason(proc.stderr + proc.stdout)}",
                              hint="check the address, the network and your access (git ls-remote URL)")
+    say(Progress("clone", 1, 1, "cloned"))
     root = target.resolve()
     branches = [b for b in git.run(root, "for-each-ref", "--format=%(refname:strip=3)",
                                    "refs/remotes/origin").split() if b != "HEAD"]
@@ -123,13 +112,14 @@ def _clone(url: str, target: Path, wanted: str | None, timeout: float,
     branch, prefix = _vault_branch(root, branches, wanted, remote_head, url)
     say(Progress("checkout", 0, 0, f"checking out {branch}"))
     git.run(root, "checkout", "--quiet", "-B", branch, "--track", f"origin/{branch}")
+    say(Progress("checkout", 1, 1, f"checked out {branch}"))
     git.run(root, "remote", "set-head", "origin", branch)
     vault = Vault(root / prefix if prefix else root)
     notes = _count_notes(root, prefix)
     total = sum(n for folder, n in notes.items() if folder != "entities")
-    say(Progress("index", 0, total, f"building the index of {total:,} note{'' if total == 1 else 's'}…"))
+    say(Progress("index", 0, total, f"building the index of {plural(total, 'note')}…", notice=True))
     episodes, facts = _build_index(vault)
-    say(Progress("done", total, total, "index built"))
+    say(Progress("index", max(total, 1), max(total, 1), "index built"))
     sha, date, author, subject = git.run(root, "log", "-1", "--format=%h%x00%cI%x00%an%x00%s").strip().split("\0")
     return CloneReport(url=url, path=str(vault.root), branch=branch, remote_head=remote_head, notes=notes,
                        last_commit=Commit(sha, date, author, subject), indexed_episodes=episodes,

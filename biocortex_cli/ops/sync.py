@@ -22,6 +22,7 @@ from pathlib import Path
 
 from biocortex_cli.errors import BiocortexError
 from biocortex_cli.ops.history import Digest, digest
+from biocortex_cli.progress import Progress, report
 from biocortex_cli.store import files, git
 from biocortex_cli.store.notes import parse_note
 from biocortex_cli.store.vault import CONTENT_DIRS, Vault, recover_killed_transaction
@@ -62,6 +63,8 @@ class SyncReport:
 class SyncConflict(BiocortexError):
     """Our commits and the remote's change the same lines of a note: a person decides."""
 
+    code = "conflict"
+
 
 def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
          timeout: float = DEFAULT_TIMEOUT, limit: int | None = None) -> SyncReport:
@@ -88,6 +91,7 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
         upstream: str | None = None
         pushed = 0
         for attempt in range(1, MAX_ATTEMPTS + 1):
+            report(Progress("sync", 0, 0, f"fetching {branch} from {name}…"))
             try:
                 upstream = _fetch(root, name, url, branch, net, timeout)
             except BiocortexError as exc:
@@ -98,12 +102,14 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
             if upstream is not None:
                 _refuse_links(root, upstream, name)
                 if not _is_ancestor(root, upstream, "HEAD"):
+                    report(Progress("sync", 0, 0, f"rebasing on {name}'s commits…"))
                     merged += _rebase(vault, root, upstream, before, ident)
                 ahead = int(git.run(root, "rev-list", "--count", f"{upstream}..HEAD").strip())
             else:  # an empty remote: everything we have goes up
                 ahead = int(git.run(root, "rev-list", "--count", "HEAD").strip())
             if ahead == 0:
                 break
+            report(Progress("sync", 0, 0, f"pushing {ahead:,} commit{'' if ahead == 1 else 's'} to {name}…"))
             proc = git.call(root, "-c", "credential.interactive=never", "push", "--porcelain", name,
                             f"HEAD:refs/heads/{branch}", env=net, timeout=timeout)
             if proc.returncode == 0:
@@ -120,6 +126,7 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
             raise BiocortexError(f"the remote {name} kept moving: {MAX_ATTEMPTS} pushes were refused",
                                  path=str(vault.root),
                                  hint="nothing is lost (your commits are in the vault); run `biocortex sync` again")
+        report(Progress("sync", 1, 1, "synced"))
         after = git.head(root)
         base = _merge_base(root, before, upstream) if upstream and before else None
         arrived = digest(vault, base, upstream, limit=limit) if upstream else digest(vault, after, after)

@@ -65,6 +65,7 @@ class RecallOptions:
     domain: str | None = None
     explain: bool = False
     include_archived: bool = False
+    compact: bool = False  # blocks without their path (render/blocks.py COMPACT)
     vocabulary: bool = True  # expand the query with synonyms (docs/vocabulary.md)
 
 
@@ -82,11 +83,12 @@ class Hit:
     shortened: bool = False
     matched: dict[str, list[str]] = field(default_factory=dict)
     rank_score: float = 0.0  # what the results are ordered by: ``score`` before it is clipped to 0-1
+    fields: dict[str, Any] = field(default_factory=dict)  # the episode's sections (render/recall.py hit_fields)
 
     def as_json(self, explain: bool) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "path": self.path, "score": self.score,
                                "rank_score": self.rank_score, "signals": self.signals, "tokens": self.tokens,
-                               "task": self.task, "success": self.success, "quality": self.quality}
+                               "task": self.task, "success": self.success, "quality": self.quality, **self.fields}
         if self.shortened:
             out["shortened"] = True
         if explain:
@@ -177,7 +179,7 @@ def recall_id(head: str | None, opts: RecallOptions, encoding: str) -> str:
         from _sha1 import sha1  # the C module alone: hashlib's import costs ~2.5 ms
     except ImportError:  # pragma: no cover - Python builds without it
         from hashlib import sha1
-    options = {k: v for k, v in vars(opts).items() if k != "query"}
+    options = {k: v for k, v in vars(opts).items() if k != "query" and (k != "compact" or v)}
     key = json.dumps([head, " ".join(opts.query.split()).casefold(), options, encoding],
                      sort_keys=True, ensure_ascii=False)
     number = int.from_bytes(sha1(key.encode("utf-8")).digest()[:8], "big") % 10**RECALL_ID_DIGITS
@@ -596,10 +598,10 @@ def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
             below: int, explain: Any) -> Found:
     """Each episode's block, best first, while the budget holds (room kept for the header); the
     episode that does not fit whole is shortened, and ends the list."""
-    from biocortex_cli.index.store import unpack_sections
+    from biocortex_cli.index.store import unpack_record, unpack_sections
     from biocortex_cli.recall.signals import shorten
     from biocortex_cli.render.blocks import DROP_ORDER, Section, assemble
-    from biocortex_cli.render.recall import EPISODES, Header, RecallPart
+    from biocortex_cli.render.recall import EPISODES, Header, RecallPart, hit_fields
 
     opts = asked.opts
     header = Header(0, matched, asked.head, asked.recall_id, int(meta["header_tokens"]))
@@ -608,16 +610,17 @@ def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
     hits: list[Hit] = []
     over_budget = 0
     blobs: dict[int, bytes] = {}
-    for doc, rel, task_, blob in conn.execute(
-            "SELECT d.doc, d.rel, d.task, b.sections FROM docs d JOIN bodies b ON b.doc = d.doc"
-            f" WHERE d.doc IN ({','.join('?' for _ in top)})", [doc for _, doc, _ in top]):
-        info[doc].update(rel=rel, task=task_)
+    for doc, rel, task_, blob, record in conn.execute(
+            "SELECT d.doc, d.rel, d.task, b.sections, r.record FROM docs d JOIN bodies b ON b.doc = d.doc"
+            f" JOIN records r ON r.doc = d.doc WHERE d.doc IN ({','.join('?' for _ in top)})",
+            [doc for _, doc, _ in top]):
+        info[doc].update(rel=rel, task=task_, record=record)
         blobs[doc] = blob
     for rank, (score, doc, signals) in enumerate(top, start=1):
         if hits and len(hits) < rank - 1:
             over_budget += 1
             continue
-        sections = unpack_sections(blobs[doc])
+        sections = unpack_sections(blobs[doc], opts.compact)
         cost = sum(s[2] for s in sections[:-1]) + sections[-1][3]
         keep, shortened = sections, False
         if reserve + used + cost > opts.budget:
@@ -633,13 +636,13 @@ def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
         hits.append(Hit(id=row["id"], path=row["rel"], score=round(shown, 4), signals=signals,
                         tokens=cost, task=row["task"], success=row["success"], quality=row["quality"],
                         block=block, shortened=shortened, matched=explain(doc) if opts.explain else {},
-                        rank_score=round(score, 4)))
+                        rank_score=round(score, 4), fields=hit_fields(unpack_record(row["record"]))))
         if shortened:
             over_budget += len(top) - rank
             break
     over_top_k = matched - len(top)
     if not hits:
-        first = unpack_sections(blobs[top[0][1]])  # the best hit, shortened as far as it goes
+        first = unpack_sections(blobs[top[0][1]], opts.compact)  # the best hit, shortened as far as it goes
         need = reserve + sum(s[2] for s in first if s[0] not in DROP_ORDER) + int(meta["shortened_tokens_last"])
         return asked.empty(f"the budget of {opts.budget} tokens is too small for any past analysis "
                            f"(the best one needs about {need} in its shortest form)",

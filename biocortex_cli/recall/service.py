@@ -6,6 +6,7 @@ import sqlite3
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from biocortex_cli.errors import BudgetTooSmall
 from biocortex_cli.index.build import RefreshReport, refresh, warn_problems
 from biocortex_cli.index.store import get_meta
 from biocortex_cli.recall.engine import RecallOptions, RecallResult, recall, search, validate
@@ -24,8 +25,8 @@ def options_from_config(vault: Vault, query: str, **given: Any) -> RecallOptions
 
     ep = vault.config.episodic
     defaults = {"top_k": ep.top_k, "budget": ep.token_budget, "min_relevance": ep.min_relevance,
-                "success_only": ep.success_only, "max_df": ep.max_df, "half_life_days": ep.half_life_days,
-                "vocabulary": ep.vocabulary,
+                "success_only": ep.success_only, "compact": ep.compact, "max_df": ep.max_df,
+                "half_life_days": ep.half_life_days, "vocabulary": ep.vocabulary,
                 # a signal missing from the config's weights keeps its default weight (0 turns it off)
                 "weights": {**EpisodicConfig().weights, **ep.weights}, "ngram_weights": dict(ep.ngram_weights),
                 # plain recall gives lessons context's default share (context passes its configured one)
@@ -33,9 +34,16 @@ def options_from_config(vault: Vault, query: str, **given: Any) -> RecallOptions
     return RecallOptions(query=query, **{**defaults, **{k: v for k, v in given.items() if v is not None}})
 
 
-def recall_vault(vault: Vault, opts: RecallOptions, *, log: bool = True) -> RecallResult:
-    """Recall for ``opts``; ``log`` appends what it injected to the recall log (docs/learning.md)."""
+def recall_vault(vault: Vault, opts: RecallOptions, *, log: bool = True, require_fit: bool = True) -> RecallResult:
+    """Recall for ``opts``; ``log`` appends what it injected to the recall log (docs/learning.md).
+
+    When past analyses pass the gate but the budget cannot hold even the best one, shortened, and
+    nothing else fits either, ``require_fit`` makes that an error (:class:`BudgetTooSmall`, exit 2,
+    as in ``context``): an empty answer would read as "nothing relevant". ``context`` passes
+    False and fills the budget with the conversation instead."""
     result = _recall_vault(vault, opts)
+    if require_fit and not result.parts and result.dropped.get("over_budget"):
+        raise BudgetTooSmall(result.reason, hint="raise --budget (or episodic.token_budget in the config)")
     if log:
         log_recall(vault, result)
     return result

@@ -40,7 +40,10 @@ def format_key(*sources: str) -> str:
 FORMAT = format_key(__file__)
 RANK = "{rank}"
 SCORE = "{score}"
-SHORTENED = "[shortened to fit the budget; the full note is at the path above]\n"
+SHORTENED = "[shortened to fit the budget; `biocortex episode show` with the id above prints it whole]\n"
+#: The suffix of a section's compact variant (``recall --compact``, config ``episodic.compact``):
+#: stored beside it, chosen when the index is read (index/store.py ``unpack_sections``).
+COMPACT = "~compact"
 HEADER = ("## Relevant past analyses — {shown} of {matched} matched · {tokens}/{budget} tokens · vault {head}"
           " · recall {recall_id}\n\n")
 #: A recall id is "r" and this many decimal digits (recall/engine.py: recall_id). After its space,
@@ -69,6 +72,7 @@ def clip(text: str, words: int) -> str:
 
 
 def episode_sections(record: Mapping[str, Any], path: str) -> list[Section]:
+    """The block's sections in order, then the compact variants (named ``<section>~compact``)."""
     def strings(key: str) -> list[str]:
         value = record.get(key) or []
         return [str(v) for v in value] if isinstance(value, list) else []
@@ -86,10 +90,10 @@ def episode_sections(record: Mapping[str, Any], path: str) -> list[Section]:
     created = str(record.get("created") or "")[:10]
     if created:
         meta.append(created)
-    meta += [str(record.get("id", "")), path]
+    meta.append(str(record.get("id", "")))
     sections = [
         Section("title", f"### {RANK}. {clip(text('task'), _LIMITS['task'])}\n"),
-        Section("meta", " · ".join(meta) + "\n"),
+        Section("meta", " · ".join([*meta, path]) + "\n"),
     ]
     tools, domains = strings("tools"), strings("domains")
     if tools or domains:
@@ -107,6 +111,11 @@ def episode_sections(record: Mapping[str, Any], path: str) -> list[Section]:
     entities = strings("entities")
     if entities:
         sections.append(Section("entities", f"entities: {', '.join(entities[:12])}\n"))
+    # compact: the id alone names the note (`episode show ID`; the path cost ~20 tokens a block), and
+    # the date goes when the id begins with it (as generated ids do)
+    ident = meta[-1]
+    brief = [m for m in meta[:-1] if not (m == created and ident.startswith(created))]
+    sections.append(Section("meta" + COMPACT, " · ".join([*brief, ident]) + "\n"))
     return sections
 
 

@@ -41,6 +41,25 @@ class RecallPart:
         return {"name": self.name, "heading": heading, "tokens": self.tokens, **self.json}
 
 
+#: The sections of an episode that ``recall --json`` gives each hit, as recorded (additive: id, path,
+#: task, success and quality come first): what the block prints, whole, without parsing it.
+HIT_TEXTS = ("plan", "result")
+HIT_LISTS = ("tools", "domains", "lessons", "entities", "related")
+
+
+def hit_fields(record: dict[str, Any]) -> dict[str, Any]:
+    """``created``, ``plan``, ``result`` (text or null) and ``tools``, ``domains``, ``lessons``,
+    ``entities``, ``related`` (lists, empty when not recorded) of an episode's record."""
+    out: dict[str, Any] = {"created": str(record.get("created") or "")}
+    for key in HIT_TEXTS:
+        value = record.get(key)
+        out[key] = value if isinstance(value, str) else None
+    for key in HIT_LISTS:
+        value = record.get(key)
+        out[key] = [str(v) for v in value] if isinstance(value, list) else []
+    return out
+
+
 def extra_digit_tokens(value: int) -> int:
     """Tokens a number costs beyond a one-digit placeholder (tiktoken splits digits every 3)."""
     return max(1, math.ceil(len(str(value)) / 3)) - 1

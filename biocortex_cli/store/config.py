@@ -48,6 +48,8 @@ class EpisodicConfig:
     min_relevance: float = _f(0.2, "fused score (0-1) below which a hit is dropped by the gate")
     token_budget: int = _f(2000, "default token budget of recall's printed context")
     success_only: bool = _f(False, "recall only successful episodes unless asked otherwise")
+    compact: bool = _f(False, "print each past analysis without its note's path (its id finds it: "
+                       "`biocortex episode show ID`), as `recall --compact` does; fewer tokens")
     weights: dict[str, float] = _f(
         {"text": 0.5, "entities": 0.2, "tools": 0.15, "domains": 0.15, "outcome": 0.15, "utility": 0.2},
         "fusion weights of the per-signal scores; a signal the query does not use is left out "

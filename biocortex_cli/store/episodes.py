@@ -13,11 +13,12 @@ import math
 import os
 import re
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from biocortex_cli.errors import DataError, NotFoundError
+from biocortex_cli.progress import Progress, Stage, plural, report
 from biocortex_cli.store import entity_notes
 from biocortex_cli.store.files import check_unicode
 from biocortex_cli.store.git import Author
@@ -204,7 +205,7 @@ def plural_keys(data: Mapping[str, Any], where: str | None, line: int | None) ->
 
 
 def warn_unknown_fields(episodes: Sequence[Episode], where: str | None) -> None:
-    """One warning on stderr per field biocortex does not know: it is kept in the note (SPEC §4)
+    """One warning on stderr per field biocortex does not know: it is kept in the note (docs/vault-format.md)
     but neither checked nor searched, so a misspelt field must not pass unnoticed."""
     counts: dict[str, int] = {}
     for ep in episodes:
@@ -362,14 +363,18 @@ def _write_episodes(txn: Transaction, episodes: list[Episode], author: Author, b
     ignoring case: links point to the note that exists, e.g. [[Tox|TOX]])."""
     rels = entity_notes.entity_rels(txn.vault.root, [n for ep in episodes for n in ep.strings("entities")])
     created = iso_utc(dt.datetime.now(dt.timezone.utc))
+    missing = entity_notes.missing_entity_notes(txn.vault.root, rels)
     notes = [(ep.path, render_episode(ep, rels)) for ep in episodes]
-    notes += [(rel, entity_notes.render_entity_note(name, created, str(author)))
-              for rel, name in entity_notes.missing_entity_notes(txn.vault.root, rels).items()]
-    if batch:
-        txn.write_many((rel, text, None) for rel, text in notes)
+    notes += [(rel, entity_notes.render_entity_note(name, created, str(author))) for rel, name in missing.items()]
+    if not batch:
+        for rel, text in notes:
+            txn.write(rel, text)
         return
-    for rel, text in notes:
-        txn.write(rel, text)
+    stage = Stage("write", len(notes), f"writing {plural(len(episodes), 'episode')} and "
+                  f"{plural(len(missing), 'entity note')}…")
+    txn.write_many(((rel, text, None) for rel, text in notes), progress=stage.advance)
+    stage.finish()
+    report(Progress("commit", 0, 0, f"committing {plural(stage.total, 'note')}…"))
 
 
 def _scrubbed(vault: Vault, data: Any) -> Any:
@@ -398,7 +403,10 @@ def parse_jsonl(text: str, source: str, author: Author, vault: Vault | None = No
     seen: dict[str, int] = {}
     # JSON Lines are split at "\n" only: str.splitlines() also splits at U+2028 and U+2029, which
     # JSON allows raw inside a string
-    for number, raw in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    stage = Stage("import", len(lines), f"reading {source}…")
+    for number, raw in enumerate(lines, start=1):
+        stage.advance(number)
         if not raw.strip():
             continue
         try:
@@ -428,6 +436,7 @@ def parse_jsonl(text: str, source: str, author: Author, vault: Vault | None = No
                             line=number, hint="ids must be unique; nothing was imported")
         seen[ep.id] = number
         episodes.append(ep)
+    stage.finish()
     return episodes
 
 
@@ -451,6 +460,7 @@ def import_episodes(vault: Vault, text: str, source: str, author: Author) -> lis
                 raise DataError(f"an episode with id {ep.id!r} already exists ({taken[ep.id]})",
                                 path=source, hint="remove it from the batch; nothing was imported")
         _write_episodes(txn, episodes, author, batch=True)
+    report(Progress("commit", 1, 1, "committed"))
     return episodes
 
 
@@ -479,25 +489,38 @@ def iter_episode_notes(vault: Vault) -> Iterator[str]:
 
 
 def list_episodes(vault: Vault, filt: EpisodeFilter) -> tuple[list[Episode], list[DataError]]:
-    """Episodes matching ``filt``, newest first, and the notes that could not be read."""
-    since = filt.since
+    """Episodes matching ``filt``, newest first, and the notes that could not be read, by parsing
+    every note (``index/listing.py`` answers the same from the index)."""
+    found, problems = read_matching(vault, iter_episode_notes(vault), filt)
+    return newest_first(found, filt.limit), problems
+
+
+def read_matching(vault: Vault, rels: Iterable[str], filt: EpisodeFilter) -> tuple[list[Episode], list[DataError]]:
+    """The notes ``rels`` that match ``filt`` (its limit aside), and those that cannot be read."""
     found: list[Episode] = []
     problems: list[DataError] = []
-    for rel in iter_episode_notes(vault):
+    for rel in rels:
         try:
             ep = load_episode(vault, rel)
         except DataError as exc:
             problems.append(exc)
             continue
-        if _matches(ep, filt, since):
+        if list_matches(ep, filt):
             found.append(ep)
-    found.sort(key=lambda e: (e.created, e.id), reverse=True)
-    if filt.limit is not None:
-        found = found[: filt.limit]
     return found, problems
 
 
-def _matches(ep: Episode, filt: EpisodeFilter, since: dt.datetime | None) -> bool:
+def newest_first(episodes: list[Episode], limit: int | None) -> list[Episode]:
+    """By ``created`` as written, then id, newest first; equal ones by path (the walk's order)."""
+    episodes.sort(key=lambda e: e.path)
+    episodes.sort(key=lambda e: (e.created, e.id), reverse=True)
+    return episodes[:limit] if limit is not None else episodes
+
+
+def list_matches(ep: Episode, filt: EpisodeFilter) -> bool:
+    """Whether ``ep`` passes ``filt`` (its limit aside)."""
+    since = filt.since
+
     def has(key: str, wanted: str | None) -> bool:
         return wanted is None or wanted.casefold() in {v.casefold() for v in ep.strings(key)}
 

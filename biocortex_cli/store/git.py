@@ -241,7 +241,7 @@ def clear_stale_locks(root: Path) -> list[Path]:
                 break
             in_use = lock_in_use(lock, root)
             if in_use is True and time.monotonic() >= deadline:  # a live git: never pull its lock away
-                raise BiocortexError(f"git is busy: {lock} is held by a running process", path=str(root),
+                raise BiocortexError(f"git is busy: {lock} is held by a running process", path=str(root), code="locked",
                                      hint="wait for that git command to finish (a person's, or an "
                                           "Obsidian plugin's), then try again")
             if in_use is False or (in_use is None and age >= STALE_LOCK_SECONDS):

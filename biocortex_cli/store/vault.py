@@ -2,7 +2,7 @@
 
 A vault is a folder with ``.biocortex/config.yaml`` inside a git repository. Writers call
 :meth:`Vault.transaction`, which holds the write lock, lets the caller write files atomically,
-and commits exactly those files with one message (SPEC §8).
+and commits exactly those files with one message (docs/json.md, "Commits").
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from biocortex_cli.errors import BiocortexError, DataError, NotFoundError
+from biocortex_cli.errors import BiocortexError, DataError, NotAVault
 from biocortex_cli.store import files, git
 from biocortex_cli.store.config import CONFIG_REL, Config, load_config
 from biocortex_cli.store.walk import MEMORY_DIRS
@@ -75,7 +75,7 @@ class Vault:
         return git.head(self.git_root)
 
     def author(self, explicit: str | None = None) -> git.Author:
-        """``--author``, else $BIOCORTEX_AUTHOR, else git config, else biocortex (SPEC §8).
+        """``--author``, else $BIOCORTEX_AUTHOR, else git config, else biocortex (docs/json.md, "Commits").
         Under ``--redact`` a secret in the name or e-mail is removed here, before any use."""
         text = explicit or os.environ.get(AUTHOR_ENV, "").strip()
         if text and self.secret_policy == "redact":
@@ -482,24 +482,24 @@ def _remove_tree(path: Path) -> None:
 
 
 def find_vault(explicit: str | None = None, cwd: Path | None = None) -> Vault:
-    """``--vault``, else $BIOCORTEX_VAULT, else the nearest parent with the config (SPEC §2)."""
+    """``--vault``, else $BIOCORTEX_VAULT, else the nearest parent with the config (docs/json.md)."""
     given = explicit or os.environ.get(VAULT_ENV)
     if given:
         root = Path(given).expanduser()
         try:
             found = (root / CONFIG_REL).is_file()
         except OSError as exc:  # e.g. a name too long for the file system
-            raise NotFoundError(f"{given[:200]} is not a usable vault path ({exc.strerror or exc})",
+            raise NotAVault(f"{given[:200]} is not a usable vault path ({exc.strerror or exc})",
                                 hint="pass --vault PATH / set BIOCORTEX_VAULT to the vault's folder") from None
         if not found:
-            raise NotFoundError(f"{root} is not a biocortex vault (no {CONFIG_REL})",
+            raise NotAVault(f"{root} is not a biocortex vault (no {CONFIG_REL})",
                                 hint=f"run `biocortex init {root}` to create one")
         return Vault(root.resolve())
     here = (cwd or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         if (folder / CONFIG_REL).is_file():
             return Vault(folder)
-    raise NotFoundError("no biocortex vault here or in any parent folder",
+    raise NotAVault("no biocortex vault here or in any parent folder",
                         hint="run `biocortex init PATH`, or pass --vault PATH / set BIOCORTEX_VAULT")
 
 
