@@ -416,7 +416,8 @@ def _loose_ids(objects: Path) -> list[str]:
 def maintain(root: Path, written: int) -> bool:
     """Keep history packed after a commit of ``written`` files (issue 15: one loose object per
     file, tree and commit otherwise piles up to ~50 KB of history per fact). A large write packs
-    its objects at once; otherwise loose objects are packed when the estimate passes
+    its objects at once (the loose ones as listed, when few are: its notes were packed as they
+    were written, ``preload``; else ``repack -d``); otherwise loose objects are packed when the estimate passes
     ``LOOSE_LIMIT`` more than the last packing left (unreachable ones stay loose until
     ``git gc`` prunes them: they must not make every write pack again), and ``git gc --auto``
     then also merges packs when there are too many. Best effort: a failure is never the write's
