@@ -91,7 +91,7 @@ def build_context(vault: Vault, query: str, *, budget: int | None = None, conver
         result = _assemble(vault, query, room, share, conv, counter, conversation_path)
         if result.tokens <= budget:
             if result.recall_id:
-                from biocortex_cli.store.feedback import log_recall
+                from biocortex_cli.store.recall_log import log_recall
 
                 log_recall(vault.state_dir, result.recall_id, query, result.vault_commit, result.injected)
             return replace(result, budget=budget)
@@ -116,7 +116,7 @@ def _assemble(vault: Vault, query: str, budget: int, share: float, conv: Convers
         for i, part in enumerate(recall.parts):
             # a recall part ends with a blank line before the next one: SEPARATOR puts it back
             text = part.text[:-1] if i < last and part.text.endswith("\n\n") else part.text
-            parts.append(replace(part, text=text, tokens=counter.count(text)))
+            parts.append(part._replace(text=text, tokens=counter.count(text)))
     if conv is not None:
         room = budget - recall_tokens - (sep if recall_tokens else 0)
         parts.insert(0, _working_memory(conv, room, counter, conv_path))

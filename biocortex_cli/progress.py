@@ -21,11 +21,10 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Progress:
+class Progress(NamedTuple):  # not a dataclass: index/build.py imports this on recall's path
     """One step of long work: ``stage`` (a word: index, import, write, commit, clone, checkout,
     lessons, cluster, fetch, rebase, push, …), ``done`` of ``total`` (``total`` 0 when unknown)
     and a sentence for people. ``notice``: also worth one line on stderr where no bar is drawn."""

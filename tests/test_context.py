@@ -112,10 +112,8 @@ def test_tokens_never_exceed_the_budget_over_a_range_of_budgets(filled: Path, tm
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(budget=st.integers(min_value=1, max_value=3000), share=st.floats(min_value=0, max_value=1))
 def test_hypothesis_tokens_within_budget(filled: Path, tmp_path: Path, budget: int, share: float) -> None:
-    from dataclasses import replace
-
     found = find_vault(str(filled))
-    config = replace(found.config, context=ContextConfig(conversation_share=share, recall_share=1 - share + 0.01))
+    config = found.config._replace(context=ContextConfig(conversation_share=share, recall_share=1 - share + 0.01))
     found.__dict__["config"] = config  # Vault.config is a cached_property: set the cached value
     conversation = _chat(tmp_path / "h.json", turns=6).read_text(encoding="utf-8")
     try:

@@ -153,7 +153,8 @@ _ID_PIECES = ["doi:", "DOI: ", "doi:\n", "PMID", "pmid:", "PMID: ", " ", "  ", "
               "10.", "1234", "5", "٣", "x", "ab", "GO", ":", "_", "0008150", "ENSG00000141510", ".12", "rs",
               "GSE", "E-MTAB-", "p.(", "Arg", "175", "His", ")", "c.", "1799", "T>A", "V600E", "BRAF ",
               "H3K27ac", "NM_", "000546", "-", "https://doi.org/", "(", ",", ";", "P04637", "Q9", "\u00a0",
-              "CHEMBL", "R-HSA-", "SAMN", "phs", "000001", ".v1.p1", "é", "x1doi: ", "/"]
+              "CHEMBL", "R-HSA-", "SAMN", "phs", "000001", ".v1.p1", "é", "x1doi: ", "/", "SRR", "ERX", "VCV",
+              "PRJNA", "G12C", "Gly12Cys", "m.", "g.", "H2BK", "rs4", "GO_", "ENSMUST", "0000000000012", "KRAS "]
 
 
 @settings(max_examples=400, deadline=None)
@@ -167,3 +168,22 @@ def test_identifiers_are_searched_only_where_they_can_be(text: str) -> None:
 
     assert spans(_id_matches(text)) == spans(_id_regex().finditer(text))
 
+
+
+def test_only_the_identifier_kinds_a_run_can_hold_are_compiled() -> None:
+    """A question's runs with a digit name the patterns worth compiling (all ten cost ~32 M
+    instructions of a recall's start, docs/performance.md); most questions need none."""
+    from biocortex_cli.bio.entities import _id_regex, _kinds, extract_entities
+
+    assert _kinds("10x") == set()
+    assert _kinds("2024-01-01") == set()
+    assert _kinds("TP53") == {"uniprot", "variant"}
+    assert _kinds("rs12345") == {"dbsnp"}
+    assert _kinds("GO:0008150") == {"ontology"}
+    assert _kinds("10.1038/nature12373") == {"doi", "variant"}
+    assert _kinds("H3K27ac") == {"uniprot", "variant", "histone"}
+    assert _kinds("E-MTAB-1") == {"accession"}
+    assert len(_kinds("٣x")) == 10  # not ASCII: every kind
+    _id_regex.cache_clear()
+    assert extract_entities("doublet detection in 10x multiome scRNA-seq with scDblFinder") == []
+    assert _id_regex.cache_info().currsize == 0

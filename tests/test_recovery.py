@@ -166,3 +166,23 @@ def test_a_tracked_journal_is_not_trusted(tp53: Path, cli: Cli) -> None:
     r = cli("episode", "add", "--task", "Any later write")
     assert r.code == 0, r.err
     assert "not trusted" in r.err and draft.read_text() == "---\nid: draft\n---\nmy draft\n"
+
+
+def test_index_workers_do_not_inherit_the_command_s_signal_handlers() -> None:
+    """The command turns SIGTERM into an exception (to roll a write back); the index build's
+    worker processes must not: the pool's own shutdown sends them SIGTERM, and the exception,
+    raised inside a worker that held the task queue's lock, printed a traceback or hung the pool."""
+    from biocortex_cli.cli.errors import _on_signal
+    from biocortex_cli.index.build import worker_pool
+
+    previous = signal.signal(signal.SIGTERM, _on_signal)
+    try:
+        with worker_pool(2) as pool:
+            term, interrupt = pool.apply(_worker_handlers)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert term == signal.SIG_DFL and interrupt == signal.SIG_IGN
+
+
+def _worker_handlers() -> tuple[object, object]:
+    return signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
+from itertools import pairwise
 from typing import NamedTuple
 
 __all__ = ["Entity", "entity_names", "extract_entities", "is_identifier", "normalize_entity", "variant_gene"]
@@ -109,7 +110,9 @@ _NOT_GENES = frozenset("""
     PE100 SE50 SE75 PE75 2X150 3D 2D 1D 4K 8K 10X ICD10 ICD-10 ICD-9 ICD9 DSM5 DSM-5 FY2025
     FY2026 CVE FP16 FP32 FP64 BF16 INT8 INT4
 """.split())
-_NOT_GENE_PATTERN = re.compile(
+#: counters and versions in capitals (``PC1``, ``HG38``, ``BATCH2``): compiled on first use
+#: (~7 M instructions, which a question with no gene-like word never needs)
+_NOT_GENE_SOURCE = (
     r"(?:PC|UMAP|TSNE|LSI|HARMONY|PCA|DIM|LOG|REP|BATCH|LANE|SAMPLE|DONOR|PATIENT|MOUSE|DAY|WEEK"
     r"|MONTH|YEAR|PHASE|STEP|TIER|LEVEL|NODE|RUN|TEST|ROUND|GEN|VER|V|API|CHR|CHROM|Q|R|S|L|E|P"
     r"|HG|MM|GRCH|GRCM|IC|EC|LD|ED|OD|PE|SE|FY|CVE|RFC|PEP|ISO|IEEE|SHA|MD|UTF|IPV|HTTP|USB|DDR"
@@ -117,12 +120,23 @@ _NOT_GENE_PATTERN = re.compile(
     r"|RAM|GB|TB|MB|KB|GHZ|MHZ|COVID|QC|NGS|SRA|EXP|TRIAL|COHORT|VISIT|WAVE|ARM|GROUP|PLATE|WELL"
     r"|ROW|COL|FIG|TABLE|SUPP|EQ|SECTION|CHAPTER|PART|ITEM|LINE|PAGE|VOL|NUM|IDX)"
     r"-?\d+[A-Z]?")
-_HYPHEN_JOINS = frozenset({"HLA", "MT", "IL", "KIR", "TRB", "TRA", "IGH", "IGK", "IGL", "H2"})
 
 
 @functools.cache
-def _id_regex() -> re.Pattern[str]:
-    return re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _ID_PATTERNS))
+def _not_gene_pattern() -> re.Pattern[str]:
+    return re.compile(_NOT_GENE_SOURCE)
+
+
+_HYPHEN_JOINS = frozenset({"HLA", "MT", "IL", "KIR", "TRB", "TRA", "IGH", "IGK", "IGL", "H2"})
+
+
+_ID_KINDS = tuple(kind for kind, _pattern in _ID_PATTERNS)
+
+
+@functools.cache
+def _id_regex(kinds: tuple[str, ...] = _ID_KINDS) -> re.Pattern[str]:
+    """The alternation of the identifier patterns of ``kinds`` (in the order of _ID_PATTERNS)."""
+    return re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _ID_PATTERNS if kind in kinds))
 
 
 @functools.cache
@@ -142,10 +156,47 @@ _DIGIT_RUN = re.compile(r"(?<!\S)(?:[^\s\d]|" + _JOIN + r")*\d(?:\S|" + _JOIN + 
 
 
 def _id_matches(text: str) -> Iterator[re.Match[str]]:
-    """What ``_id_regex().finditer(text)`` yields, searching only the runs that hold a digit."""
-    finditer = _id_regex().finditer
-    for run in _DIGIT_RUN.finditer(text):
-        yield from finditer(text, run.start(), run.end())
+    """What ``_id_regex().finditer(text)`` yields, searching only the runs that hold a digit,
+    with the patterns of the kinds those runs can hold (:func:`_kinds`): compiling all ten
+    costs ~32 M instructions, a recall's largest single cost, and most questions hold none."""
+    runs = [(run.start(), run.end()) for run in _DIGIT_RUN.finditer(text)]
+    kinds: set[str] = set()
+    for start, end in runs:
+        kinds |= _kinds(text[start:end])
+    if not kinds:
+        return
+    finditer = _id_regex(tuple(k for k in _ID_KINDS if k in kinds)).finditer
+    for start, end in runs:
+        yield from finditer(text, start, end)
+
+
+_AA3_NAMES = tuple(_AA3.split("|"))
+_ACCESSION_PIECES = ("gse", "gsm", "gpl", "gds", "sr", "er", "dr", "e-", "chembl", "prj", "sam", "phs", "cv", "r-")
+
+
+def _kinds(run: str) -> set[str]:
+    """The identifier kinds whose pattern could match inside ``run``: each needs a piece of
+    text (``10.`` for a DOI, ``_`` or ``:`` for an ontology term, an upper-case letter before a
+    digit for a UniProt accession, …) that a run without it cannot hold, so leaving its pattern
+    out changes no match. Every kind for a run that is not ASCII (case-insensitive matching
+    knows more letters than ``lower``)."""
+    if not run.isascii():
+        return set(_ID_KINDS)
+    low = run.lower()
+    upper_digit = any(a.isupper() and b.isdigit() for a, b in pairwise(run))
+    checks = {
+        "doi": "10." in run,
+        "pmid": "pmid" in low,
+        "ontology": ":" in run or "_" in run,
+        "ensembl": "ens" in low,
+        "refseq": "_" in run,
+        "dbsnp": "rs" in low,
+        "accession": any(piece in low for piece in _ACCESSION_PIECES),
+        "uniprot": upper_digit,
+        "variant": upper_digit or "." in run or any(name in run for name in _AA3_NAMES),
+        "histone": "H2" in run or "H3" in run or "H4" in run,
+    }
+    return {kind for kind, possible in checks.items() if possible}
 
 
 _VARIANT_GENE_BEFORE = re.compile(r"([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)?)[ \t]+$")
@@ -364,7 +415,7 @@ def _is_gene(token: str) -> bool:
         return True
     if len(token) > 15:  # the longest HGNC symbols are ~15 characters; keys and hashes are longer
         return False
-    if token in _NOT_GENES or len(token) < 3 or _NOT_GENE_PATTERN.fullmatch(token):
+    if token in _NOT_GENES or len(token) < 3 or _not_gene_pattern().fullmatch(token):
         return False
     if not any(c.isdigit() for c in token):
         return False

@@ -6,7 +6,6 @@ committed copy differs from what this module generates.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -29,7 +28,7 @@ def _value(value: Any) -> str:
 
 def configuration_markdown() -> str:
     """docs/configuration.md: every setting of ``.biocortex/config.yaml`` with type and default."""
-    from biocortex_cli.store.config import SECTIONS
+    from biocortex_cli.store.config import HELP, SECTIONS
 
     lines = [
         GENERATED,
@@ -51,10 +50,10 @@ def configuration_markdown() -> str:
         lines += ["| setting | type | default | meaning |", "|---|---|---|---|"]
         hints = get_type_hints(cls)
         defaults = cls()
-        for f in dataclasses.fields(cls):
-            default = getattr(defaults, f.name)
-            meaning = str(f.metadata.get("help", "")).replace("|", "\\|")
-            lines.append(f"| `{section}.{f.name}` | {_type_name(hints[f.name])} | {_value(default)} | {meaning} |")
+        for name, help in HELP[cls].items():
+            default = getattr(defaults, name)
+            meaning = help.replace("|", "\\|")
+            lines.append(f"| `{section}.{name}` | {_type_name(hints[name])} | {_value(default)} | {meaning} |")
         lines.append("")
     return "\n".join(lines)
 

@@ -25,12 +25,10 @@ _C1 = re.compile("[\x80-\x9f]")
 
 
 def vault() -> Vault:
-    from dataclasses import replace
-
-    from biocortex_cli.store.vault import find_vault
+    from biocortex_cli.store.vault import Vault, find_vault
 
     found = find_vault(OPTIONS.vault)
-    return found if OPTIONS.secret_policy == found.secret_policy else replace(found, secret_policy=OPTIONS.secret_policy)
+    return found if OPTIONS.secret_policy == found.secret_policy else Vault(found.root, OPTIONS.secret_policy)
 
 
 def author(vault: Vault) -> Author:

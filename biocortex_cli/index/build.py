@@ -20,13 +20,11 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import subprocess
 import sys
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.index import store
@@ -37,24 +35,29 @@ from biocortex_cli.progress import Stage, plural
 INDEXED = {"episodes": False, "archive/episodes": True}
 
 
-@dataclass
 class RefreshReport:
-    added: int = 0
-    updated: int = 0
-    removed: int = 0
-    rebuilt: bool = False
-    reason: str = ""
-    total: int = 0
-    problems: list[tuple[str, int, str]] = field(default_factory=list)
-    seconds: float = 0.0
+    """What a refresh did (filled in as it goes). A plain class, not a dataclass: recall defines
+    it on every start (docs/performance.md)."""
+
+    __slots__ = ("added", "problems", "reason", "rebuilt", "removed", "seconds", "total", "updated")
+
+    def __init__(self, added: int = 0, updated: int = 0, removed: int = 0, rebuilt: bool = False, reason: str = "",
+                 total: int = 0, problems: list[tuple[str, int, str]] | None = None, seconds: float = 0.0) -> None:
+        self.added = added
+        self.updated = updated
+        self.removed = removed
+        self.rebuilt = rebuilt
+        self.reason = reason
+        self.total = total
+        self.problems: list[tuple[str, int, str]] = [] if problems is None else problems
+        self.seconds = seconds
 
     @property
     def changed(self) -> bool:
         return bool(self.added or self.updated or self.removed or self.rebuilt)
 
 
-@dataclass
-class Scan:
+class Scan(NamedTuple):
     """What a scan of the vault found: note -> (mtime_ns, size), and folder stamps.
 
     ``dirs`` maps every indexed folder to [mtime_ns, subfolders, digest of its notes' names and
@@ -242,6 +245,8 @@ def git_changed(git_root: Path, vault_root: Path, old: str, new: str,
         prefix = vault_root.resolve().relative_to(git_root.resolve()).as_posix()
     except ValueError:
         return None
+    import subprocess  # here, not at the top: with threading and selectors, ~17 M instructions recall rarely needs
+
     proc = subprocess.run(["git", "-C", str(git_root), "diff", "--name-only", "--no-renames", "-z",
                            old, new, "--", *[f"{prefix}/{d}" if prefix != "." else d for d in folders]],
                           capture_output=True, text=True, check=False)
@@ -426,7 +431,7 @@ def _read_chunk(args: tuple[str, int, list[tuple[str, int, int]], str]) -> Chunk
             continue
         numbers.append(first + i)
     postings = store.ChunkPostings.of(rows, numbers)
-    return [replace(row, fingerprints={}) for row in rows], numbers, postings, problems
+    return [row._replace(fingerprints={}) for row in rows], numbers, postings, problems
 
 
 def _read_all(root: Path, todo: list[str], files: dict[str, tuple[int, int]],
@@ -439,10 +444,27 @@ def _read_all(root: Path, todo: list[str], files: dict[str, tuple[int, int]],
     if len(todo) < PARALLEL_MIN or workers < 2:
         yield from map(_read_chunk, chunks)
         return
+    with worker_pool(workers) as pool:
+        yield from pool.imap(_read_chunk, chunks)
+
+
+def worker_pool(workers: int) -> Any:
+    """A ``multiprocessing.Pool`` whose workers take the default action for SIGTERM and ignore
+    SIGINT. Forked workers would otherwise inherit the command's handlers (cli/errors.py), which
+    turn SIGTERM into an exception: the pool's own shutdown (``terminate`` sends SIGTERM) then
+    raised it inside a worker, at times while the worker held the task queue's lock, printing a
+    traceback or leaving the pool hung. Ctrl-C reaches the parent, which rolls back and ends the
+    pool."""
     import multiprocessing
 
-    with multiprocessing.Pool(workers) as pool:
-        yield from pool.imap(_read_chunk, chunks)
+    return multiprocessing.Pool(workers, initializer=_worker_signals)
+
+
+def _worker_signals() -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextlib.contextmanager

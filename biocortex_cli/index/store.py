@@ -38,9 +38,8 @@ import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 # 9: records and labels (listings from the index);
 # 8: feedback by the question it was given on (questions, question_words, question_evidence);
@@ -91,8 +90,7 @@ class IndexUnusable(Exception):
     """The file is missing, corrupt, or from another schema: rebuild it."""
 
 
-@dataclass(frozen=True)
-class DocRow:
+class DocRow(NamedTuple):
     """What the indexer stores for one note."""
 
     rel: str
@@ -116,7 +114,7 @@ class DocRow:
     record_blob: bytes = b""  # the frontmatter as parsed, JSON, compressed (:func:`pack_record`)
     created_text: str = ""  # ``created`` as written (listings sort by it, as the note-parsing path did)
     author: str = ""
-    labels: list[tuple[str, str]] = field(default_factory=list)  # (kind, case-folded domain/tool/entity)
+    labels: list[tuple[str, str]] = []  # (kind, case-folded domain/tool/entity); shared default: never changed
 
 
 def index_path(state_dir: Path) -> Path:
@@ -442,8 +440,7 @@ def insert(conn: sqlite3.Connection, rows: Iterable[DocRow]) -> int:
     return added
 
 
-@dataclass
-class ChunkPostings:
+class ChunkPostings(NamedTuple):
     """The posting lists of a batch of notes, with their final note numbers: what a rebuild's
     worker hands back (arrays pickle as bytes, a dict per note would cost the loader ~0.3 ms)."""
 

@@ -26,8 +26,7 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from biocortex_cli.bio.vocabulary import Expanded, Expansion
@@ -40,8 +39,8 @@ def idf(n_docs: int, df: int) -> float:
     return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
 
 
-@dataclass(frozen=True)
-class QueryWeights:
+class QueryWeights(NamedTuple):  # a NamedTuple, not a dataclass: defined faster on recall's path
+    # (defaults are shared by every instance: never changed in place)
     fingerprints: dict[int, tuple[str, int]]  # fingerprint -> (gram, n), every one of the query
     weights: dict[int, float]  # fingerprint -> weight, for those the episodes have (not too common)
     unknown_weights: dict[int, float]  # unigrams no episode has -> half the largest IDF (times n's weight)
@@ -49,14 +48,14 @@ class QueryWeights:
     unknown: list[str]  # query words no episode has
     common: list[str]  # query words too common to count
     # synonyms (module docstring): fingerprint -> weight, for those some episode has (not too common)
-    synonym_weights: dict[int, float] = field(default_factory=dict)
+    synonym_weights: dict[int, float] = {}
     # synonyms no episode has, weighed the same way: a lesson note may have them (lessons/recall.py)
-    unknown_synonym_weights: dict[int, float] = field(default_factory=dict)
-    synonyms: dict[int, Expansion] = field(default_factory=dict)  # the expansions of both
-    concept_of: dict[int, str] = field(default_factory=dict)  # weighted fingerprint -> its concept
-    concept_weights: dict[str, float] = field(default_factory=dict)  # concept -> its weight in the denominator
+    unknown_synonym_weights: dict[int, float] = {}
+    synonyms: dict[int, Expansion] = {}  # the expansions of both
+    concept_of: dict[int, str] = {}  # weighted fingerprint -> its concept
+    concept_weights: dict[str, float] = {}  # concept -> its weight in the denominator
     expanded: Expanded | None = None  # what the vocabulary gave: --explain lists it
-    absent_synonyms: list[str] = field(default_factory=list)  # synonyms no episode has, or too common
+    absent_synonyms: list[str] = []  # synonyms no episode has, or too common
     grouped: frozenset[str] = frozenset()  # the concepts with a weighted synonym
 
     def coverage(self, found: Iterable[tuple[int, float]]) -> float:

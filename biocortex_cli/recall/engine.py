@@ -30,8 +30,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from biocortex_cli.errors import UsageError
 from biocortex_cli.recall.signals import ATTR_COLUMN, ATTR_SIGNAL, K1, MIN_COVERAGE, SIGNALS
@@ -47,8 +46,7 @@ if TYPE_CHECKING:
 VARIANT_GENE_CREDIT = 0.5
 
 
-@dataclass(frozen=True)
-class RecallOptions:
+class RecallOptions(NamedTuple):
     """What a recall is asked: the query, and the settings whose defaults are the vault's config
     (``recall.service.options_from_config`` fills them in: store/config.py declares them once)."""
 
@@ -69,8 +67,7 @@ class RecallOptions:
     vocabulary: bool = True  # expand the query with synonyms (docs/vocabulary.md)
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     id: str
     path: str
     score: float
@@ -81,9 +78,9 @@ class Hit:
     quality: float | None
     block: str
     shortened: bool = False
-    matched: dict[str, list[str]] = field(default_factory=dict)
+    matched: dict[str, list[str]] = {}  # shared by every Hit without one: never changed in place
     rank_score: float = 0.0  # what the results are ordered by: ``score`` before it is clipped to 0-1
-    fields: dict[str, Any] = field(default_factory=dict)  # the episode's sections (render/recall.py hit_fields)
+    fields: dict[str, Any] = {}  # the episode's sections (render/recall.py hit_fields); shared: never changed
 
     def as_json(self, explain: bool) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "path": self.path, "score": self.score,
@@ -96,8 +93,7 @@ class Hit:
         return out
 
 
-@dataclass(frozen=True)
-class RecallResult:
+class RecallResult(NamedTuple):
     query: str
     vault_commit: str | None
     budget: int
@@ -107,12 +103,12 @@ class RecallResult:
     matched: int
     searched: int
     reason: str = ""
-    query_terms: list[str] = field(default_factory=list)
-    unknown_terms: list[str] = field(default_factory=list)
-    ignored_terms: list[str] = field(default_factory=list)
-    informative_terms: list[str] = field(default_factory=list)  # the concepts the gate asks to cover
-    synonyms: list[dict[str, Any]] = field(default_factory=list)  # the query's synonyms and whether searched
-    withheld_terms: list[dict[str, str]] = field(default_factory=list)  # terms the vocabulary will not expand
+    query_terms: list[str] = []
+    unknown_terms: list[str] = []
+    ignored_terms: list[str] = []
+    informative_terms: list[str] = []  # the concepts the gate asks to cover
+    synonyms: list[dict[str, Any]] = []  # the query's synonyms and whether searched
+    withheld_terms: list[dict[str, str]] = []  # terms the vocabulary will not expand
     synonyms_dropped: int = 0  # synonyms cut by the vocabulary's caps
     recall_id: str = ""
     parts: tuple[RecallPart, ...] = ()  # the output, as printed (render/recall.py: compose)
@@ -147,8 +143,7 @@ class RecallResult:
         return out
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     """What :func:`search` found, before it is printed: the result without its output, the
     episodes' part (their blocks) and the numbers of its header (None when nothing fits)."""
 
@@ -163,7 +158,7 @@ class Found:
         from biocortex_cli.render.recall import compose
 
         episodes = [self.part] if self.part is not None else []
-        return replace(self.result, budget=budget, parts=compose([*before, *episodes, *after], self.header, budget))
+        return self.result._replace(budget=budget, parts=compose([*before, *episodes, *after], self.header, budget))
 
 
 def recall_id(head: str | None, opts: RecallOptions, encoding: str) -> str:
@@ -179,7 +174,7 @@ def recall_id(head: str | None, opts: RecallOptions, encoding: str) -> str:
         from _sha1 import sha1  # the C module alone: hashlib's import costs ~2.5 ms
     except ImportError:  # pragma: no cover - Python builds without it
         from hashlib import sha1
-    options = {k: v for k, v in vars(opts).items() if k != "query" and (k != "compact" or v)}
+    options = {k: v for k, v in opts._asdict().items() if k != "query" and (k != "compact" or v)}
     key = json.dumps([head, " ".join(opts.query.split()).casefold(), options, encoding],
                      sort_keys=True, ensure_ascii=False)
     number = int.from_bytes(sha1(key.encode("utf-8")).digest()[:8], "big") % 10**RECALL_ID_DIGITS
@@ -222,8 +217,7 @@ def search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
 
 # --- the stages ----------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Asked:
+class _Asked(NamedTuple):
     """What every stage reads: the options, the query's terms and weights, the index's state."""
 
     opts: RecallOptions
@@ -259,19 +253,17 @@ class _Asked:
                 "synonyms_dropped": self.expanded.dropped}
 
 
-@dataclass(frozen=True)
-class _Named:
+class _Named(NamedTuple):
     """The query's grams the index knows as tools, domains or entities, and who lists them."""
 
     grams: list[str]  # every gram of the query, sorted (the SQL parameters of ``where``)
     where: str  # the SQL condition on attrs that finds them
     values: dict[str, set[str]]  # signal -> the values named
     hits: dict[int, list[float]]  # episode -> its credit for the named entities, tools, domains
-    count: dict[str, float]  # signal -> how many it names (a variant and its gene: one)
+    counts: dict[str, float]  # signal -> how many it names (a variant and its gene: one)
 
 
-@dataclass(frozen=True)
-class _Fusion:
+class _Fusion(NamedTuple):
     """The signals the query uses, and their weights."""
 
     active: dict[str, bool]
@@ -281,8 +273,7 @@ class _Fusion:
     plan: list[tuple[str, float, int, float]]  # (signal, weight, attrs column or -1 for text, values named)
 
 
-@dataclass(frozen=True)
-class _Concepts:
+class _Concepts(NamedTuple):
     """The question's informative concepts, which the gate asks an episode to cover.
 
     A concept is a word of the question, or a domain it names (its words together); a synonym
@@ -327,10 +318,10 @@ def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
     from biocortex_cli.index.weights import query_weights
 
     asked = _expanded(asked, vocabulary)
-    asked = replace(asked, words=query_weights(conn, asked.tokens, asked.n_docs, opts.ngram_weights, opts.max_df,
-                                               asked.expanded))
+    asked = asked._replace(words=query_weights(conn, asked.tokens, asked.n_docs, opts.ngram_weights, opts.max_df,
+                                             asked.expanded))
     named = _named(conn, asked)
-    asked = replace(asked, concepts=_concepts(asked, named))
+    asked = asked._replace(concepts=_concepts(asked, named))
     fusion = _fusion(asked, named)
     if fusion.relevance_w <= 0:
         return asked.empty("nothing in the query matches the vault's memory")
@@ -364,7 +355,7 @@ def _expanded(asked: _Asked, vocabulary: Local | None) -> _Asked:
         return asked
     from biocortex_cli.bio.vocabulary import expand
 
-    return replace(asked, expanded=expand(asked.tokens, local=vocabulary))
+    return asked._replace(expanded=expand(asked.tokens, local=vocabulary))
 
 
 def _named(conn: sqlite3.Connection, asked: _Asked) -> _Named:
@@ -476,7 +467,7 @@ def _fusion(asked: _Asked, named: _Named) -> _Fusion:
     active["outcome"] = wanted is not None and (active["text"] or any(named.values.values()))
     relevance_w = sum(float(opts.weights.get(s, 0.0)) for s in SIGNALS if active.get(s) and s != "outcome")
     outcome_w = float(opts.weights.get("outcome", 0.0)) if active["outcome"] else 0.0
-    plan = [(s, float(opts.weights.get(s, 0.0)), ATTR_COLUMN.get(s, -1), named.count.get(s, 0.0) or 1.0)
+    plan = [(s, float(opts.weights.get(s, 0.0)), ATTR_COLUMN.get(s, -1), named.counts.get(s, 0.0) or 1.0)
             for s in SIGNALS if active.get(s) and s != "outcome"]
     return _Fusion(active, wanted, relevance_w, outcome_w, plan)
 
@@ -508,7 +499,7 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
     # posting lists: scored only if their attribute share plus every light list could pass
     w_text = float(opts.weights.get("text", 0.0)) if fusion.active["text"] else 0.0
     best_text = w_text * min(1.0, light_total * (K1 + 1) / denominator) if denominator else 0.0
-    attr_weights = [(float(opts.weights.get(s, 0.0)), ATTR_COLUMN[s], named.count[s])
+    attr_weights = [(float(opts.weights.get(s, 0.0)), ATTR_COLUMN[s], named.counts[s])
                     for s in ("entities", "tools", "domains") if fusion.active.get(s)]
     could_pass: dict[tuple[float, ...], bool] = {}
     seeds: set[int] = set()
@@ -605,7 +596,7 @@ def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
 
     opts = asked.opts
     header = Header(0, matched, asked.head, asked.recall_id, int(meta["header_tokens"]))
-    reserve = replace(header, shown=len(top)).cost(opts.budget, opts.budget)  # its digits never exceed these
+    reserve = header._replace(shown=len(top)).cost(opts.budget, opts.budget)  # its digits never exceed these
     used = 0
     hits: list[Hit] = []
     over_budget = 0
@@ -648,10 +639,10 @@ def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
                            f"(the best one needs about {need} in its shortest form)",
                            dropped=below, over_top_k=over_top_k, over_budget=over_budget)
     found = asked.empty("", dropped=below, over_top_k=over_top_k, over_budget=over_budget)
-    result = replace(found.result, results=hits, matched=matched)
+    result = found.result._replace(results=hits, matched=matched)
     part = RecallPart(EPISODES, "".join(h.block for h in hits), used,
                       {"results": [h.as_json(False) for h in hits], "dropped": result.dropped})
-    return Found(result, part, replace(header, shown=len(hits)))
+    return Found(result, part, header._replace(shown=len(hits)))
 
 
 def _explain(conn: sqlite3.Connection, doc: int, asked: _Asked, named: _Named,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import BudgetTooSmall
@@ -50,7 +49,7 @@ def recall_vault(vault: Vault, opts: RecallOptions, *, log: bool = True, require
 
 
 def log_recall(vault: Vault, result: RecallResult) -> None:
-    from biocortex_cli.store.feedback import log_recall as append
+    from biocortex_cli.store.recall_log import log_recall as append
 
     append(vault.state_dir, result.recall_id, result.query, result.vault_commit, [h.id for h in result.results])
 
@@ -70,7 +69,7 @@ def _recall_vault(vault: Vault, opts: RecallOptions) -> RecallResult:
         if not before and not after:
             return recall(conn, meta, opts, vocabulary)
         reserved = sum(p.tokens + 2 for p in (*before, *after))
-        found = search(conn, meta, replace(opts, budget=max(1, opts.budget - reserved)), vocabulary)
+        found = search(conn, meta, opts._replace(budget=max(1, opts.budget - reserved)), vocabulary)
         return found.finish(opts.budget, before, after)
     finally:
         conn.close()

@@ -12,9 +12,8 @@ count made with ``0`` and ``0.00`` holds for every rank below 1000 and every sco
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 
 def format_key(*sources: str) -> str:
@@ -59,8 +58,7 @@ _LIMITS = {"task": 60, "plan": 70, "result": 90, "lesson": 45}
 MAX_LESSONS = 5
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
     name: str
     text: str
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from biocortex_cli.render.blocks import HEADER
 
@@ -26,15 +25,14 @@ FACTS = "facts"
 WORKING_MEMORY = "working_memory"  # context's part: the conversation (context.py)
 
 
-@dataclass(frozen=True)
-class RecallPart:
+class RecallPart(NamedTuple):
     """One section of recall's (or context's) output: its name, exact text and tokens, and what
     ``--json`` says about it (``context --json`` lists the parts)."""
 
     name: str  # lessons, episodes, facts (or working_memory in context)
     text: str
     tokens: int
-    json: dict[str, Any] = field(default_factory=dict)
+    json: dict[str, Any] = {}  # shared by every part without one: never changed in place
 
     def as_json(self) -> dict[str, Any]:
         heading = self.text.split("\n", 1)[0]
@@ -65,8 +63,7 @@ def extra_digit_tokens(value: int) -> int:
     return max(1, math.ceil(len(str(value)) / 3)) - 1
 
 
-@dataclass(frozen=True)
-class Header:
+class Header(NamedTuple):
     """The numbers of the past analyses' header, which :func:`compose` prints."""
 
     shown: int
@@ -98,7 +95,7 @@ def compose(parts: Sequence[RecallPart], header: Header | None, budget: int) -> 
     while (settled := body + header.cost(total, budget)) != total:
         total = settled
     head = header.text(total, budget)
-    return tuple(replace(p, text=head + p.text, tokens=p.tokens + header.cost(total, budget))
+    return tuple(p._replace(text=head + p.text, tokens=p.tokens + header.cost(total, budget))
                  if p.name == EPISODES else p for p in kept)
 
 

@@ -1,6 +1,9 @@
-"""The vault's tunables: ``.biocortex/config.yaml``, read into frozen dataclasses.
+"""The vault's tunables: ``.biocortex/config.yaml``, read into NamedTuples.
 
-The dataclasses below are the config model: defaults, types and help text live here once.
+The NamedTuples below are the config model: defaults, types and help text (:data:`HELP`) live
+here once. NamedTuples, not frozen dataclasses, because every command defines them: a frozen
+dataclass costs ~3.5 M instructions to define, a NamedTuple a fifth of that (docs/performance.md).
+Their dict and list defaults are shared by every instance: never change them in place.
 ``vault_template/.biocortex/config.yaml`` mirrors them with comments, and
 ``docs/configuration.md`` is generated from them (a test fails when either drifts).
 
@@ -15,10 +18,8 @@ applies to a cached file too.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import Any, NamedTuple, TypeVar, get_type_hints
 
 from biocortex_cli.errors import DataError
 
@@ -26,22 +27,35 @@ CONFIG_REL = ".biocortex/config.yaml"
 CACHE_REL = ".biocortex/tmp/config.json"  # git-ignored, derived, rebuilt when missing
 
 
-def _f(default: Any, help: str) -> Any:
-    if isinstance(default, dict | list):
-        return field(default_factory=lambda: type(default)(default), metadata={"help": help})
-    return field(default=default, metadata={"help": help})
+_T = TypeVar("_T")
+#: section class -> setting -> its help, in the order of the fields (docs/configuration.md)
+HELP: dict[type, dict[str, str]] = {}
+_pending: list[str] = []  # the help of the fields of the class being defined, in order
 
 
-@dataclass(frozen=True)
-class TokenizerConfig:
+def _f(default: _T, help: str) -> _T:
+    """A setting's default, its help kept for :func:`_helped` (the class is not made yet)."""
+    _pending.append(help)
+    return default
+
+
+def _helped(cls: type[_T]) -> type[_T]:
+    """Files the help of ``cls``'s settings under :data:`HELP`, by field."""
+    HELP[cls] = dict(zip(cls._fields, _pending, strict=True))  # type: ignore[attr-defined]
+    _pending.clear()
+    return cls
+
+
+@_helped
+class TokenizerConfig(NamedTuple):
     """Token counting (recall budgets, compress, context)."""
 
     encoding: str = _f("cl100k_base", "tiktoken encoding used for every token count "
                        "(cl100k_base or o200k_base; both ship with biocortex, nothing is downloaded)")
 
 
-@dataclass(frozen=True)
-class EpisodicConfig:
+@_helped
+class EpisodicConfig(NamedTuple):
     """Episodic memory: recall of past analyses (docs/recall.md)."""
 
     top_k: int = _f(5, "how many past analyses recall returns at most")
@@ -70,8 +84,8 @@ class EpisodicConfig:
                           "(docs/vocabulary.md)")
 
 
-@dataclass(frozen=True)
-class WorkingMemoryConfig:
+@_helped
+class WorkingMemoryConfig(NamedTuple):
     """Working memory: `biocortex compress` (docs/compress.md)."""
 
     max_tokens: int = _f(-1, "token budget of `compress`; -1 = auto: auto_fraction of the "
@@ -84,8 +98,8 @@ class WorkingMemoryConfig:
     models: dict[str, int] = _f({}, "extra or overriding model context windows, name -> tokens")
 
 
-@dataclass(frozen=True)
-class FactsConfig:
+@_helped
+class FactsConfig(NamedTuple):
     """Semantic memory: facts and their contradiction rules (docs/facts.md)."""
 
     default_confidence: float = _f(0.8, "confidence of a fact added without --confidence")
@@ -113,8 +127,8 @@ class FactsConfig:
                          "many times the other's; else the claim is contested (docs/facts.md)")
 
 
-@dataclass(frozen=True)
-class ContextConfig:
+@_helped
+class ContextConfig(NamedTuple):
     """One-call planner context: `biocortex context` (docs/agents.md)."""
 
     budget: int = _f(4000, "default token budget of `context`: working memory, recall and facts together")
@@ -126,14 +140,13 @@ class ContextConfig:
                               "(printed first); what they leave unused goes to past analyses")
 
 
-@dataclass(frozen=True)
-class Config:
-    tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
-    episodic: EpisodicConfig = field(default_factory=EpisodicConfig)
-    working_memory: WorkingMemoryConfig = field(default_factory=WorkingMemoryConfig)
-    facts: FactsConfig = field(default_factory=FactsConfig)
-    context: ContextConfig = field(default_factory=ContextConfig)
-    extra: dict[str, Any] = field(default_factory=dict)
+class Config(NamedTuple):
+    tokenizer: TokenizerConfig = TokenizerConfig()
+    episodic: EpisodicConfig = EpisodicConfig()
+    working_memory: WorkingMemoryConfig = WorkingMemoryConfig()
+    facts: FactsConfig = FactsConfig()
+    context: ContextConfig = ContextConfig()
+    extra: dict[str, Any] = {}  # sections of later features, kept as given
 
 
 SECTIONS: dict[str, type] = {
@@ -201,7 +214,7 @@ def parse_config(data: Any) -> Config:
 
 def _section(cls: type, name: str, values: dict[str, Any]) -> Any:
     hints = get_type_hints(cls)
-    known = {f.name for f in dataclasses.fields(cls)}
+    known = HELP[cls]
     kwargs: dict[str, Any] = {}
     for key, value in values.items():
         if key not in known:

@@ -1,39 +1,29 @@
-"""The recall log and feedback files (docs/learning.md).
-
-* The recall log, ``.biocortex/logs/recalls-YYYY-MM.jsonl`` (one file a month, so a lookup
-  never reads an agent's whole history): local and git-ignored, one JSON line per recall
-  (``recall_id``, ``query``, ``vault_commit``, ``injected``, ``created``), appended with one
-  ``O_APPEND`` write. It lets ``feedback`` copy what a recall injected into the record.
-* Feedback files, ``feedback/YYYY/MM/YYYY-MM-DD.<writer>.jsonl``: committed, one file per writer
-  and day, one JSON object per line. Each writer only appends to its own files and git merges
-  concurrent appends with the ``merge=union`` rule of ``.gitattributes``, so feedback recorded
-  in two clones never conflicts.
-
-This module is imported on recall's hot path (for :func:`log_recall`): keep its imports light.
+"""Feedback files (docs/learning.md): ``feedback/YYYY/MM/YYYY-MM-DD.<writer>.jsonl``, committed,
+one file per writer and day, one JSON object per line. Each writer only appends to its own
+files and git merges concurrent appends with the ``merge=union`` rule of ``.gitattributes``, so
+feedback recorded in two clones never conflicts. Feedback copies what the recall injected from
+the recall log (store/recall_log.py), which recall writes without importing this module.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import DataError, NotFoundError, UsageError
-from biocortex_cli.store.files import NOFOLLOW, local_file, read_regular
+from biocortex_cli.store.files import read_regular
+from biocortex_cli.store.recall_log import find_recall
 
 if TYPE_CHECKING:
     from biocortex_cli.store.git import Author
     from biocortex_cli.store.vault import Vault
 
 FEEDBACK_DIR = "feedback"
-RECALL_LOG = "logs/recalls-{month}.jsonl"  # under .biocortex/ (git-ignored), month = YYYY-MM
-OLD_RECALL_LOG = "logs/recalls.jsonl"  # one file for every month, before monthly files
-FIND_MONTHS = 3  # feedback looks for a recall in this many newest monthly logs
 OUTCOMES = ("success", "failure")
 #: "r" + 12 digits; "r" + 10 hex digits is how recall ids were printed before (still in older logs)
 RECALL_ID_RE = re.compile(r"r[0-9]{12}|r[0-9a-f]{10}")
@@ -76,60 +66,6 @@ class FeedbackWrite:
 
     def as_json(self) -> dict[str, Any]:
         return {**self.record.as_json(), "path": self.path, "recorded": self.recorded}
-
-
-# --- the recall log -----------------------------------------------------------------------------
-
-def log_recall(state_dir: Path, recall_id: str, query: str, vault_commit: str | None,
-               injected: Sequence[str]) -> None:
-    """Append one line to the recall log; never fails a recall (a read-only vault logs nothing)."""
-    line = json.dumps({"recall_id": recall_id, "query": query, "vault_commit": vault_commit,
-                       "injected": list(injected),
-                       "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
-                      ensure_ascii=False) + "\n"
-    try:  # .biocortex/logs/, or a per-user folder when that cannot be written (files.local_file)
-        path = local_file(state_dir, RECALL_LOG.format(month=time.strftime("%Y-%m", time.gmtime())))
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o600)
-        except FileNotFoundError:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o600)
-        try:
-            os.write(fd, line.encode("utf-8"))  # one write: lines of concurrent recalls never mix
-        finally:
-            os.close(fd)
-    except (OSError, DataError):
-        pass
-
-
-def find_recall(state_dir: Path, recall_id: str) -> dict[str, Any] | None:
-    """The last logged recall with ``recall_id`` (identical recalls share an id), or None; looks
-    in the ``FIND_MONTHS`` newest monthly logs, newest first, then in the single ``recalls.jsonl``
-    that older versions wrote, if there is one."""
-    try:
-        folder = local_file(state_dir, "logs")
-        logs = sorted(folder.glob("recalls-*.jsonl"), reverse=True)[:FIND_MONTHS]
-    except (OSError, DataError):
-        return None
-    logs.append(folder.parent / OLD_RECALL_LOG)
-    needle = f'"recall_id": "{recall_id}"'.encode()
-    for log in logs:
-        try:
-            data = read_regular(log) or b""
-        except (OSError, DataError):
-            continue
-        at = data.rfind(needle)
-        while at >= 0:
-            start = data.rfind(b"\n", 0, at) + 1
-            end = data.find(b"\n", at)
-            try:
-                entry = json.loads(data[start : end if end >= 0 else len(data)])
-            except ValueError:
-                entry = None
-            if isinstance(entry, dict) and entry.get("recall_id") == recall_id:
-                return entry
-            at = data.rfind(needle, 0, start)
-    return None
 
 
 # --- feedback files -------------------------------------------------------------------------------

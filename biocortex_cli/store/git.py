@@ -13,9 +13,8 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from biocortex_cli.errors import BiocortexError, DataError
 
@@ -28,8 +27,7 @@ DEFAULT_AUTHOR = "biocortex <biocortex@localhost>"
 STALE_LOCK_SECONDS = 10.0
 
 
-@dataclass(frozen=True)
-class Author:
+class Author(NamedTuple):
     name: str
     email: str
 

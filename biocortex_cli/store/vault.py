@@ -14,10 +14,9 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Final, NamedTuple, TextIO
 
 from biocortex_cli.errors import BiocortexError, DataError, NotAVault
 from biocortex_cli.store import files, git
@@ -36,11 +35,26 @@ JOURNAL_COPIES = "tmp/txn"  # the pre-images the journal names
 JOURNAL_DIR_REL = ".biocortex/tmp"
 
 
-@dataclass(frozen=True)
 class Vault:
-    root: Path
-    #: what a write does with credentials or personal data it finds (store/secrets.py)
-    secret_policy: str = "refuse"
+    """A vault: its folder, and what a write does with credentials or personal data it finds
+    (``secret_policy``: store/secrets.py). Never changed once made (a changed policy is another
+    ``Vault``); a plain class, not a frozen dataclass, because every command defines it
+    (docs/performance.md), so equality, hashing and the repr are written out."""
+
+    def __init__(self, root: Path, secret_policy: str = "refuse") -> None:
+        self.root: Final = root
+        self.secret_policy: Final = secret_policy
+
+    def __repr__(self) -> str:
+        return f"Vault(root={self.root!r}, secret_policy={self.secret_policy!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Vault):
+            return NotImplemented
+        return (self.root, self.secret_policy) == (other.root, other.secret_policy)
+
+    def __hash__(self) -> int:
+        return hash((self.root, self.secret_policy))
 
     @cached_property
     def config(self) -> Config:
@@ -128,16 +142,19 @@ class Vault:
             raise
 
 
-@dataclass
 class Transaction:
-    vault: Vault
-    paths: set[str] = field(default_factory=set)
-    unsynced: bool = False
-    message: str | None = None  # set to replace the commit message decided before the writes
-    allowed_secrets: int = 0  # findings written under --allow-secret: said in the commit
-    # what each touched file held before (None: it did not exist), for rollback
-    _before: dict[str, bytes | None] = field(default_factory=dict)
-    _journal_fh: TextIO | None = None
+    """The files one write touches, in :meth:`Vault.transaction` (a plain class, not a dataclass:
+    defined on every start)."""
+
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self.paths: set[str] = set()
+        self.unsynced = False
+        self.message: str | None = None  # set to replace the commit message decided before the writes
+        self.allowed_secrets = 0  # findings written under --allow-secret: said in the commit
+        # what each touched file held before (None: it did not exist), for rollback
+        self._before: dict[str, bytes | None] = {}
+        self._journal_fh: TextIO | None = None
 
     def write(self, rel: str, text: str, *, batch: bool = False, parsed: Note | None = None) -> Path:
         """Write one file atomically; ``batch`` defers the fsync to one sync before the commit;
@@ -326,8 +343,7 @@ def blob_id(data: bytes | None) -> str | None:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-@dataclass(frozen=True)
-class _Journaled:
+class _Journaled(NamedTuple):
     pre: str | None  # blob id before the killed write (None: no file)
     post: str | None  # blob id the write put (or was about to put) there
     copy: str | None  # the saved pre-image, under JOURNAL_COPIES

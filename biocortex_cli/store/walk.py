@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 MEMORY_DIRS = ("episodes", "facts", "entities", "lessons", "datasets", "archive")
 README = "README.md"
@@ -36,8 +36,7 @@ README = "README.md"
 Stamp = tuple[int, int]  # (mtime_ns, size) of the entry itself (a link is not followed)
 
 
-@dataclass(frozen=True)
-class Folder:
+class Folder(NamedTuple):
     """One memory folder as listed: its notes with their stamps, its subfolders, its strays."""
 
     rel: str

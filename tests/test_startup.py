@@ -1,0 +1,41 @@
+"""What `recall` imports: the modules that cost its start-up most stay off its path (issue 16,
+item 8; docs/architecture.md "Start-up", figures in docs/performance.md)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import Cli
+
+#: dataclasses (with inspect, ast, dis, tokenize: ~43 M instructions, and ~3.5 M per class
+#: defined) and the feedback records (~12 M). (subprocess is imported when the check for hand
+#: edits runs git status, index/build.py ``edited_in_place``; on a small vault, every recall.)
+OFF_RECALL_PATH = ("dataclasses", "inspect", "ast", "biocortex_cli.store.feedback")
+
+_IMPORTED = """
+import io, sys
+from biocortex_cli.cli.main import main
+out, sys.stdout = sys.stdout, io.StringIO()
+code = main(sys.argv[1:])
+sys.stdout = out
+print(code, " ".join(sorted(sys.modules)))
+"""
+
+
+def _recall_modules(*argv: str) -> tuple[str, set[str]]:
+    proc = subprocess.run([sys.executable, "-c", _IMPORTED, *argv], capture_output=True, text=True, check=True)
+    code, _, modules = proc.stdout.strip().partition(" ")
+    return code, set(modules.split())
+
+
+def test_recall_imports_no_dataclasses_or_feedback_records(vault: Path, cli: Cli) -> None:
+    assert cli("episode", "add", "--task", "Doublet detection in 10x multiome with scDblFinder",
+               "--tool", "scDblFinder", "--entity", "TP53", "--id", "doublets").code == 0
+    assert cli("recall", "doublets").code == 0  # the index is fresh from here on
+    for query in ("doublet detection in 10x multiome", "TP53 rs12345 GO:0008150 doublets"):
+        code, modules = _recall_modules("--vault", str(vault), "recall", query)
+        assert code == "0"
+        assert "biocortex_cli.recall.engine" in modules
+        assert not modules & set(OFF_RECALL_PATH), sorted(modules & set(OFF_RECALL_PATH))
