@@ -22,12 +22,13 @@ HAND = "\nA note a person added by hand, not committed yet.\n"
 
 @pytest.fixture
 def slow_git(tmp_path: Path) -> dict[str, str]:
-    """An environment whose ``git add`` waits 30 s first: a write is then caught after its files
-    are written and journaled, before its commit (where a kill does harm)."""
+    """An environment whose ``git update-index`` (the commit's staging step) waits 30 s first: a
+    write is then caught after its files are written and journaled, before its commit (where a
+    kill does harm)."""
     shim = tmp_path / "shim"
     shim.mkdir()
     real = shutil.which("git")
-    (shim / "git").write_text(f'#!/bin/sh\ncase " $* " in *" add "*) sleep 30;; esac\nexec {real} "$@"\n')
+    (shim / "git").write_text(f'#!/bin/sh\ncase " $* " in *" update-index "*) sleep 30;; esac\nexec {real} "$@"\n')
     (shim / "git").chmod(0o755)
     return {"PATH": f"{shim}{os.pathsep}{os.environ['PATH']}"}
 
@@ -39,20 +40,20 @@ def _start(vault: Path, env: dict[str, str], *args: str) -> subprocess.Popen[str
     deadline = time.monotonic() + 60
     while not (journal.exists() and journal.stat().st_size and _in_git_add(proc.pid)):
         assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "the write never reached git add"
+        assert time.monotonic() < deadline, "the write never reached git update-index"
         time.sleep(0.02)
     return proc
 
 
 def _in_git_add(pid: int) -> bool:
-    """Whether a child of ``pid`` is the (slowed) ``git add``."""
+    """Whether a child of ``pid`` is the (slowed) ``git update-index``."""
     for child in Path("/proc").glob("[0-9]*"):
         try:
             stat = (child / "stat").read_text()
             cmd = (child / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if stat.rsplit(")", 1)[1].split()[1] == str(pid) and b"add" in cmd:
+        if stat.rsplit(")", 1)[1].split()[1] == str(pid) and b"update-index" in cmd:
             return True
     return False
 

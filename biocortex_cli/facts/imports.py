@@ -60,8 +60,8 @@ from biocortex_cli.facts.notes import (
     fact_body,
     merge_evidence,
 )
-from biocortex_cli.store import entity_notes, git
-from biocortex_cli.store.git import PACK_AFTER_FILES, Author
+from biocortex_cli.store import entity_notes
+from biocortex_cli.store.git import Author
 from biocortex_cli.store.notes import iso_utc, read_note, rendered_note
 from biocortex_cli.store.vault import Vault
 
@@ -341,19 +341,15 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
             notes_made.add(note.casefold())
             entities += 1
         existing: list[tuple[str, dict[str, Any]]] = []
+        held = _files_in(vault.root, {rel.rpartition("/")[0] for rel in records})
         for rel_path, record in records.items():
-            if (vault.root / rel_path).exists():
+            if rel_path in held:
                 existing.append((rel_path, record))
             else:
                 body = fact_body(vault, record, links=links, episode_exists=episode_exists)
                 planned.append((rel_path, *rendered_note(rel_path, record, body)))
                 created += 1
-        if len(planned) >= PACK_AFTER_FILES:  # one pack for the new notes, not a loose file each
-            git.preload(vault.git_root, [text.encode("utf-8") for _rel, text, _note in planned])
-        for done, (rel_path, text, parsed) in enumerate(planned, 1):
-            txn.write(rel_path, text, batch=True, parsed=parsed)
-            if progress is not None and done % 1000 == 0:
-                progress("write", done, total)
+        txn.write_many(planned, progress=None if progress is None else lambda done: progress("write", done, total))
         for rel_path, record in existing:
             reopened += _merge_into(txn, rel_path, record, opts.reopen, now, author_text)
             merged += 1
@@ -366,6 +362,21 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
     return ImportReport(shown, seen, facts=total, created=created, merged=merged, reopened=reopened,
                         entities=entities, conflicts=conflicts, seconds=time.perf_counter() - started,
                         commit=vault.head())
+
+
+def _files_in(root: Path, folders: set[str]) -> set[str]:
+    """The paths (relative to ``root``) of what ``folders`` hold: one listing a folder, not a
+    stat a fact."""
+    import os
+
+    held: set[str] = set()
+    for folder in folders:
+        try:
+            with os.scandir(root / folder) as entries:
+                held.update(f"{folder}/{e.name}" for e in entries)
+        except OSError:
+            continue
+    return held
 
 
 def _alias_map(conn: Any) -> dict[str, str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import DataError, UsageError
@@ -203,6 +204,7 @@ def name_key(name: str) -> str:
     return name.casefold()
 
 
+@lru_cache(maxsize=1 << 16)  # an import slugs the same few hundred names thousands of times
 def _slug(text: str, limit: int) -> str:
     from unicodedata import normalize
 

@@ -362,21 +362,19 @@ def _write_episodes(txn: Transaction, episodes: list[Episode], author: Author, b
     """The episode notes, then the entity notes they link to that are missing (one per name
     ignoring case: links point to the note that exists, e.g. [[Tox|TOX]])."""
     rels = entity_notes.entity_rels(txn.vault.root, [n for ep in episodes for n in ep.strings("entities")])
-    missing = entity_notes.missing_entity_notes(txn.vault.root, rels)
-    stage = Stage("write", len(episodes) + len(missing), f"writing {plural(len(episodes), 'episode')} and "
-                  f"{plural(len(missing), 'entity note')}…") if batch else None
-    for done, ep in enumerate(episodes):
-        txn.write(ep.path, render_episode(ep, rels), batch=batch)
-        if stage is not None:
-            stage.advance(done + 1)
     created = iso_utc(dt.datetime.now(dt.timezone.utc))
-    for done, (rel, name) in enumerate(missing.items(), len(episodes) + 1):
-        txn.write(rel, entity_notes.render_entity_note(name, created, str(author)), batch=batch)
-        if stage is not None:
-            stage.advance(done)
-    if stage is not None:
-        stage.finish()
-        report(Progress("commit", 0, 0, f"committing {plural(stage.total, 'note')}…"))
+    missing = entity_notes.missing_entity_notes(txn.vault.root, rels)
+    notes = [(ep.path, render_episode(ep, rels)) for ep in episodes]
+    notes += [(rel, entity_notes.render_entity_note(name, created, str(author))) for rel, name in missing.items()]
+    if not batch:
+        for rel, text in notes:
+            txn.write(rel, text)
+        return
+    stage = Stage("write", len(notes), f"writing {plural(len(episodes), 'episode')} and "
+                  f"{plural(len(missing), 'entity note')}…")
+    txn.write_many(((rel, text, None) for rel, text in notes), progress=stage.advance)
+    stage.finish()
+    report(Progress("commit", 0, 0, f"committing {plural(stage.total, 'note')}…"))
 
 
 def _scrubbed(vault: Vault, data: Any) -> Any:

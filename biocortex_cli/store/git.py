@@ -310,9 +310,11 @@ def commit(root: Path, paths: Sequence[str], message: str, author: Author) -> No
     clear_stale_locks(root)
     ident = {"GIT_AUTHOR_NAME": author.name, "GIT_AUTHOR_EMAIL": author.email,
              "GIT_COMMITTER_NAME": author.name, "GIT_COMMITTER_EMAIL": author.email}
-    # Pathspecs come from a file so thousands of paths never hit the argv limit.
+    # Paths come on stdin so thousands never hit the argv limit. update-index takes each as the
+    # literal path it is (added, changed, or removed when it is gone); `git add -A` matches
+    # thousands of pathspecs against every file, 3.5-4.7 s for 10,000 notes against 0.3 s here.
     spec = "\0".join(paths)
-    run_stdin(root, ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], spec, ident)
+    run_stdin(root, ["update-index", "--add", "--remove", "-z", "--stdin"], spec + "\0", ident)
     sign = signing(root)
     if _commit_staged(root, paths, message, ident, sign):
         return
@@ -397,10 +399,23 @@ def loose_estimate(root: Path) -> int:
         return 0
 
 
+def _loose_ids(objects: Path) -> list[str]:
+    """The ids of the loose objects under ``objects``: 256 folder listings, no process."""
+    found: list[str] = []
+    for fan in range(256):
+        try:
+            with os.scandir(objects / f"{fan:02x}") as entries:
+                found.extend(f"{fan:02x}{e.name}" for e in entries if len(e.name) == 38)
+        except OSError:
+            continue
+    return found
+
+
 def maintain(root: Path, written: int) -> bool:
     """Keep history packed after a commit of ``written`` files (issue 15: one loose object per
     file, tree and commit otherwise piles up to ~50 KB of history per fact). A large write packs
-    its objects at once; otherwise loose objects are packed when the estimate passes
+    its objects at once (the loose ones as listed, when few are: its notes were packed as they
+    were written, ``preload``; else ``repack -d``); otherwise loose objects are packed when the estimate passes
     ``LOOSE_LIMIT`` more than the last packing left (unreachable ones stay loose until
     ``git gc`` prunes them: they must not make every write pack again), and ``git gc --auto``
     then also merges packs when there are too many. Best effort: a failure is never the write's
@@ -416,9 +431,19 @@ def maintain(root: Path, written: int) -> bool:
     import subprocess
 
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    for args in (["repack", "-d", "-q"], ["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"]):
+    steps: list[tuple[list[str], str | None]] = [(["repack", "-d", "-q"], None)]
+    if estimate < left + LOOSE_LIMIT:
+        # a large write with few loose objects (its blobs were packed first: preload): pack the
+        # loose objects as listed, not as `repack -d` finds them by walking all of history
+        objects = _objects_dir(root)
+        steps = [(["pack-objects", "--incremental", "-q", str(objects / "pack" / "pack")],
+                  "".join(f"{name}\n" for name in _loose_ids(objects))),
+                 (["prune-packed", "-q"], None)]
+    steps.append((["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"], None))
+    for args, stdin in steps:
         try:
-            subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False, env=env, timeout=600)
+            subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True, check=False, env=env,
+                           timeout=600, text=True)
         except (OSError, subprocess.TimeoutExpired):
             return False
     try:

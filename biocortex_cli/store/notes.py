@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -254,8 +254,15 @@ def _fast_scalar(value: Any) -> str:
         if not ("." in text and text.replace(".", "").replace("-", "").isdigit()):
             raise _Unfit  # 1e-05, inf, nan: PyYAML's own spelling
         return text
-    if (not isinstance(value, str) or not _FAST_TEXT.fullmatch(value) or value != value.rstrip()
-            or "  " in value):
+    if not isinstance(value, str):
+        raise _Unfit
+    return _fast_text(value)
+
+
+@lru_cache(maxsize=1 << 16)
+def _fast_text(value: str) -> str:
+    """A string as PyYAML writes it (remembered: a batch of notes repeats authors, dates, names)."""
+    if not _FAST_TEXT.fullmatch(value) or value != value.rstrip() or "  " in value:
         raise _Unfit
     if ": " in value or " #" in value or value.endswith(":") or _implicit(value) is not None:
         return "'" + value.replace("'", "''") + "'"
