@@ -460,3 +460,17 @@ def test_alias_import_is_one_checked_commit(vault: Path, cli: Cli, tmp_path: Pat
     assert f"{bad}:2: 'p53' is already an alias of TP53" in r.err
     assert f"{bad}:3: 'ASP' is already an alias of ASPM" in r.err
     assert f"{bad}:4: 'TP53' is an entity of its own" in r.err
+
+
+def test_alias_import_of_two_spellings_of_a_new_entity_writes_one_note(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """Entity file names are unique ignoring case: rows for "Myc" and "MYC", neither with a note
+    yet, give one note holding both rows' aliases (the import writes its notes in one batch)."""
+    data = tmp_path / "aliases.tsv"
+    data.write_text("name\talias\nMyc\tc-Myc\nMYC\tbHLHe39\n")
+    r = cli("entity", "import", str(data), "--json")
+    assert r.code == 0, r.err
+    notes = sorted(p.name for p in (vault / "entities").glob("*.md") if p.name.lower().startswith("myc"))
+    assert len(notes) == 1, notes
+    text = (vault / "entities" / notes[0]).read_text()
+    assert "c-Myc" in text and "bHLHe39" in text
+    assert cli("check").code == 0

@@ -365,8 +365,15 @@ def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_
             return AliasImport(rel, len(rows), problems=problems, flagged=flagged)
         now = iso_utc(dt.datetime.now(dt.timezone.utc))
         added = created = written = 0
+        notes: list[tuple[str, str, Any]] = []  # written at once (Transaction.write_many)
+        pending: set[str] = set()  # their paths, case-folded
         for canonical, entry in wanted.items():
             rel_note = entity_notes.note_rel(vault.root, canonical)
+            if rel_note.casefold() in pending:  # a case variant of a note not written yet: write, then find it
+                txn.write_many(notes)
+                notes, pending = [], set()
+                rel_note = entity_notes.note_rel(vault.root, canonical)
+            pending.add(rel_note.casefold())
             path = vault.root / rel_note
             if path.exists():
                 meta = read_note(path, rel_note).meta
@@ -381,8 +388,8 @@ def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_
                 if entry["kind"] and entry["kind"] != meta.get("kind"):
                     updates["kind"] = entry["kind"]
                 if updates:
-                    txn.write(rel_note, edit_frontmatter(path.read_text(encoding="utf-8"), updates, rel_note),
-                              batch=True)
+                    notes.append((rel_note, edit_frontmatter(path.read_text(encoding="utf-8"), updates, rel_note),
+                                  None))
                     written += 1
                     added += len(new)
             else:
@@ -392,9 +399,10 @@ def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_
                                         if name_key(a) != name_key(canonical))]
                 meta_new["aliases"] = aliases
                 text_new, parsed = rendered_note(rel_note, dict(meta_new), body)
-                txn.write(rel_note, text_new, batch=True, parsed=parsed)
+                notes.append((rel_note, text_new, parsed))
                 created += 1
                 written += 1
                 added += len(aliases) - 1
+        txn.write_many(notes)
         txn.message = f"entity: import {added} aliases — {rel.rsplit('/', 1)[-1]} ({written} entity notes)"
     return AliasImport(rel, len(rows), aliases=added, entities=created, notes=written, flagged=flagged)
