@@ -232,9 +232,19 @@ def _cpu() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
-def _edits_due(meta: dict[str, Any], forced: bool) -> bool:
+def _edits_due(meta: dict[str, Any], forced: bool, now: float) -> bool:
+    """Whether the hand-edit check runs now (``now``: seconds since the epoch)."""
     cost = float(meta.get("edits_cost") or 0.0)
-    return forced or cost < EDITS_ALWAYS or time.time() - float(meta.get("edits_checked") or 0.0) >= cost * EDITS_FACTOR
+    return forced or cost < EDITS_ALWAYS or now - float(meta.get("edits_checked") or 0.0) >= cost * EDITS_FACTOR
+
+
+def _edits_record(meta: dict[str, Any], cost: float, now: float) -> dict[str, float]:
+    """What the index keeps of a check that took ``cost`` seconds of CPU: when and how long, for
+    :func:`_edits_due`; nothing where checks are quick (a refresh that found nothing writes
+    nothing), unless the last one was slow (its throttle is lifted)."""
+    if cost >= EDITS_ALWAYS or float(meta.get("edits_cost") or 0.0) >= EDITS_ALWAYS:
+        return {"edits_checked": now, "edits_cost": round(cost, 4)}
+    return {}
 
 
 def git_changed(git_root: Path, vault_root: Path, old: str, new: str,
@@ -561,12 +571,10 @@ def refresh(vault: Any, encoding: str, *, full: bool = False,
     try:
         edited: set[str] = set()
         checked: dict[str, float] = {}
-        if not full and _edits_due(meta, edits):
+        if not full and _edits_due(meta, edits, time.time()):
             began = _cpu()
             edited = edited_in_place(vault, conn)
-            cost = _cpu() - began
-            if cost >= EDITS_ALWAYS or float(meta.get("edits_cost") or 0.0) >= EDITS_ALWAYS:
-                checked = {"edits_checked": time.time(), "edits_cost": round(cost, 4)}
+            checked = _edits_record(meta, _cpu() - began, time.time())
         if (not full and not edited and meta.get("head") == head
                 and dirs_unchanged(vault.root, meta.get("dirs", {}))):
             if checked:  # when the next check is due
