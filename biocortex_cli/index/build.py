@@ -205,7 +205,11 @@ def edited_in_place(vault: Any, conn: sqlite3.Connection) -> set[str]:
     """Indexed notes saved since the index read them, by hand and in place (a rename would have
     changed their folder's mtime): those :func:`uncommitted` names whose mtime or size is not
     the one the index recorded."""
-    named = uncommitted(vault, INDEXED)
+    return _stamps_differ(vault, conn, uncommitted(vault, INDEXED) or set())
+
+
+def _stamps_differ(vault: Any, conn: sqlite3.Connection, named: set[str]) -> set[str]:
+    """The indexed notes among ``named`` whose mtime or size is not the one the index recorded."""
     if not named:
         return set()
     known = store.known_files(conn, {rel.rsplit("/", 1)[0] for rel in named if "/" in rel})
@@ -245,6 +249,39 @@ def _edits_record(meta: dict[str, Any], cost: float, now: float) -> dict[str, fl
     if cost >= EDITS_ALWAYS or float(meta.get("edits_cost") or 0.0) >= EDITS_ALWAYS:
         return {"edits_checked": now, "edits_cost": round(cost, 4)}
     return {}
+
+
+def hand_edits(vault: Any, conn: sqlite3.Connection, meta: dict[str, Any],
+               forced: bool) -> tuple[set[str], dict[str, Any]]:
+    """Notes saved in place since the last refresh, and what the index's meta should record.
+
+    Where the full check (:func:`edited_in_place`) is quick, it runs every time. Where it is slow
+    (large vaults) and a watcher can run (Linux), the watcher's log names the notes written since
+    the last refresh (index/watch.py), and the full check runs only when the log cannot be
+    trusted — after (re)starting the watcher, so the log covers what follows. Elsewhere, the
+    slow check runs at most once per EDITS_FACTOR times its cost; ``forced`` (``biocortex
+    index``) always runs it.
+    """
+    state = None
+    if float(meta.get("edits_cost") or 0.0) >= EDITS_ALWAYS:
+        from biocortex_cli.index import watch
+
+        if watch.usable():
+            if not forced:
+                seen = watch.edits_since(vault.state_dir, meta.get("watch"))
+                if seen is not None:
+                    names, state = seen
+                    return _stamps_differ(vault, conn, names), ({"watch": state} if state != meta.get("watch") else {})
+            state = watch.start(vault.root, vault.state_dir, INDEXED)
+            forced = forced or state is not None
+    if not _edits_due(meta, forced, time.time()):
+        return set(), {}
+    began = _cpu()
+    edited = edited_in_place(vault, conn)
+    record: dict[str, Any] = _edits_record(meta, _cpu() - began, time.time())
+    if state is not None:
+        record["watch"] = state
+    return edited, record
 
 
 def git_changed(git_root: Path, vault_root: Path, old: str, new: str,
@@ -546,9 +583,9 @@ def refresh(vault: Any, encoding: str, *, full: bool = False,
     """Open the index and bring it up to date; rebuild when it is missing, corrupt or outdated.
 
     ``full`` stats every note (``index --full``); otherwise only changed folders are listed, and
-    notes saved by hand in place are found by :func:`edited_in_place` — before every refresh in a
-    vault where that check is quick, else at most once per ``EDITS_FACTOR`` times its cost, and
-    always with ``edits`` (``biocortex index``). Returns an open connection, ready for queries.
+    notes saved by hand in place are found by :func:`hand_edits` (a watcher's log where the full
+    check is slow; the full check with ``edits``, ``biocortex index``). Returns an open
+    connection, ready for queries.
     """
     started = time.perf_counter()
     path = store.index_path(vault.state_dir)
@@ -569,12 +606,7 @@ def refresh(vault: Any, encoding: str, *, full: bool = False,
     report = RefreshReport()
     head = vault.head()
     try:
-        edited: set[str] = set()
-        checked: dict[str, float] = {}
-        if not full and _edits_due(meta, edits, time.time()):
-            began = _cpu()
-            edited = edited_in_place(vault, conn)
-            checked = _edits_record(meta, _cpu() - began, time.time())
+        edited, checked = hand_edits(vault, conn, meta, edits) if not full else (set(), {})
         if (not full and not edited and meta.get("head") == head
                 and dirs_unchanged(vault.root, meta.get("dirs", {}))):
             if checked:  # when the next check is due
