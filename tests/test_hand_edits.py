@@ -169,3 +169,35 @@ def test_a_dead_watcher_falls_back_to_the_full_check(watched: Path, cli: Cli) ->
     _save_in_place(note, "ancestry", "ancestry (wombat cohort)")
     r = cli("recall", "wombat cohort", "--json")
     assert r.code == 0 and [h["id"] for h in r.json()["results"]] == [note.stem]
+
+
+def test_a_watcher_that_cannot_start_is_not_waited_for_and_tried_again_later(watched: Path, cli: Cli) -> None:
+    """A watcher that cannot run here (its folder is a file: as if the kernel refused the
+    watches) costs no wait: the refresh falls back to the throttled full check at once, and the
+    index records when to try again."""
+    import time
+
+    vault = watched
+    note = _add(cli, "Peak calling with MACS2 on ATAC", "Shift reads by Tn5 offsets first.")
+    assert cli("recall", "macs2 peaks").code == 0
+    _pretend_slow(vault)
+    tmp = vault / ".biocortex" / "tmp"
+    if tmp.exists():
+        import shutil
+
+        shutil.rmtree(tmp)
+    tmp.write_text("not a folder\n")  # the watcher cannot make its lock or log here
+    try:
+        assert cli("recall", "macs2 peaks").code == 0
+        meta = _meta(vault)
+        assert meta.get("watch") == "null" and float(meta["watch_retry"]) > time.time()
+        # the throttle still finds an edit once its check is due (forget the last check's time)
+        _save_in_place(note, "Tn5 offsets", "Tn5 offsets (okapi batch)")
+        conn = sqlite3.connect(vault / ".biocortex" / "index.sqlite")
+        with conn:
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('edits_checked', '0')")
+        conn.close()
+        r = cli("recall", "okapi batch", "--json")
+        assert r.code == 0 and [h["id"] for h in r.json()["results"]] == [note.stem]
+    finally:
+        tmp.unlink()

@@ -177,6 +177,8 @@ def dirs_unchanged(root: Path, known_dirs: dict[str, list[Any]]) -> bool:
 #: takes more than 1/EDITS_FACTOR of the time (docs/architecture.md, "The sidecar index").
 EDITS_ALWAYS = 0.010
 EDITS_FACTOR = 20
+#: After a watcher could not start (index/watch.py), seconds before a refresh tries again.
+WATCH_RETRY = 600.0
 
 
 def uncommitted(vault: Any, folders: Iterable[str]) -> set[str] | None:
@@ -266,7 +268,8 @@ def hand_edits(vault: Any, conn: sqlite3.Connection, meta: dict[str, Any],
     if float(meta.get("edits_cost") or 0.0) >= EDITS_ALWAYS:
         from biocortex_cli.index import watch
 
-        if watch.usable():
+        now = time.time()
+        if watch.usable() and now >= float(meta.get("watch_retry") or 0.0):
             if not forced:
                 seen = watch.edits_since(vault.state_dir, meta.get("watch"))
                 if seen is not None:
@@ -274,14 +277,23 @@ def hand_edits(vault: Any, conn: sqlite3.Connection, meta: dict[str, Any],
                     return _stamps_differ(vault, conn, names), ({"watch": state} if state != meta.get("watch") else {})
             state = watch.start(vault.root, vault.state_dir, INDEXED)
             forced = forced or state is not None
+            if state is None:  # no watcher could start here: the throttled check, and try again later
+                edited, record = _checked(vault, conn, meta, forced)
+                return edited, {**record, "watch": None, "watch_retry": now + WATCH_RETRY}
+    edited, record = _checked(vault, conn, meta, forced)
+    if state is not None:
+        record["watch"] = state
+    return edited, record
+
+
+def _checked(vault: Any, conn: sqlite3.Connection, meta: dict[str, Any],
+             forced: bool) -> tuple[set[str], dict[str, Any]]:
+    """The full check, when due (:func:`_edits_due`), and what to record of it."""
     if not _edits_due(meta, forced, time.time()):
         return set(), {}
     began = _cpu()
     edited = edited_in_place(vault, conn)
-    record: dict[str, Any] = _edits_record(meta, _cpu() - began, time.time())
-    if state is not None:
-        record["watch"] = state
-    return edited, record
+    return edited, dict(_edits_record(meta, _cpu() - began, time.time()))
 
 
 def git_changed(git_root: Path, vault_root: Path, old: str, new: str,

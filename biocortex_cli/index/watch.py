@@ -157,19 +157,22 @@ def start(vault_root: Path, state_dir: Path, folders: Iterable[str]) -> list[obj
     [instance, offset of the log's end] to record before a full check, or None if none could
     start (then the log is not used)."""
     tmp = _tmp(state_dir)
+    proc = None
     if not _alive(tmp):
         import subprocess
 
-        tmp.mkdir(parents=True, exist_ok=True)
         try:
-            subprocess.Popen([sys.executable, "-m", "biocortex_cli.index.watch", str(vault_root), str(state_dir),
-                              *folders],
-                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True, close_fds=True)
+            tmp.mkdir(parents=True, exist_ok=True)
+            proc = subprocess.Popen([sys.executable, "-m", "biocortex_cli.index.watch", str(vault_root),
+                                     str(state_dir), *folders],
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    start_new_session=True, close_fds=True)
         except OSError:
             return None
     deadline = time.monotonic() + WAIT
     while True:
+        if proc is not None and proc.poll() not in (None, 0):
+            return None  # it could not watch every folder: do not wait for it
         instance = _ready(tmp)
         if instance is not None:
             try:
@@ -218,14 +221,17 @@ class _Inotify:
         return int(self.libc.inotify_add_watch(self.fd, os.fsencode(path), mask))
 
 
-def _watch_tree(ino: _Inotify, root: Path, rel: str, folders: dict[int, str], log: list[str]) -> None:
+def _watch_tree(ino: _Inotify, root: Path, rel: str, folders: dict[int, str], log: list[str]) -> bool:
     """Watch ``rel`` and every folder below it; name its notes (they may have been written before
-    the watch began)."""
+    the watch began). False when a folder that exists could not be watched (the kernel's limit
+    on watches, ``fs.inotify.max_user_watches``): the log would then miss its notes."""
     stack = [rel]
+    complete = True
     while stack:
         here = stack.pop()
         wd = ino.add(root / here, _FOLDER)
         if wd < 0:
+            complete = complete and not (root / here).is_dir()  # gone meanwhile: nothing to miss
             continue
         folders[wd] = here
         try:
@@ -237,6 +243,7 @@ def _watch_tree(ino: _Inotify, root: Path, rel: str, folders: dict[int, str], lo
                         log.append(f"{here}/{entry.name}")
         except OSError:
             continue
+    return complete
 
 
 def serve(vault_root: Path, state_dir: Path, indexed: list[str]) -> int:
@@ -272,8 +279,8 @@ def serve(vault_root: Path, state_dir: Path, indexed: list[str]) -> int:
             tops[wd] = names
     folders: dict[int, str] = {}
     for top in indexed:
-        if (vault_root / top).is_dir():
-            _watch_tree(ino, vault_root, top, folders, [])  # notes already there: the full check's
+        if (vault_root / top).is_dir() and not _watch_tree(ino, vault_root, top, folders, []):
+            return 1  # never ready: refreshes check in full (notes already there: the full check's)
     tops_wd = {wd for wd, rel in folders.items() if rel in indexed}
     cookies = ino.add(tmp, _IN_CREATE)
     log = open(tmp / LOG, "wb", buffering=0)  # noqa: SIM115 - held for the process's life
@@ -309,7 +316,9 @@ def serve(vault_root: Path, state_dir: Path, indexed: list[str]) -> int:
                         end = True
                     folders.pop(wd, None)
                 elif mask & _IN_ISDIR and mask & (_IN_CREATE | _IN_MOVED_TO):
-                    _watch_tree(ino, vault_root, f"{folders[wd]}/{name}", folders, lines)
+                    if not _watch_tree(ino, vault_root, f"{folders[wd]}/{name}", folders, lines):
+                        lines.append("!")  # a folder left unwatched: the log is not to be trusted
+                        end = True
                 elif mask & _WRITES and name.endswith(".md"):
                     rel = f"{folders[wd]}/{name}"
                     if not lines or lines[-1] != rel:
