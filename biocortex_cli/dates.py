@@ -16,7 +16,6 @@ the year 1, is a usage error (exit 2) that names the accepted forms.
 
 from __future__ import annotations
 
-import calendar
 import datetime as dt
 import re
 
@@ -82,6 +81,14 @@ def parse_time(text: str, *, option: str, now: dt.datetime | None = None) -> dt.
     return when
 
 
+def _days_in(year: int, month: int) -> int:
+    """Days in ``month`` of ``year`` (what ``calendar.monthrange`` says, without importing
+    ``calendar``, which brings ``locale`` and its regexes onto the listing commands' path)."""
+    if month == 12:
+        return 31
+    return (dt.date(year, month + 1, 1) - dt.date(year, month, 1)).days
+
+
 def _back(n: int, unit: str, option: str, value: str, now: dt.datetime) -> dt.datetime:
     if now.tzinfo is None:
         now = now.replace(tzinfo=dt.timezone.utc)
@@ -91,7 +98,7 @@ def _back(n: int, unit: str, option: str, value: str, now: dt.datetime) -> dt.da
         months = n * (12 if unit == "y" else 1)
         total = now.year * 12 + now.month - 1 - months
         year, month = divmod(total, 12)
-        day = min(now.day, calendar.monthrange(year, month + 1)[1])
+        day = min(now.day, _days_in(year, month + 1))
         return now.replace(year=year, month=month + 1, day=day).astimezone(dt.timezone.utc)
     except (OverflowError, ValueError):  # before the year 1
         raise UsageError(f"{option} {value} reaches back before the year 1",

@@ -49,7 +49,8 @@ def test_fast_and_typer_paths_answer_the_same(vault: Path, cli: Cli, capsys: pyt
     assert cli("episode", "add", "--task", "TP53 ChIP-seq peaks", "--id", "chip").code == 0
     for argv in (["fact", "query", "TP53", "--json"], ["fact", "verify", "TP53", "regulates", "MDM2"],
                  ["fact", "query", "TP53", "--hops", "2", "--limit", "5"], ["episode", "list"],
-                 ["recall", "TP53 ChIP-seq", "--json"]):
+                 ["recall", "TP53 ChIP-seq", "--json"], ["log"], ["log", "--since", "2d", "--json"],
+                 ["episode", "show", "chip"], ["episode", "show", "chip", "--json"]):
         assert fast.parse(argv) is not None, argv
         fast_result = cli(*argv)
         capsys.readouterr()

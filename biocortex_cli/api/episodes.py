@@ -1,9 +1,10 @@
 """Episodic memory through the library API: record, import, read, list and relate episodes.
 
-Each function takes the vault and keyword arguments and returns a frozen dataclass whose
-``as_json()`` is what ``biocortex episode …`` prints with ``--json`` and what the MCP tools
-return. An episode's fields are the record's (plural: ``tools``, ``lessons``); the singular
-spellings the CLI's options use are accepted as the same fields (store/episodes.py).
+Each function takes the vault and keyword arguments and returns an immutable record (a
+NamedTuple: no ``dataclasses`` on the listing path) whose ``as_json()`` is what ``biocortex
+episode …`` prints with ``--json`` and what the MCP tools return. An episode's fields are the
+record's (plural: ``tools``, ``lessons``); the singular spellings the CLI's options use are
+accepted as the same fields (store/episodes.py).
 """
 
 from __future__ import annotations
@@ -11,36 +12,32 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from biocortex_cli.api.checks import POSITIVE, UNIT, Bounds, checked
 
 if TYPE_CHECKING:
     from biocortex_cli.recall.related import Related
-    from biocortex_cli.store.episodes import Episode
+    from biocortex_cli.store.episode import Episode
     from biocortex_cli.store.git import Author
     from biocortex_cli.store.vault import Vault
 
 
-@dataclass(frozen=True)
-class Imported:
+class Imported(NamedTuple):
     episodes: tuple[Episode, ...]
 
     def as_json(self) -> dict[str, Any]:
         return {"imported": len(self.episodes), "ids": [ep.id for ep in self.episodes]}
 
 
-@dataclass(frozen=True)
-class EpisodeList:
+class EpisodeList(NamedTuple):
     episodes: tuple[Episode, ...]  # newest first
 
     def as_json(self) -> list[dict[str, Any]]:
         return [ep.as_json() for ep in self.episodes]
 
 
-@dataclass(frozen=True)
-class RelatedEpisodes:
+class RelatedEpisodes(NamedTuple):
     id: str | None  # the episode they relate to (None: a record not yet written)
     related: tuple[Related, ...]
     problem: str | None = None  # why there are none, when the index could not say
@@ -117,12 +114,15 @@ def episode_list(vault: Vault, *, domain: str | None = None, tool: str | None = 
     creation time (``since``: a date, a date-time or an age such as 7d; docs/cli.md). Notes that
     cannot be read are skipped with a warning on stderr. Answered from the index (refreshed
     first), which stops at ``limit``."""
-    from biocortex_cli.dates import parse_time
     from biocortex_cli.index.listing import list_episodes
-    from biocortex_cli.store.episodes import EpisodeFilter
+    from biocortex_cli.store.episode import EpisodeFilter
 
-    filt = EpisodeFilter(domain=domain, tool=tool, entity=entity, success=success,
-                         since=parse_time(since, option="--since") if since is not None else None, limit=limit)
+    when = None
+    if since is not None:  # the date grammar only when asked: it costs ~5 ms of imports
+        from biocortex_cli.dates import parse_time
+
+        when = parse_time(since, option="--since")
+    filt = EpisodeFilter(domain=domain, tool=tool, entity=entity, success=success, since=when, limit=limit)
     episodes, problems = list_episodes(vault, filt)
     for problem in problems:
         sys.stderr.write(f"biocortex: warning: {problem.location()}{problem.message} (skipped)\n")

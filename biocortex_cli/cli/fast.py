@@ -1,6 +1,6 @@
 """Hot commands answered without loading typer.
 
-Agents call ``recall`` (and list or show episodes) hundreds of times per task; typer's import
+Agents call ``recall`` (and list or show episodes, read the log) hundreds of times per task; typer's import
 alone costs ~45-60 ms on the 2-core reference machine, several times the rest of a recall. For
 the commands below, a well-formed command line is parsed here and handed to the *same* command
 function the typer app uses. Anything this parser does not fully understand (``--help``, an
@@ -40,6 +40,7 @@ SPECS: dict[tuple[str, ...], Spec] = {
          "--since": ("since", str), "--limit": ("limit", int), "--json": ("json_", FLAG)}),
     ("episode", "show"): Spec(
         "biocortex_cli.cli.episode", "show", ("ident",), {"--json": ("json_", FLAG)}),
+    ("log",): Spec("biocortex_cli.cli.log", "log", (), {"--since": ("since", str), "--json": ("json_", FLAG)}),
     ("fact", "query"): Spec(
         "biocortex_cli.cli.fact", "query", ("entity",),
         {"--predicate": ("predicate", str), "--hops": ("hops", int),

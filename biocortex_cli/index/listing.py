@@ -23,7 +23,7 @@ from biocortex_cli.errors import DataError
 from biocortex_cli.index import store
 
 if TYPE_CHECKING:
-    from biocortex_cli.store.episodes import Episode, EpisodeFilter
+    from biocortex_cli.store.episode import Episode, EpisodeFilter
     from biocortex_cli.store.vault import Vault
 
 # (created, id) newest first, as ``records_order`` hands them (so ``--limit 5`` reads five rows);
@@ -43,8 +43,6 @@ def fresh_index(vault: Vault) -> sqlite3.Connection:
 def list_episodes(vault: Vault, filt: EpisodeFilter) -> tuple[list[Episode], list[DataError]]:
     """Episodes matching ``filt``, newest first, and the notes that could not be read: what
     ``store.episodes.list_episodes`` returns, from the index."""
-    from biocortex_cli.store.episodes import newest_first, read_matching
-
     conn = fresh_index(vault)
     try:
         conn.execute("BEGIN")  # one snapshot
@@ -55,12 +53,14 @@ def list_episodes(vault: Vault, filt: EpisodeFilter) -> tuple[list[Episode], lis
         conn.close()
     if not unreadable:
         return found, []
+    from biocortex_cli.store.episodes import newest_first, read_matching  # notes' machinery only when needed
+
     more, problems = read_matching(vault, unreadable, filt)  # the note-parsing path decides, as before
     return newest_first(found + more, filt.limit), problems
 
 
 def _listed(conn: sqlite3.Connection, filt: EpisodeFilter) -> Iterator[Episode]:
-    from biocortex_cli.store.episodes import Episode, parse_created
+    from biocortex_cli.store.episode import Episode, parse_created
 
     sql = ("SELECT r.created, r.record, d.rel, d.created FROM records r JOIN docs d ON d.doc = r.doc"
            " WHERE d.kind = 'episode' AND d.archived = 0")
@@ -100,12 +100,13 @@ def _ties_by_path(rows: Iterable[tuple[str, str, bytes, str, str]]) -> Iterator[
     yield from (r[1:] for r in sorted(run, key=lambda r: r[3]))
 
 
-def indexed_path(vault: Vault, ident: str) -> str | None:
+def indexed_path(vault: Vault, ident: str, conn: sqlite3.Connection | None = None) -> str | None:
     """The path of the episode note named ``<ident>.md`` (live or archived) anywhere under the
     episode folders, from the index: what ``store.episodes.existing_ids`` finds by walking every
     note (0.5 s at 100k), for a note the quick ``YYYY/MM`` lookup does not find."""
     suffix = f"/{ident}.md"
-    conn = fresh_index(vault)
+    own = conn is None
+    conn = fresh_index(vault) if conn is None else conn
     try:
         for (rel,) in conn.execute("SELECT rel FROM docs WHERE substr(rel, -?) = ? UNION "
                                    "SELECT rel FROM problems WHERE substr(rel, -?) = ? ORDER BY rel",
@@ -113,20 +114,34 @@ def indexed_path(vault: Vault, ident: str) -> str | None:
             if rel.startswith(("episodes/", "archive/episodes/")):
                 return str(rel)
     finally:
-        conn.close()
+        if own:
+            conn.close()
     return None
 
 
 def find_episode(vault: Vault, ident: str) -> Episode:
-    """Episode ``ident`` (live or archived): ``store.episodes.find_episode``, whose last resort —
-    a walk of every note, for an id that is not in a ``YYYY/MM`` folder — asks the index instead."""
+    """Episode ``ident`` (live or archived): the note ``store.episodes.find_episode`` would find
+    (its ``YYYY/MM`` folder, else any note of that name, which the index knows), read from the
+    index (refreshed first: the record as the note holds it now). A note the index could not
+    take (its ``problems``) is read by the note parser, which says what is wrong with it."""
     from biocortex_cli.errors import NotFoundError
-    from biocortex_cli.store.episodes import episode_path, load_episode, validate_id
+    from biocortex_cli.store.episode import Episode, episode_path, validate_id
 
     validate_id(ident)
-    rel = episode_path(vault, ident) or indexed_path(vault, ident)
+    conn = fresh_index(vault)
+    try:
+        rel = episode_path(vault, ident) or indexed_path(vault, ident, conn)
+        row = None if rel is None else conn.execute(
+            "SELECT r.record FROM docs d JOIN records r ON r.doc = d.doc WHERE d.rel = ? AND d.kind = 'episode'",
+            (rel,)).fetchone()
+    finally:
+        conn.close()
     if rel is None:
         raise NotFoundError(f"no episode with id {ident!r}", hint="list ids with `biocortex episode list`")
+    if row is not None:
+        return Episode(store.unpack_record(row[0]), rel)
+    from biocortex_cli.store.episodes import load_episode  # the parser's error, path:line
+
     return load_episode(vault, rel)
 
 

@@ -10,24 +10,27 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
-import os
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from biocortex_cli.errors import DataError, NotFoundError
 from biocortex_cli.progress import Progress, Stage, plural, report
 from biocortex_cli.store import entity_notes
+from biocortex_cli.store.episode import EPISODE_DIRS as EPISODE_DIRS
+from biocortex_cli.store.episode import ID_RE as ID_RE
+from biocortex_cli.store.episode import Episode as Episode  # re-exported: the record lives in store/episode.py
+from biocortex_cli.store.episode import EpisodeFilter as EpisodeFilter
+from biocortex_cli.store.episode import episode_path as episode_path
+from biocortex_cli.store.episode import parse_created as parse_created
+from biocortex_cli.store.episode import validate_id as validate_id
 from biocortex_cli.store.files import check_unicode
 from biocortex_cli.store.git import Author
 from biocortex_cli.store.limits import MAX_TEXT
 from biocortex_cli.store.notes import Note, iso_utc, read_note, render_note
 from biocortex_cli.store.vault import Transaction, Vault
 
-ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-EPISODE_DIRS = ("episodes", "archive/episodes")  # live and archived episodes
 #: Frontmatter order of the known fields; unknown keys follow in the order given.
 FIELD_ORDER = ("id", "type", "created", "author", "task", "plan", "tools", "domains", "result",
                "success", "quality", "lessons", "entities", "provenance", "related")
@@ -42,89 +45,7 @@ _SLUG_STOP = frozenset("""
 """.split())
 
 
-@dataclass(frozen=True)
-class Episode:
-    """One past analysis. ``record`` holds the frontmatter fields in file order."""
-
-    record: dict[str, Any]
-    path: str = ""
-    line: int = 1
-    key_lines: dict[str, int] = field(default_factory=dict, compare=False)
-
-    @property
-    def id(self) -> str:
-        return str(self.record["id"])
-
-    @property
-    def task(self) -> str:
-        return str(self.record.get("task", ""))
-
-    @property
-    def created(self) -> str:
-        return str(self.record.get("created", ""))
-
-    @property
-    def success(self) -> bool | None:
-        value = self.record.get("success")
-        return value if isinstance(value, bool) else None
-
-    @property
-    def quality(self) -> float | None:
-        value = self.record.get("quality")
-        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-    def strings(self, key: str) -> list[str]:
-        value = self.record.get(key) or []
-        return [str(v) for v in value] if isinstance(value, list) else []
-
-    def text(self, key: str) -> str:
-        value = self.record.get(key)
-        return value if isinstance(value, str) else ""
-
-    def as_json(self) -> dict[str, Any]:
-        return {**self.record, "path": self.path}
-
-
-@dataclass(frozen=True)
-class EpisodeFilter:
-    domain: str | None = None
-    tool: str | None = None
-    entity: str | None = None
-    success: bool | None = None
-    since: dt.datetime | None = None  # aware (UTC); the CLI parses it with biocortex_cli.dates
-    limit: int | None = None
-
-
 # --- validation -------------------------------------------------------------------------------
-
-def validate_id(value: Any, *, path: str | None = None, line: int | None = None) -> str:
-    if not isinstance(value, str) or not ID_RE.fullmatch(value):
-        raise DataError(f"invalid id {value!r}", path=path, line=line,
-                        hint="ids are 1-128 characters: letters, digits, '.', '_' or '-', "
-                             "starting with a letter or digit")
-    return value
-
-
-def parse_created(value: Any, *, path: str | None = None, line: int | None = None) -> dt.datetime:
-    if isinstance(value, dt.datetime):
-        parsed = value
-    elif isinstance(value, str):
-        try:
-            parsed = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            raise DataError(f"created {value!r} is not an ISO 8601 date-time", path=path, line=line,
-                            hint="write it like 2026-11-22T14:05:00Z") from None
-    else:
-        raise DataError(f"created must be an ISO 8601 date-time, not {value!r}", path=path, line=line,
-                        hint="write it like 2026-11-22T14:05:00Z")
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=dt.timezone.utc)
-    try:
-        return parsed.astimezone(dt.timezone.utc)
-    except OverflowError:  # 9999-12-31T23:59:59-01:00 is in the year 10000 in UTC
-        raise DataError(f"created {value!s} is beyond the last date-time biocortex can store "
-                        "(9999-12-31T23:59:59Z in UTC)", path=path, line=line,
-                        hint="write a real date-time, like 2026-11-22T14:05:00Z") from None
 
 
 def check_fields(data: Mapping[str, Any], where: str | None, line: int | None,
@@ -332,30 +253,6 @@ def existing_ids(vault: Vault) -> dict[str, str]:
 
     return {rel.rsplit("/", 1)[1][:-3]: rel for folder in walk(vault.root, EPISODE_DIRS) for rel in folder.notes}
 
-
-def episode_path(vault: Vault, ident: str) -> str | None:
-    """The rel path of episode ``ident`` (live or archived), or None — by looking in each
-    ``YYYY/MM`` folder for ``<id>.md`` (a few hundred stats) instead of listing every note, so a
-    write or a lookup stays fast in a vault of 100k episodes. A note placed deeper by hand is
-    not seen here (``find_episode`` falls back to the full walk; ``check`` reports duplicate ids)."""
-    name = f"{ident}.md"
-    for base in EPISODE_DIRS:
-        root = vault.root / base
-        try:
-            years = [e for e in os.scandir(root) if e.is_dir()]
-        except OSError:
-            continue
-        for year in years:
-            try:
-                months = [e for e in os.scandir(year.path) if e.is_dir()]
-            except OSError:
-                continue
-            for month in months:
-                if os.path.isfile(os.path.join(month.path, name)):
-                    return f"{base}/{year.name}/{month.name}/{name}"
-        if os.path.isfile(root / name):
-            return f"{base}/{name}"
-    return None
 
 
 def _write_episodes(txn: Transaction, episodes: list[Episode], author: Author, batch: bool) -> None:
