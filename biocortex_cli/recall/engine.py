@@ -372,15 +372,19 @@ def _named(conn: sqlite3.Connection, asked: _Asked) -> _Named:
     listed: dict[int, set[str]] = {}  # episode -> the variants and genes of ``variants`` it lists
     if grams:
         column = {"entity": 0, "tool": 1, "domain": 2}
-        for kind, value, doc in conn.execute(f"SELECT kind, value, doc FROM attrs WHERE {where}", grams):
+        # one row per value named, its episodes joined: a row per episode costs several times more
+        for kind, value, docs in conn.execute(f"SELECT kind, value, group_concat(doc) FROM attrs WHERE {where}"
+                                              " GROUP BY kind, value", grams):
             values[ATTR_SIGNAL[kind]].add(value)
-            counts = hits.get(doc)
-            if counts is None:
-                counts = hits[doc] = [0.0, 0.0, 0.0]
-            if kind == "entity" and value in in_variants:
-                listed.setdefault(doc, set()).add(value)
-            else:
-                counts[column[kind]] += 1
+            variant, col = kind == "entity" and value in in_variants, column[kind]
+            for doc in map(int, docs.split(",")):
+                counts = hits.get(doc)
+                if counts is None:
+                    counts = hits[doc] = [0.0, 0.0, 0.0]
+                if variant:
+                    listed.setdefault(doc, set()).add(value)
+                else:
+                    counts[col] += 1
     count = {s: float(len(v)) for s, v in values.items()}
     # a variant the query names and its gene are one entity: the variant counts 1, the gene alone
     # VARIANT_GENE_CREDIT (whichever of the two the index knows)
@@ -539,7 +543,7 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
             admitted = verdicts[mask] = concepts.admits(mask)
         if opts.min_relevance > 0 and not admitted:
             continue
-        signals = {s: round(text_value if col < 0 else counts[col] / n_named, 4)
+        signals = {s: text_value if col < 0 else counts[col] / n_named  # rounded when shown (_fitted)
                    for s, _w, col, n_named in fusion.plan}
         scored.append((unclipped, fused / fusion.relevance_w, doc, signals, mask))
     return scored, len(everyone), lists
@@ -559,9 +563,13 @@ def _filtered(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, fus
                     domain_norm=" ".join(tokenize(opts.domain)) if opts.domain else None)
     passing: list[tuple[float, int, dict[str, float]]] = []
     assert asked.concepts is not None
+    shares: dict[int, float] = {}  # mask -> coverage: episodes share a few masks
     for fused, _relevance, doc, signals, covered in scored:
         row = info[doc]
-        row["covered"], row["coverage"] = covered, asked.concepts.share(covered)
+        coverage = shares.get(covered)
+        if coverage is None:
+            coverage = shares[covered] = asked.concepts.share(covered)
+        row["covered"], row["coverage"] = covered, coverage
         if not _kept(row, opts):
             continue
         score = fused / fusion.relevance_w
@@ -592,7 +600,7 @@ def _kin(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
     from biocortex_cli.recall.kin import SEEDS, kin
     from biocortex_cli.recall.signals import doc_info, learned
 
-    seeds = sorted(passing, key=_order(info))[:SEEDS]
+    seeds = _best(passing, info, SEEDS)
     found = kin(conn, [(score, doc) for score, doc, _s in seeds], weight=weight, n_docs=asked.n_docs,
                 max_df=opts.max_df, min_relevance=opts.min_relevance, passed={doc for _s, doc, _sig in passing})
     if not found:
@@ -620,8 +628,19 @@ def _ranked(passing: list[tuple[float, int, dict[str, float]]], info: dict[int, 
     """The best ``top_k`` and how many passed: by rank score, then by evidence (the share of the
     question's informative concepts covered), then quality, then id (the same index gives the
     same order)."""
-    passing.sort(key=_order(info))
-    return passing[:top_k], len(passing)
+    return _best(passing, info, top_k), len(passing)
+
+
+def _best(passing: list[tuple[float, int, dict[str, float]]], info: dict[int, dict[str, Any]],
+          k: int) -> list[tuple[float, int, dict[str, float]]]:
+    """The first ``k`` of ``passing`` in :func:`_order`, sorting only those that can be: a rank
+    score more than 2e-6 below the ``k``-th best raw one rounds (to 6 places) below it too, so
+    that episode follows at least ``k`` others whatever its evidence, quality or id."""
+    if len(passing) > k:
+        bar = sorted([t[0] for t in passing], reverse=True)[k - 1]
+        bar -= 2e-6 + abs(bar) * 1e-9
+        passing = [t for t in passing if t[0] >= bar]
+    return sorted(passing, key=_order(info))[:k]
 
 
 def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
@@ -672,7 +691,8 @@ def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
         row = info[doc]
         shown = min(1.0, max(0.0, score))
         block = assemble([Section(s[0], s[1]) for s in keep], rank, shown, shortened)
-        hits.append(Hit(id=row["id"], path=row["rel"], score=round(shown, 4), signals=signals,
+        hits.append(Hit(id=row["id"], path=row["rel"], score=round(shown, 4),
+                        signals={s: round(v, 4) for s, v in signals.items()},
                         tokens=cost, task=row["task"], success=row["success"], quality=row["quality"],
                         block=block, shortened=shortened, matched=explain(doc) if opts.explain else {},
                         rank_score=round(score, 4), fields=hit_fields(unpack_record(row["record"])),

@@ -63,13 +63,16 @@ def kin(conn: sqlite3.Connection, seeds: Sequence[tuple[float, int]], *, weight:
         wanted[doc] = {kind: {attr_norm(str(v)) for v in (record.get(key) or []) if isinstance(v, str) and v.strip()}
                        for kind, key in (("tool", "tools"), ("domain", "domains"))}
     limit = max(1, int(max_df * n_docs))
+    asked = {(kind, name) for w in wanted.values() for kind in ("tool", "domain") for name in w[kind]}
     holders: dict[tuple[str, str], list[int]] = {}
-    for kind in ("tool", "domain"):
-        for name in sorted(set().union(*(w[kind] for w in wanted.values()))):
-            (df,) = conn.execute("SELECT COUNT(*) FROM attrs WHERE kind = ? AND value = ?", (kind, name)).fetchone()
-            if 0 < df <= limit:
-                holders[kind, name] = [d for (d,) in conn.execute(
-                    "SELECT doc FROM attrs WHERE kind = ? AND value = ?", (kind, name))]
+    if asked:  # one query, a row per value with its episodes joined
+        names = sorted({name for _kind, name in asked})
+        for kind, name, docs in conn.execute(
+                "SELECT kind, value, group_concat(doc) FROM attrs WHERE kind IN ('tool', 'domain')"
+                f" AND value IN ({','.join('?' * len(names))}) GROUP BY kind, value", names):
+            held = sorted(map(int, docs.split(",")))
+            if (kind, name) in asked and len(held) <= limit:
+                holders[kind, name] = held
     best: dict[int, Kin] = {}
     for score, seed in seeds:
         parts: list[tuple[float, dict[int, float]]] = []
