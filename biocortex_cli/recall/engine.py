@@ -524,18 +524,24 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
     scored: list[tuple[float, float, int, dict[str, float], int]] = []
     no_hits = [0.0, 0.0, 0.0]
     verdicts: dict[int, bool] = {}
+    # the fusion in plan order (text first, when active); an episode naming nothing adds 0.0s
+    w_text = fusion.plan[0][1] if fusion.plan and fusion.plan[0][2] < 0 else None
+    attr_plan = [(weight, col, n_named) for _s, weight, col, n_named in fusion.plan if col >= 0]
+    relevance_w, min_relevance, hits = fusion.relevance_w, opts.min_relevance, named.hits
     for doc, raw in text.items():
-        counts = named.hits.get(doc, no_hits)
-        text_value = min(1.0, raw)
+        counts = hits.get(doc)
+        text_value = raw if raw < 1.0 else 1.0
         fused = unclipped = 0.0
-        for _s, weight, col, n_named in fusion.plan:
-            if col < 0:
-                fused += weight * text_value
-                unclipped += weight * raw
-            else:
+        if w_text is not None:
+            fused += w_text * text_value
+            unclipped += w_text * raw
+        if counts is None:
+            counts = no_hits
+        else:
+            for weight, col, n_named in attr_plan:
                 fused += weight * counts[col] / n_named
                 unclipped += weight * counts[col] / n_named
-        if fused / fusion.relevance_w < opts.min_relevance:
+        if fused / relevance_w < min_relevance:
             continue
         mask = covered.get(doc, 0)
         admitted = verdicts.get(mask)
@@ -613,7 +619,7 @@ def _kin(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
             continue
         row.update(covered=0, coverage=0.0, via=k.via)
         info[k.doc] = row
-        out.append((k.score, k.doc, {"kin": round(k.share, 4)}))
+        out.append((k.score, k.doc, {"kin": k.share}))  # rounded when shown
     return learned(conn, meta, opts, info, out)
 
 

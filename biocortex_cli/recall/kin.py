@@ -91,11 +91,15 @@ def kin(conn: sqlite3.Connection, seeds: Sequence[tuple[float, int]], *, weight:
             parts.append((share_w, shares))
         else:
             norm = sum(w for w, _ in parts)
-            tools = parts[0][1]
+            (tools_w, tools), *domains = parts
+            domains_w, of_domains = domains[0] if domains else (0.0, {})
             for doc in tools:
                 if doc == seed or doc in passed:
                     continue
-                share = sum(w * part.get(doc, 0.0) for w, part in parts) / norm
+                share = 0 + tools_w * tools[doc]  # as sum() adds the parts, from 0
+                if domains:
+                    share += domains_w * of_domains.get(doc, 0.0)
+                share /= norm
                 value = weight * min(1.0, score) * share
                 if share >= MIN_SHARE - 1e-9 and value >= min_relevance - 1e-9:
                     old = best.get(doc)

@@ -156,27 +156,28 @@ def text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[int
     covered: dict[int, int] = {}
     own: dict[int, dict[int, float]] = {}  # concept -> doc -> the concept's own fingerprints, summed
     best: dict[int, dict[int, float]] = {}  # concept -> doc -> its best synonym
-    k1_1, k1, one_b, b = K1 + 1, K1, 1 - B, B
-    at_tf1: dict[int, float] = {}  # a note's term weight at tf 1 depends on its length only
+    k1_1 = K1 + 1
+    lengths = {doc: K1 * (1 - B + B * store_dls[doc] / avg_dl) for doc in scoring}  # BM25's length part
+    at_tf1 = {doc: k1_1 / (1 + part) for doc, part in lengths.items()}  # a term's saturation at tf 1
     for i, (w, docs, tfs) in enumerate(ordered):
         concept = concepts[i] if concepts is not None else None
         found = scoring.intersection(docs)
-        for doc in found:
-            tf = tfs.get(doc, 1) if tfs else 1
-            if tf == 1:
-                g = at_tf1.get(doc)
-                if g is None:
-                    g = at_tf1[doc] = 1 * k1_1 / (1 + k1 * (one_b + b * store_dls[doc] / avg_dl))
-            else:
-                g = tf * k1_1 / (tf + k1 * (one_b + b * store_dls[doc] / avg_dl))
-            if concept is None:
-                sums[doc] += w * g
-            elif concept[1]:
-                synonym = best.setdefault(concept[0], {})
-                synonym[doc] = max(synonym.get(doc, 0.0), w * g)
-            else:
-                mine = own.setdefault(concept[0], {})
-                mine[doc] = mine.get(doc, 0.0) + w * g
+        if tfs:
+            gains = [(doc, w * (at_tf1[doc] if (tf := tfs.get(doc, 1)) == 1 else tf * k1_1 / (tf + lengths[doc])))
+                     for doc in found]
+        else:
+            gains = [(doc, w * at_tf1[doc]) for doc in found]
+        if concept is None:
+            for doc, gain in gains:
+                sums[doc] += gain
+        elif concept[1]:
+            synonym = best.setdefault(concept[0], {})
+            for doc, gain in gains:
+                synonym[doc] = max(synonym.get(doc, 0.0), gain)
+        else:
+            mine = own.setdefault(concept[0], {})
+            for doc, gain in gains:
+                mine[doc] = mine.get(doc, 0.0) + gain
         mask = masks[i] if i < len(masks) else 0
         if mask:
             for doc in found:
