@@ -12,18 +12,20 @@ takes over, so messages and usage errors always come from one place.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 FLAG = "flag"
 
 
-class Spec(NamedTuple):  # not a dataclass: a dataclass takes ~1 ms to define, on every hot command
-    module: str
-    function: str
-    positionals: tuple[str, ...]
-    #: option -> (parameter, type or FLAG); a "--yes/--no" pair is two entries with True/False.
-    #: No ranges: the library API checks them (biocortex_cli/api/checks.py), whichever parser ran.
-    options: dict[str, tuple[str, Any]]
+class Spec:  # a plain class: a dataclass takes ~1 ms to define, a NamedTuple ~0.7 M instructions
+    __slots__ = ("function", "module", "options", "positionals")
+
+    def __init__(self, module: str, function: str, positionals: tuple[str, ...],
+                 options: dict[str, tuple[str, Any]]) -> None:
+        self.module, self.function, self.positionals = module, function, positionals
+        #: option -> (parameter, type or FLAG); a "--yes/--no" pair is two entries with True/False.
+        #: No ranges: the library API checks them (biocortex_cli/api/checks.py), whichever parser ran.
+        self.options = options
 
 
 SPECS: dict[tuple[str, ...], Spec] = {
@@ -136,11 +138,13 @@ def run(argv: list[str], *, whole_process: bool = False) -> int | None:
     if whole_process:
         import gc
 
-        # What exists now (modules, classes, functions: alive until the process exits anyway)
-        # leaves the cycle collector's view, so its collections stop walking it (recall at 10k:
-        # -10 M instructions). Collection stays on for everything the command makes. Not in a
-        # process that runs many commands (tests, a host calling main()): garbage cycles made
-        # before would be kept until it exits.
+        # The cycle collector in a process that runs one command (recall at 10k: -18 M
+        # instructions, 5%): what the imports made (modules, classes, functions: alive until exit
+        # anyway) leaves its view, and it runs every 20,000 allocations rather than 700. Only
+        # unreachable cycles, rare here, wait longer (peak memory of recall and of listing 10k
+        # episodes unchanged, docs/performance.md). Not in a process that runs many commands
+        # (tests, a host calling main()): cycles made before would be kept until it exits.
         gc.freeze()
+        gc.set_threshold(20_000, 10, 10)
     return guarded(lambda: function(**kwargs), as_json=bool(kwargs.get("json_")),
                    debug=state.OPTIONS.debug)

@@ -145,13 +145,14 @@ class RecallResult(NamedTuple):
         return out
 
 
-class Found(NamedTuple):
+class Found:  # a plain class, as the stages' records below
     """What :func:`search` found, before it is printed: the result without its output, the
     episodes' part (their blocks) and the numbers of its header (None when nothing fits)."""
 
-    result: RecallResult
-    part: RecallPart | None = None
-    header: Header | None = None
+    __slots__ = ("header", "part", "result")
+
+    def __init__(self, result: RecallResult, part: RecallPart | None = None, header: Header | None = None) -> None:
+        self.result, self.part, self.header = result, part, header
 
     def finish(self, budget: int, before: Sequence[RecallPart] = (),
                after: Sequence[RecallPart] = ()) -> RecallResult:
@@ -219,18 +220,22 @@ def search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
 
 # --- the stages ----------------------------------------------------------------------------------
 
-class _Asked(NamedTuple):
-    """What every stage reads: the options, the query's terms and weights, the index's state."""
+# The stages' own records are plain classes: a NamedTuple costs ~0.7 M instructions to define (a
+# compile() per field, for its annotation), on every recall's start-up.
 
-    opts: RecallOptions
-    head: str | None
-    encoding: str
-    n_docs: int
-    recall_id: str
-    tokens: list[str]
-    expanded: Expanded | None = None  # the vocabulary's synonyms of the tokens
-    words: QueryWeights | None = None
-    concepts: _Concepts | None = None
+class _Asked:
+    """What every stage reads: the options, the query's terms and weights, the index's state;
+    the stages fill in the last three."""
+
+    __slots__ = ("concepts", "encoding", "expanded", "head", "n_docs", "opts", "recall_id", "tokens", "words")
+
+    def __init__(self, opts: RecallOptions, head: str | None, encoding: str, n_docs: int, recall_id: str,
+                 tokens: list[str]) -> None:
+        self.opts, self.head, self.encoding, self.n_docs = opts, head, encoding, n_docs
+        self.recall_id, self.tokens = recall_id, tokens
+        self.expanded: Expanded | None = None  # the vocabulary's synonyms of the tokens
+        self.words: QueryWeights | None = None
+        self.concepts: _Concepts | None = None
 
     def empty(self, reason: str, dropped: int = 0, over_top_k: int = 0, over_budget: int = 0) -> Found:
         words = self.words
@@ -255,27 +260,35 @@ class _Asked(NamedTuple):
                 "synonyms_dropped": self.expanded.dropped}
 
 
-class _Named(NamedTuple):
+class _Named:
     """The query's grams the index knows as tools, domains or entities, and who lists them."""
 
-    grams: list[str]  # every gram of the query, sorted (the SQL parameters of ``where``)
-    where: str  # the SQL condition on attrs that finds them
-    values: dict[str, set[str]]  # signal -> the values named
-    hits: dict[int, list[float]]  # episode -> its credit for the named entities, tools, domains
-    counts: dict[str, float]  # signal -> how many it names (a variant and its gene: one)
+    __slots__ = ("counts", "grams", "hits", "values", "where")
+
+    def __init__(self, grams: list[str], where: str, values: dict[str, set[str]], hits: dict[int, list[float]],
+                 counts: dict[str, float]) -> None:
+        self.grams = grams  # every gram of the query, sorted (the SQL parameters of ``where``)
+        self.where = where  # the SQL condition on attrs that finds them
+        self.values = values  # signal -> the values named
+        self.hits = hits  # episode -> its credit for the named entities, tools, domains
+        self.counts = counts  # signal -> how many it names (a variant and its gene: one)
 
 
-class _Fusion(NamedTuple):
+class _Fusion:
     """The signals the query uses, and their weights."""
 
-    active: dict[str, bool]
-    wanted: bool | None  # the outcome asked about (signals.outcome_intent)
-    relevance_w: float  # the weights of the active signals but outcome, summed
-    outcome_w: float
-    plan: list[tuple[str, float, int, float]]  # (signal, weight, attrs column or -1 for text, values named)
+    __slots__ = ("active", "outcome_w", "plan", "relevance_w", "wanted")
+
+    def __init__(self, active: dict[str, bool], wanted: bool | None, relevance_w: float, outcome_w: float,
+                 plan: list[tuple[str, float, int, float]]) -> None:
+        self.active = active
+        self.wanted = wanted  # the outcome asked about (signals.outcome_intent)
+        self.relevance_w = relevance_w  # the weights of the active signals but outcome, summed
+        self.outcome_w = outcome_w
+        self.plan = plan  # (signal, weight, attrs column or -1 for text, values named)
 
 
-class _Concepts(NamedTuple):
+class _Concepts:
     """The question's informative concepts, which the gate asks an episode to cover.
 
     A concept is a word of the question, or a domain it names (its words together); a synonym
@@ -286,10 +299,14 @@ class _Concepts(NamedTuple):
     matchable concept is a domain gates on coverage and relevance alone). Each weighs its IDF; bit
     ``i`` of a mask is ``names[i]``."""
 
-    names: tuple[str, ...]
-    weights: tuple[float, ...]  # IDF weights (a word no episode has: the text signal's weight)
-    masks: dict[int, int]  # query fingerprint -> the concepts it stands for
-    domains: int  # the concepts that are domains
+    __slots__ = ("domains", "masks", "names", "weights")
+
+    def __init__(self, names: tuple[str, ...], weights: tuple[float, ...], masks: dict[int, int],
+                 domains: int) -> None:
+        self.names = names
+        self.weights = weights  # IDF weights (a word no episode has: the text signal's weight)
+        self.masks = masks  # query fingerprint -> the concepts it stands for
+        self.domains = domains  # the concepts that are domains
 
     def share(self, mask: int) -> float:
         """The IDF-weighted share of the concepts that ``mask`` covers (1 when there are none)."""
@@ -319,11 +336,10 @@ def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
         return asked.empty("the vault has no episodes yet")
     from biocortex_cli.index.weights import query_weights
 
-    asked = _expanded(asked, vocabulary)
-    asked = asked._replace(words=query_weights(conn, asked.tokens, asked.n_docs, opts.ngram_weights, opts.max_df,
-                                             asked.expanded))
+    asked.expanded = _expanded(asked, vocabulary)
+    asked.words = query_weights(conn, asked.tokens, asked.n_docs, opts.ngram_weights, opts.max_df, asked.expanded)
     named = _named(conn, asked)
-    asked = asked._replace(concepts=_concepts(asked, named))
+    asked.concepts = _concepts(asked, named)
     fusion = _fusion(asked, named)
     if fusion.relevance_w <= 0:
         return asked.empty("nothing in the query matches the vault's memory")
@@ -352,13 +368,13 @@ def _asked(meta: dict[str, Any], opts: RecallOptions) -> _Asked:
                   tokenize(opts.query)[:MAX_QUERY_TERMS])
 
 
-def _expanded(asked: _Asked, vocabulary: Local | None) -> _Asked:
+def _expanded(asked: _Asked, vocabulary: Local | None) -> Expanded | None:
     """The query's synonyms (none when ``opts.vocabulary`` is off)."""
     if not asked.opts.vocabulary:
-        return asked
+        return None
     from biocortex_cli.bio.vocabulary import expand
 
-    return asked._replace(expanded=expand(asked.tokens, local=vocabulary))
+    return expand(asked.tokens, local=vocabulary)
 
 
 def _named(conn: sqlite3.Connection, asked: _Asked) -> _Named:
@@ -525,19 +541,17 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
     no_hits = [0.0, 0.0, 0.0]
     verdicts: dict[int, bool] = {}
     # the fusion in plan order (text first, when active); an episode naming nothing adds 0.0s
-    w_text = fusion.plan[0][1] if fusion.plan and fusion.plan[0][2] < 0 else None
+    text_w = fusion.plan[0][1] if fusion.plan and fusion.plan[0][2] < 0 else None
     attr_plan = [(weight, col, n_named) for _s, weight, col, n_named in fusion.plan if col >= 0]
     relevance_w, min_relevance, hits = fusion.relevance_w, opts.min_relevance, named.hits
     for doc, raw in text.items():
-        counts = hits.get(doc)
         text_value = raw if raw < 1.0 else 1.0
         fused = unclipped = 0.0
-        if w_text is not None:
-            fused += w_text * text_value
-            unclipped += w_text * raw
-        if counts is None:
-            counts = no_hits
-        else:
+        if text_w is not None:
+            fused += text_w * text_value
+            unclipped += text_w * raw
+        counts = hits.get(doc, no_hits)
+        if counts is not no_hits:
             for weight, col, n_named in attr_plan:
                 fused += weight * counts[col] / n_named
                 unclipped += weight * counts[col] / n_named

@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections.abc import Sequence
-from typing import NamedTuple
 
 #: How many of the best hits bring their kin.
 SEEDS = 2
@@ -37,11 +36,12 @@ MIN_SHARE = 0.5
 TOOLS, DOMAINS = 0.6, 0.4
 
 
-class Kin(NamedTuple):
-    score: float
-    doc: int
-    share: float
-    via: int  # the seed's episode number
+class Kin:  # not a NamedTuple: one costs ~0.7 M instructions to define, on recall's start-up
+    __slots__ = ("doc", "score", "share", "via")
+
+    def __init__(self, score: float, doc: int, share: float, via: int) -> None:
+        self.score, self.doc, self.share = score, doc, share
+        self.via = via  # the seed's episode number
 
 
 def kin(conn: sqlite3.Connection, seeds: Sequence[tuple[float, int]], *, weight: float, n_docs: int,
