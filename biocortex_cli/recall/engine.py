@@ -26,8 +26,9 @@ Every recall has an id, ``r`` + 12 decimal digits from a SHA-1 over the vault co
 normalised query and every option that shapes the output: the same recall gets the same id.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: the NamedTuples' field types are objects, so
+# defining them compiles no string per field (~0.1 M instructions each, on recall's start-up);
+# the names imported only for type checking are quoted.
 import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -113,7 +114,7 @@ class RecallResult(NamedTuple):
     withheld_terms: list[dict[str, str]] = []  # terms the vocabulary will not expand
     synonyms_dropped: int = 0  # synonyms cut by the vocabulary's caps
     recall_id: str = ""
-    parts: tuple[RecallPart, ...] = ()  # the output, as printed (render/recall.py: compose)
+    parts: "tuple[RecallPart, ...]" = ()  # the output, as printed (render/recall.py: compose)
 
     @property
     def context(self) -> str:
@@ -151,11 +152,11 @@ class Found:  # a plain class, as the stages' records below
 
     __slots__ = ("header", "part", "result")
 
-    def __init__(self, result: RecallResult, part: RecallPart | None = None, header: Header | None = None) -> None:
+    def __init__(self, result: RecallResult, part: "RecallPart | None" = None, header: "Header | None" = None) -> None:
         self.result, self.part, self.header = result, part, header
 
-    def finish(self, budget: int, before: Sequence[RecallPart] = (),
-               after: Sequence[RecallPart] = ()) -> RecallResult:
+    def finish(self, budget: int, before: "Sequence[RecallPart]" = (),
+               after: "Sequence[RecallPart]" = ()) -> RecallResult:
         """The result with its output: ``before``, the episodes, ``after``, under one header that
         counts them all against ``budget``."""
         from biocortex_cli.render.recall import compose
@@ -197,13 +198,13 @@ def validate(opts: RecallOptions) -> None:
 
 
 def recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
-           vocabulary: Local | None = None) -> RecallResult:
+           vocabulary: "Local | None" = None) -> RecallResult:
     """Episodic recall alone, printed (see the module docstring)."""
     return search(conn, meta, opts, vocabulary).finish(opts.budget)
 
 
 def search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
-           vocabulary: Local | None = None) -> Found:
+           vocabulary: "Local | None" = None) -> Found:
     """Score, gate and budget the index's episodes for ``opts.query``; ``vocabulary`` is the
     vault's own (store/vocabulary.py), looked up before the shipped one.
 
@@ -327,7 +328,7 @@ class _Concepts:
         return bool(mask) and self.share(mask) >= MIN_COVERAGE and not (others and not mask & others)
 
 
-def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions, vocabulary: Local | None) -> Found:
+def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions, vocabulary: "Local | None") -> Found:
     validate(opts)
     asked = _asked(meta, opts)
     if not asked.tokens:
@@ -368,7 +369,7 @@ def _asked(meta: dict[str, Any], opts: RecallOptions) -> _Asked:
                   tokenize(opts.query)[:MAX_QUERY_TERMS])
 
 
-def _expanded(asked: _Asked, vocabulary: Local | None) -> Expanded | None:
+def _expanded(asked: _Asked, vocabulary: "Local | None") -> "Expanded | None":
     """The query's synonyms (none when ``opts.vocabulary`` is off)."""
     if not asked.opts.vocabulary:
         return None
