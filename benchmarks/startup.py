@@ -2,13 +2,20 @@
 episode list, and recall on a vault of ``--size`` episodes, measured in turns (one run of each
 process, then the next round), so every row sees the same load.
 
-Run: .venv/bin/python benchmarks/startup.py [--runs 30] [--size 10000] [--instructions]
+Run: .venv/bin/python benchmarks/startup.py [--runs 30] [--size 10000] [--instructions] [--before DIR]
 
 The recall vault is benchmarks/synthetic.py's (generated once, cached); ``--size 0`` skips it.
 ``--instructions`` also counts the instructions each of the floor, recall and recall's imports
 alone executes, under valgrind's callgrind: unlike times, the counts do not depend on the load
 of a shared machine (git's child processes are not counted). Where a process's time goes:
 ``python -X importtime -m biocortex_cli … 2> imports.txt`` (with PYTHONDONTWRITEBYTECODE unset).
+``--before DIR`` adds a row for the code in DIR (an exported tree of another commit, run on the
+same vault with ``PYTHONPATH=DIR``): before and after side by side, in the same rounds.
+
+Recall is measured without the check for hand edits (index/build.py): ``BIOCORTEX_WATCH=0`` (no
+watcher process, index/watch.py) and, before every run, the index's bookkeeping says the check
+ran just now and is slow (:func:`check_not_due`), so it is not due. What it costs when it runs
+is measured by benchmarks/listing.py.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -35,13 +43,27 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def in_turns(rows: list[tuple[str, list[str], dict[str, str]]], runs: int,
-             warmup: int = 2) -> dict[str, tuple[list[float], list[float]]]:
+def check_not_due(vault: Path) -> None:
+    """Make the check for hand edits not due in the next refresh: checked just now, at a cost
+    that throttles it (index/build.py ``_edits_due``)."""
+    import json
+    import sqlite3
+
+    conn = sqlite3.connect(vault / ".biocortex" / "index.sqlite")
+    with conn:
+        conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                         [("edits_checked", json.dumps(time.time())), ("edits_cost", json.dumps(10.0))])
+    conn.close()
+
+
+def in_turns(rows: list[tuple[str, list[str], dict[str, str]]], runs: int, warmup: int = 2,
+             before: Callable[[str], None] = lambda label: None) -> dict[str, tuple[list[float], list[float]]]:
     """Wall-clock and CPU (user + system) seconds of each row's process (its children included),
-    ``runs`` rounds of one run each (after ``warmup``)."""
+    ``runs`` rounds of one run each (after ``warmup``); ``before(label)`` runs before each, unmeasured."""
     out: dict[str, tuple[list[float], list[float]]] = {label: ([], []) for label, _cmd, _env in rows}
     for i in range(warmup + runs):
         for label, cmd, env in rows:
+            before(label)
             # bytecode caching on, as on any normal machine (this sandbox sets PYTHONDONTWRITEBYTECODE)
             full_env = {k: v for k, v in {**os.environ, **env}.items() if k != "PYTHONDONTWRITEBYTECODE"}
             cpu, started = _children_cpu(), time.perf_counter()
@@ -69,8 +91,9 @@ def recall_modules(vault: Path) -> list[str]:
     code = ("import io, sys; before = set(sys.modules); from biocortex_cli.cli.main import main; "
             "out, sys.stdout = sys.stdout, io.StringIO(); main(sys.argv[1:]); sys.stdout = out; "
             "print(' '.join(sorted(set(sys.modules) - before)))")
+    check_not_due(vault)
     done = subprocess.run([sys.executable, "-c", code, "--vault", str(vault), "recall", QUERY], capture_output=True,
-                          text=True, check=True)
+                          text=True, check=True, env={**os.environ, "BIOCORTEX_WATCH": "0"})
     return done.stdout.split()
 
 
@@ -79,6 +102,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--size", type=int, default=10000, help="episodes in the recall vault (0: no recall row)")
     parser.add_argument("--instructions", action="store_true", help="count instructions with valgrind (callgrind)")
+    parser.add_argument("--before", type=Path, help="also recall with the code in this folder (an exported tree)")
     args = parser.parse_args()
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -96,10 +120,15 @@ def main() -> None:
             from synthetic import ensure_vault
 
             big = ensure_vault(args.size)
-            subprocess.run([BIN, "--vault", str(big), "index"], check=True, capture_output=True)
+            recall_env = {"HOME": tmp, "BIOCORTEX_WATCH": "0"}  # no watcher process left behind
+            subprocess.run([BIN, "--vault", str(big), "index"], check=True, capture_output=True,
+                           env={**os.environ, **recall_env})
+            if args.before:
+                rows.append((f"recall ({args.size:,}), before", [BIN, "--vault", str(big), "recall", QUERY],
+                             {**recall_env, "PYTHONPATH": str(args.before.resolve())}))
             rows.append((f"biocortex recall ({args.size:,} episodes)", [BIN, "--vault", str(big), "recall", QUERY],
-                         {"HOME": tmp}))
-        times = in_turns(rows, args.runs)
+                         recall_env))
+        times = in_turns(rows, args.runs, before=lambda label: check_not_due(big) if "recall (" in label else None)
         for label, (wall, cpu) in times.items():
             print(f"{label:<44} {summary(wall)}  CPU median {statistics.median(cpu) * 1000:6.1f} ms")
         if args.size:
@@ -108,7 +137,12 @@ def main() -> None:
                   f"CPU {statistics.median(recall_cpu) / statistics.median(floor_cpu):.1f}x")
         if args.size and args.instructions:
             floor_i = instructions([sys.executable, "-c", "pass"], {})
-            recall_i = instructions(rows[-1][1], {"HOME": tmp})
+            check_not_due(big)
+            recall_i = instructions(rows[-1][1], rows[-1][2])
+            if args.before:
+                check_not_due(big)
+                before_i = instructions(rows[-2][1], rows[-2][2])
+                print(f"instructions: recall before {before_i / 1e6:.1f}M ({before_i / floor_i:.1f}x the floor)")
             imports = " ".join(f"import {m};" for m in recall_modules(big))
             imports_i = instructions([sys.executable, "-c", imports], {})
             share = (imports_i - floor_i) / (recall_i - floor_i)

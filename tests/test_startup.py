@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 from conftest import Cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 #: dataclasses (with inspect, ast, dis, tokenize: ~43 M instructions, and ~3.5 M per class
 #: defined) and the feedback records (~12 M). (subprocess is imported when the check for hand
@@ -58,3 +60,42 @@ def test_listings_answered_from_the_index_import_no_note_parser(vault: Path, cli
         assert code == "0", argv
         assert "biocortex_cli.index.listing" in modules
         assert not modules & set(OFF_LISTING_PATH), (argv, sorted(modules & set(OFF_LISTING_PATH)))
+
+
+# The outcome patterns are compiled only for a question holding one of their words
+# (recall/signals.py _INTENT_WORDS): every answer must be the one the patterns give.
+INTENT_QUESTIONS = [
+    "doublet detection in 10x multiome", "what went wrong with STAR alignment", "It FAILED twice",
+    "pitfalls of Harmony", "problems with batch correction", "broken pipeline", "it didn't work",
+    "did not work at all", "doesnt work", "things that go bad", "what worked for doublets",
+    "what works well", "successful runs", "succeeded then failed", "best practice for QC",
+    "workflow of CellBender", "badge", "fail-safe", "the best", "unsuccessful", "mistake",
+]
+
+
+def test_outcome_intent_matches_the_patterns_it_skips() -> None:
+    import re
+
+    from biocortex_cli.recall import signals
+
+    for question in INTENT_QUESTIONS:
+        low = question.lower()
+        failure = re.search(signals._FAILURE_INTENT, low)
+        success = re.search(signals._SUCCESS_INTENT, low)
+        expected = False if failure and not success else True if success and not failure else None
+        assert signals.outcome_intent(question) is expected, question
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.1, 0.5, 0.5000004, 0.5000011, 0.9999996, 1.0, -0.2, 2.3]),
+                          st.floats(0, 1), st.sampled_from([None, 0.2, 0.9])), min_size=0, max_size=40),
+       st.integers(1, 12))
+def test_best_is_the_head_of_the_full_order(rows: list[tuple[float, float, float | None]], k: int) -> None:
+    """recall/engine.py ``_best`` sorts only the rank scores that can reach the top ``k``: the
+    same episodes, in the same order, as sorting them all (ties within the 6-place rounding
+    broken by coverage, quality, id)."""
+    from biocortex_cli.recall.engine import _best, _order
+
+    passing = [(score, doc, {}) for doc, (score, _c, _q) in enumerate(rows)]
+    info = {doc: {"coverage": c, "quality": q, "id": f"e{doc:03d}"} for doc, (_s, c, q) in enumerate(rows)}
+    assert _best(list(passing), info, k) == sorted(passing, key=_order(info))[:k]

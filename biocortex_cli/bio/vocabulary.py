@@ -39,8 +39,8 @@ types are named tuples, as ``bio.entities.Entity``: a frozen dataclass costs ~1 
 import, and this module is on recall's start-up path.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: the NamedTuples' field types are objects, so
+# defining them compiles no string per field (recall's start-up).
 import functools
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence

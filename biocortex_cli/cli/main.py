@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
         return report(UsageError(bad, hint="pass text as UTF-8, without NUL bytes"), "--json" in args)
     from biocortex_cli.cli import fast
 
-    code = fast.run(args)
+    code = fast.run(args, whole_process=argv is None)  # None: the console script's own command line
     if code is not None:
         return code
     from biocortex_cli.cli.app import run

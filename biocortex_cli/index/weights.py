@@ -21,8 +21,8 @@ sum (:meth:`QueryWeights.coverage`), so a synonym can raise a score and never lo
 inside an expanded term and for its synonyms, the gram itself for any other.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: the NamedTuples' field types are objects, so
+# defining them compiles no string per field (recall's start-up).
 import math
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
@@ -51,10 +51,10 @@ class QueryWeights(NamedTuple):  # a NamedTuple, not a dataclass: defined faster
     synonym_weights: dict[int, float] = {}
     # synonyms no episode has, weighed the same way: a lesson note may have them (lessons/recall.py)
     unknown_synonym_weights: dict[int, float] = {}
-    synonyms: dict[int, Expansion] = {}  # the expansions of both
+    synonyms: "dict[int, Expansion]" = {}  # the expansions of both
     concept_of: dict[int, str] = {}  # weighted fingerprint -> its concept
     concept_weights: dict[str, float] = {}  # concept -> its weight in the denominator
-    expanded: Expanded | None = None  # what the vocabulary gave: --explain lists it
+    expanded: "Expanded | None" = None  # what the vocabulary gave: --explain lists it
     absent_synonyms: list[str] = []  # synonyms no episode has, or too common
     grouped: frozenset[str] = frozenset()  # the concepts with a weighted synonym
 
@@ -79,7 +79,8 @@ class QueryWeights(NamedTuple):  # a NamedTuple, not a dataclass: defined faster
 
 
 def query_weights(conn: sqlite3.Connection, tokens: Sequence[str], n_docs: int,
-                  ngram_weights: Mapping[str, float], max_df: float, expanded: Expanded | None = None) -> QueryWeights:
+                  ngram_weights: Mapping[str, float], max_df: float,
+                  expanded: "Expanded | None" = None) -> QueryWeights:
     """The weights of ``tokens``' fingerprints over the index's ``n_docs`` episodes, and of the
     synonyms in ``expanded`` (module docstring)."""
     from biocortex_cli.index.fingerprints import fingerprint, query_fingerprints

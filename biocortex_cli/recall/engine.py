@@ -26,8 +26,9 @@ Every recall has an id, ``r`` + 12 decimal digits from a SHA-1 over the vault co
 normalised query and every option that shapes the output: the same recall gets the same id.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: the NamedTuples' field types are objects, so
+# defining them compiles no string per field (~0.1 M instructions each, on recall's start-up);
+# the names imported only for type checking are quoted.
 import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -113,7 +114,7 @@ class RecallResult(NamedTuple):
     withheld_terms: list[dict[str, str]] = []  # terms the vocabulary will not expand
     synonyms_dropped: int = 0  # synonyms cut by the vocabulary's caps
     recall_id: str = ""
-    parts: tuple[RecallPart, ...] = ()  # the output, as printed (render/recall.py: compose)
+    parts: "tuple[RecallPart, ...]" = ()  # the output, as printed (render/recall.py: compose)
 
     @property
     def context(self) -> str:
@@ -145,16 +146,17 @@ class RecallResult(NamedTuple):
         return out
 
 
-class Found(NamedTuple):
+class Found:  # a plain class, as the stages' records below
     """What :func:`search` found, before it is printed: the result without its output, the
     episodes' part (their blocks) and the numbers of its header (None when nothing fits)."""
 
-    result: RecallResult
-    part: RecallPart | None = None
-    header: Header | None = None
+    __slots__ = ("header", "part", "result")
 
-    def finish(self, budget: int, before: Sequence[RecallPart] = (),
-               after: Sequence[RecallPart] = ()) -> RecallResult:
+    def __init__(self, result: RecallResult, part: "RecallPart | None" = None, header: "Header | None" = None) -> None:
+        self.result, self.part, self.header = result, part, header
+
+    def finish(self, budget: int, before: "Sequence[RecallPart]" = (),
+               after: "Sequence[RecallPart]" = ()) -> RecallResult:
         """The result with its output: ``before``, the episodes, ``after``, under one header that
         counts them all against ``budget``."""
         from biocortex_cli.render.recall import compose
@@ -196,13 +198,13 @@ def validate(opts: RecallOptions) -> None:
 
 
 def recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
-           vocabulary: Local | None = None) -> RecallResult:
+           vocabulary: "Local | None" = None) -> RecallResult:
     """Episodic recall alone, printed (see the module docstring)."""
     return search(conn, meta, opts, vocabulary).finish(opts.budget)
 
 
 def search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
-           vocabulary: Local | None = None) -> Found:
+           vocabulary: "Local | None" = None) -> Found:
     """Score, gate and budget the index's episodes for ``opts.query``; ``vocabulary`` is the
     vault's own (store/vocabulary.py), looked up before the shipped one.
 
@@ -219,18 +221,22 @@ def search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
 
 # --- the stages ----------------------------------------------------------------------------------
 
-class _Asked(NamedTuple):
-    """What every stage reads: the options, the query's terms and weights, the index's state."""
+# The stages' own records are plain classes: a NamedTuple costs ~0.7 M instructions to define (a
+# compile() per field, for its annotation), on every recall's start-up.
 
-    opts: RecallOptions
-    head: str | None
-    encoding: str
-    n_docs: int
-    recall_id: str
-    tokens: list[str]
-    expanded: Expanded | None = None  # the vocabulary's synonyms of the tokens
-    words: QueryWeights | None = None
-    concepts: _Concepts | None = None
+class _Asked:
+    """What every stage reads: the options, the query's terms and weights, the index's state;
+    the stages fill in the last three."""
+
+    __slots__ = ("concepts", "encoding", "expanded", "head", "n_docs", "opts", "recall_id", "tokens", "words")
+
+    def __init__(self, opts: RecallOptions, head: str | None, encoding: str, n_docs: int, recall_id: str,
+                 tokens: list[str]) -> None:
+        self.opts, self.head, self.encoding, self.n_docs = opts, head, encoding, n_docs
+        self.recall_id, self.tokens = recall_id, tokens
+        self.expanded: Expanded | None = None  # the vocabulary's synonyms of the tokens
+        self.words: QueryWeights | None = None
+        self.concepts: _Concepts | None = None
 
     def empty(self, reason: str, dropped: int = 0, over_top_k: int = 0, over_budget: int = 0) -> Found:
         words = self.words
@@ -255,27 +261,35 @@ class _Asked(NamedTuple):
                 "synonyms_dropped": self.expanded.dropped}
 
 
-class _Named(NamedTuple):
+class _Named:
     """The query's grams the index knows as tools, domains or entities, and who lists them."""
 
-    grams: list[str]  # every gram of the query, sorted (the SQL parameters of ``where``)
-    where: str  # the SQL condition on attrs that finds them
-    values: dict[str, set[str]]  # signal -> the values named
-    hits: dict[int, list[float]]  # episode -> its credit for the named entities, tools, domains
-    counts: dict[str, float]  # signal -> how many it names (a variant and its gene: one)
+    __slots__ = ("counts", "grams", "hits", "values", "where")
+
+    def __init__(self, grams: list[str], where: str, values: dict[str, set[str]], hits: dict[int, list[float]],
+                 counts: dict[str, float]) -> None:
+        self.grams = grams  # every gram of the query, sorted (the SQL parameters of ``where``)
+        self.where = where  # the SQL condition on attrs that finds them
+        self.values = values  # signal -> the values named
+        self.hits = hits  # episode -> its credit for the named entities, tools, domains
+        self.counts = counts  # signal -> how many it names (a variant and its gene: one)
 
 
-class _Fusion(NamedTuple):
+class _Fusion:
     """The signals the query uses, and their weights."""
 
-    active: dict[str, bool]
-    wanted: bool | None  # the outcome asked about (signals.outcome_intent)
-    relevance_w: float  # the weights of the active signals but outcome, summed
-    outcome_w: float
-    plan: list[tuple[str, float, int, float]]  # (signal, weight, attrs column or -1 for text, values named)
+    __slots__ = ("active", "outcome_w", "plan", "relevance_w", "wanted")
+
+    def __init__(self, active: dict[str, bool], wanted: bool | None, relevance_w: float, outcome_w: float,
+                 plan: list[tuple[str, float, int, float]]) -> None:
+        self.active = active
+        self.wanted = wanted  # the outcome asked about (signals.outcome_intent)
+        self.relevance_w = relevance_w  # the weights of the active signals but outcome, summed
+        self.outcome_w = outcome_w
+        self.plan = plan  # (signal, weight, attrs column or -1 for text, values named)
 
 
-class _Concepts(NamedTuple):
+class _Concepts:
     """The question's informative concepts, which the gate asks an episode to cover.
 
     A concept is a word of the question, or a domain it names (its words together); a synonym
@@ -286,10 +300,14 @@ class _Concepts(NamedTuple):
     matchable concept is a domain gates on coverage and relevance alone). Each weighs its IDF; bit
     ``i`` of a mask is ``names[i]``."""
 
-    names: tuple[str, ...]
-    weights: tuple[float, ...]  # IDF weights (a word no episode has: the text signal's weight)
-    masks: dict[int, int]  # query fingerprint -> the concepts it stands for
-    domains: int  # the concepts that are domains
+    __slots__ = ("domains", "masks", "names", "weights")
+
+    def __init__(self, names: tuple[str, ...], weights: tuple[float, ...], masks: dict[int, int],
+                 domains: int) -> None:
+        self.names = names
+        self.weights = weights  # IDF weights (a word no episode has: the text signal's weight)
+        self.masks = masks  # query fingerprint -> the concepts it stands for
+        self.domains = domains  # the concepts that are domains
 
     def share(self, mask: int) -> float:
         """The IDF-weighted share of the concepts that ``mask`` covers (1 when there are none)."""
@@ -310,7 +328,7 @@ class _Concepts(NamedTuple):
         return bool(mask) and self.share(mask) >= MIN_COVERAGE and not (others and not mask & others)
 
 
-def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions, vocabulary: Local | None) -> Found:
+def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions, vocabulary: "Local | None") -> Found:
     validate(opts)
     asked = _asked(meta, opts)
     if not asked.tokens:
@@ -319,11 +337,10 @@ def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
         return asked.empty("the vault has no episodes yet")
     from biocortex_cli.index.weights import query_weights
 
-    asked = _expanded(asked, vocabulary)
-    asked = asked._replace(words=query_weights(conn, asked.tokens, asked.n_docs, opts.ngram_weights, opts.max_df,
-                                             asked.expanded))
+    asked.expanded = _expanded(asked, vocabulary)
+    asked.words = query_weights(conn, asked.tokens, asked.n_docs, opts.ngram_weights, opts.max_df, asked.expanded)
     named = _named(conn, asked)
-    asked = asked._replace(concepts=_concepts(asked, named))
+    asked.concepts = _concepts(asked, named)
     fusion = _fusion(asked, named)
     if fusion.relevance_w <= 0:
         return asked.empty("nothing in the query matches the vault's memory")
@@ -352,13 +369,13 @@ def _asked(meta: dict[str, Any], opts: RecallOptions) -> _Asked:
                   tokenize(opts.query)[:MAX_QUERY_TERMS])
 
 
-def _expanded(asked: _Asked, vocabulary: Local | None) -> _Asked:
+def _expanded(asked: _Asked, vocabulary: "Local | None") -> "Expanded | None":
     """The query's synonyms (none when ``opts.vocabulary`` is off)."""
     if not asked.opts.vocabulary:
-        return asked
+        return None
     from biocortex_cli.bio.vocabulary import expand
 
-    return asked._replace(expanded=expand(asked.tokens, local=vocabulary))
+    return expand(asked.tokens, local=vocabulary)
 
 
 def _named(conn: sqlite3.Connection, asked: _Asked) -> _Named:
@@ -372,15 +389,19 @@ def _named(conn: sqlite3.Connection, asked: _Asked) -> _Named:
     listed: dict[int, set[str]] = {}  # episode -> the variants and genes of ``variants`` it lists
     if grams:
         column = {"entity": 0, "tool": 1, "domain": 2}
-        for kind, value, doc in conn.execute(f"SELECT kind, value, doc FROM attrs WHERE {where}", grams):
+        # one row per value named, its episodes joined: a row per episode costs several times more
+        for kind, value, docs in conn.execute(f"SELECT kind, value, group_concat(doc) FROM attrs WHERE {where}"
+                                              " GROUP BY kind, value", grams):
             values[ATTR_SIGNAL[kind]].add(value)
-            counts = hits.get(doc)
-            if counts is None:
-                counts = hits[doc] = [0.0, 0.0, 0.0]
-            if kind == "entity" and value in in_variants:
-                listed.setdefault(doc, set()).add(value)
-            else:
-                counts[column[kind]] += 1
+            variant, col = kind == "entity" and value in in_variants, column[kind]
+            for doc in map(int, docs.split(",")):
+                counts = hits.get(doc)
+                if counts is None:
+                    counts = hits[doc] = [0.0, 0.0, 0.0]
+                if variant:
+                    listed.setdefault(doc, set()).add(value)
+                else:
+                    counts[col] += 1
     count = {s: float(len(v)) for s, v in values.items()}
     # a variant the query names and its gene are one entity: the variant counts 1, the gene alone
     # VARIANT_GENE_CREDIT (whichever of the two the index knows)
@@ -520,18 +541,22 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
     scored: list[tuple[float, float, int, dict[str, float], int]] = []
     no_hits = [0.0, 0.0, 0.0]
     verdicts: dict[int, bool] = {}
+    # the fusion in plan order (text first, when active); an episode naming nothing adds 0.0s
+    text_w = fusion.plan[0][1] if fusion.plan and fusion.plan[0][2] < 0 else None
+    attr_plan = [(weight, col, n_named) for _s, weight, col, n_named in fusion.plan if col >= 0]
+    relevance_w, min_relevance, hits = fusion.relevance_w, opts.min_relevance, named.hits
     for doc, raw in text.items():
-        counts = named.hits.get(doc, no_hits)
-        text_value = min(1.0, raw)
+        text_value = raw if raw < 1.0 else 1.0
         fused = unclipped = 0.0
-        for _s, weight, col, n_named in fusion.plan:
-            if col < 0:
-                fused += weight * text_value
-                unclipped += weight * raw
-            else:
+        if text_w is not None:
+            fused += text_w * text_value
+            unclipped += text_w * raw
+        counts = hits.get(doc, no_hits)
+        if counts is not no_hits:
+            for weight, col, n_named in attr_plan:
                 fused += weight * counts[col] / n_named
                 unclipped += weight * counts[col] / n_named
-        if fused / fusion.relevance_w < opts.min_relevance:
+        if fused / relevance_w < min_relevance:
             continue
         mask = covered.get(doc, 0)
         admitted = verdicts.get(mask)
@@ -539,7 +564,7 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
             admitted = verdicts[mask] = concepts.admits(mask)
         if opts.min_relevance > 0 and not admitted:
             continue
-        signals = {s: round(text_value if col < 0 else counts[col] / n_named, 4)
+        signals = {s: text_value if col < 0 else counts[col] / n_named  # rounded when shown (_fitted)
                    for s, _w, col, n_named in fusion.plan}
         scored.append((unclipped, fused / fusion.relevance_w, doc, signals, mask))
     return scored, len(everyone), lists
@@ -559,9 +584,13 @@ def _filtered(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, fus
                     domain_norm=" ".join(tokenize(opts.domain)) if opts.domain else None)
     passing: list[tuple[float, int, dict[str, float]]] = []
     assert asked.concepts is not None
+    shares: dict[int, float] = {}  # mask -> coverage: episodes share a few masks
     for fused, _relevance, doc, signals, covered in scored:
         row = info[doc]
-        row["covered"], row["coverage"] = covered, asked.concepts.share(covered)
+        coverage = shares.get(covered)
+        if coverage is None:
+            coverage = shares[covered] = asked.concepts.share(covered)
+        row["covered"], row["coverage"] = covered, coverage
         if not _kept(row, opts):
             continue
         score = fused / fusion.relevance_w
@@ -592,7 +621,7 @@ def _kin(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
     from biocortex_cli.recall.kin import SEEDS, kin
     from biocortex_cli.recall.signals import doc_info, learned
 
-    seeds = sorted(passing, key=_order(info))[:SEEDS]
+    seeds = _best(passing, info, SEEDS)
     found = kin(conn, [(score, doc) for score, doc, _s in seeds], weight=weight, n_docs=asked.n_docs,
                 max_df=opts.max_df, min_relevance=opts.min_relevance, passed={doc for _s, doc, _sig in passing})
     if not found:
@@ -605,7 +634,7 @@ def _kin(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
             continue
         row.update(covered=0, coverage=0.0, via=k.via)
         info[k.doc] = row
-        out.append((k.score, k.doc, {"kin": round(k.share, 4)}))
+        out.append((k.score, k.doc, {"kin": k.share}))  # rounded when shown
     return learned(conn, meta, opts, info, out)
 
 
@@ -620,8 +649,19 @@ def _ranked(passing: list[tuple[float, int, dict[str, float]]], info: dict[int, 
     """The best ``top_k`` and how many passed: by rank score, then by evidence (the share of the
     question's informative concepts covered), then quality, then id (the same index gives the
     same order)."""
-    passing.sort(key=_order(info))
-    return passing[:top_k], len(passing)
+    return _best(passing, info, top_k), len(passing)
+
+
+def _best(passing: list[tuple[float, int, dict[str, float]]], info: dict[int, dict[str, Any]],
+          k: int) -> list[tuple[float, int, dict[str, float]]]:
+    """The first ``k`` of ``passing`` in :func:`_order`, sorting only those that can be: a rank
+    score more than 2e-6 below the ``k``-th best raw one rounds (to 6 places) below it too, so
+    that episode follows at least ``k`` others whatever its evidence, quality or id."""
+    if len(passing) > k:
+        bar = sorted([t[0] for t in passing], reverse=True)[k - 1]
+        bar -= 2e-6 + abs(bar) * 1e-9
+        passing = [t for t in passing if t[0] >= bar]
+    return sorted(passing, key=_order(info))[:k]
 
 
 def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
@@ -672,7 +712,8 @@ def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
         row = info[doc]
         shown = min(1.0, max(0.0, score))
         block = assemble([Section(s[0], s[1]) for s in keep], rank, shown, shortened)
-        hits.append(Hit(id=row["id"], path=row["rel"], score=round(shown, 4), signals=signals,
+        hits.append(Hit(id=row["id"], path=row["rel"], score=round(shown, 4),
+                        signals={s: round(v, 4) for s, v in signals.items()},
                         tokens=cost, task=row["task"], success=row["success"], quality=row["quality"],
                         block=block, shortened=shortened, matched=explain(doc) if opts.explain else {},
                         rank_score=round(score, 4), fields=hit_fields(unpack_record(row["record"])),

@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections.abc import Sequence
-from typing import NamedTuple
 
 #: How many of the best hits bring their kin.
 SEEDS = 2
@@ -37,11 +36,12 @@ MIN_SHARE = 0.5
 TOOLS, DOMAINS = 0.6, 0.4
 
 
-class Kin(NamedTuple):
-    score: float
-    doc: int
-    share: float
-    via: int  # the seed's episode number
+class Kin:  # not a NamedTuple: one costs ~0.7 M instructions to define, on recall's start-up
+    __slots__ = ("doc", "score", "share", "via")
+
+    def __init__(self, score: float, doc: int, share: float, via: int) -> None:
+        self.score, self.doc, self.share = score, doc, share
+        self.via = via  # the seed's episode number
 
 
 def kin(conn: sqlite3.Connection, seeds: Sequence[tuple[float, int]], *, weight: float, n_docs: int,
@@ -63,13 +63,16 @@ def kin(conn: sqlite3.Connection, seeds: Sequence[tuple[float, int]], *, weight:
         wanted[doc] = {kind: {attr_norm(str(v)) for v in (record.get(key) or []) if isinstance(v, str) and v.strip()}
                        for kind, key in (("tool", "tools"), ("domain", "domains"))}
     limit = max(1, int(max_df * n_docs))
+    asked = {(kind, name) for w in wanted.values() for kind in ("tool", "domain") for name in w[kind]}
     holders: dict[tuple[str, str], list[int]] = {}
-    for kind in ("tool", "domain"):
-        for name in sorted(set().union(*(w[kind] for w in wanted.values()))):
-            (df,) = conn.execute("SELECT COUNT(*) FROM attrs WHERE kind = ? AND value = ?", (kind, name)).fetchone()
-            if 0 < df <= limit:
-                holders[kind, name] = [d for (d,) in conn.execute(
-                    "SELECT doc FROM attrs WHERE kind = ? AND value = ?", (kind, name))]
+    if asked:  # one query, a row per value with its episodes joined
+        names = sorted({name for _kind, name in asked})
+        for kind, name, docs in conn.execute(
+                "SELECT kind, value, group_concat(doc) FROM attrs WHERE kind IN ('tool', 'domain')"
+                f" AND value IN ({','.join('?' * len(names))}) GROUP BY kind, value", names):
+            held = sorted(map(int, docs.split(",")))
+            if (kind, name) in asked and len(held) <= limit:
+                holders[kind, name] = held
     best: dict[int, Kin] = {}
     for score, seed in seeds:
         parts: list[tuple[float, dict[int, float]]] = []
@@ -88,11 +91,15 @@ def kin(conn: sqlite3.Connection, seeds: Sequence[tuple[float, int]], *, weight:
             parts.append((share_w, shares))
         else:
             norm = sum(w for w, _ in parts)
-            tools = parts[0][1]
+            (tools_w, tools), *domains = parts
+            domains_w, of_domains = domains[0] if domains else (0.0, {})
             for doc in tools:
                 if doc == seed or doc in passed:
                     continue
-                share = sum(w * part.get(doc, 0.0) for w, part in parts) / norm
+                share = 0 + tools_w * tools[doc]  # as sum() adds the parts, from 0
+                if domains:
+                    share += domains_w * of_domains.get(doc, 0.0)
+                share /= norm
                 value = weight * min(1.0, score) * share
                 if share >= MIN_SHARE - 1e-9 and value >= min_relevance - 1e-9:
                     old = best.get(doc)

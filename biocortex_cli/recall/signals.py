@@ -45,11 +45,13 @@ if TYPE_CHECKING:
 K1 = 1.2
 B = 0.5
 SIGNALS = ("text", "entities", "tools", "domains", "outcome")
-_FAILURE_INTENT = re.compile(
+_FAILURE_INTENT = (
     r"\b(?:wrong|fail(?:s|ed|ure|ures|ing)?|mistakes?|pitfalls?|problems?|broke|broken"
     r"|did\s*n[o']?t\s+work|doesn'?t\s+work|not\s+work|go(?:es)?\s+bad|went\s+bad)\b")
-_SUCCESS_INTENT = re.compile(
-    r"\b(?:worked|works\s+well|what\s+works|success(?:es|ful|fully)?|succeeded|best\s+practice)\b")
+_SUCCESS_INTENT = r"\b(?:worked|works\s+well|what\s+works|success(?:es|ful|fully)?|succeeded|best\s+practice)\b"
+#: Every match of the two patterns holds one of these: a question without any asks neither, and
+#: the patterns (3.5 M instructions to compile) are not compiled.
+_INTENT_WORDS = ("wrong", "fail", "mistake", "pitfall", "problem", "broke", "work", "bad", "succe", "best")
 ATTR_SIGNAL = {"tool": "tools", "domain": "domains", "entity": "entities"}
 ATTR_COLUMN = {"entities": 0, "tools": 1, "domains": 2}
 #: Words that say what any analysis does, or how, rather than what it is about ("preprocess the
@@ -77,7 +79,9 @@ def generic_terms() -> frozenset[str]:
 def outcome_intent(query: str) -> bool | None:
     """False when the question asks what went wrong, True when it asks what worked, else None."""
     low = query.lower()
-    failure, success = _FAILURE_INTENT.search(low), _SUCCESS_INTENT.search(low)
+    if not any(word in low for word in _INTENT_WORDS):
+        return None
+    failure, success = re.search(_FAILURE_INTENT, low), re.search(_SUCCESS_INTENT, low)
     if failure and not success:
         return False
     if success and not failure:
@@ -150,35 +154,38 @@ def text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[int
             scoring.update(docs)
     sums = dict.fromkeys(scoring, 0.0)
     covered: dict[int, int] = {}
-    own: dict[tuple[int, int], float] = {}  # (concept, doc) -> the concept's own fingerprints, summed
-    best: dict[tuple[int, int], float] = {}  # (concept, doc) -> its best synonym
-    k1_1, k1, one_b, b = K1 + 1, K1, 1 - B, B
-    at_tf1: dict[int, float] = {}  # a note's term weight at tf 1 depends on its length only
+    own: dict[int, dict[int, float]] = {}  # concept -> doc -> the concept's own fingerprints, summed
+    best: dict[int, dict[int, float]] = {}  # concept -> doc -> its best synonym
+    k1_1 = K1 + 1
+    lengths = {doc: K1 * (1 - B + B * store_dls[doc] / avg_dl) for doc in scoring}  # BM25's length part
+    at_tf1 = {doc: k1_1 / (1 + part) for doc, part in lengths.items()}  # a term's saturation at tf 1
     for i, (w, docs, tfs) in enumerate(ordered):
         concept = concepts[i] if concepts is not None else None
         found = scoring.intersection(docs)
-        for doc in found:
-            tf = tfs.get(doc, 1) if tfs else 1
-            if tf == 1:
-                g = at_tf1.get(doc)
-                if g is None:
-                    g = at_tf1[doc] = 1 * k1_1 / (1 + k1 * (one_b + b * store_dls[doc] / avg_dl))
-            else:
-                g = tf * k1_1 / (tf + k1 * (one_b + b * store_dls[doc] / avg_dl))
-            if concept is None:
-                sums[doc] += w * g
-            elif concept[1]:
-                key = (concept[0], doc)
-                best[key] = max(best.get(key, 0.0), w * g)
-            else:
-                key = (concept[0], doc)
-                own[key] = own.get(key, 0.0) + w * g
+        if tfs:
+            gains = [(doc, w * (at_tf1[doc] if (tf := tfs.get(doc, 1)) == 1 else tf * k1_1 / (tf + lengths[doc])))
+                     for doc in found]
+        else:
+            gains = [(doc, w * at_tf1[doc]) for doc in found]
+        if concept is None:
+            for doc, gain in gains:
+                sums[doc] += gain
+        elif concept[1]:
+            synonym = best.setdefault(concept[0], {})
+            for doc, gain in gains:
+                synonym[doc] = max(synonym.get(doc, 0.0), gain)
+        else:
+            mine = own.setdefault(concept[0], {})
+            for doc, gain in gains:
+                mine[doc] = mine.get(doc, 0.0) + gain
         mask = masks[i] if i < len(masks) else 0
         if mask:
             for doc in found:
                 covered[doc] = covered.get(doc, 0) | mask
-    for key in sorted(own.keys() | best.keys()):
-        sums[key[1]] += max(own.get(key, 0.0), best.get(key, 0.0))
+    for c in sorted(own.keys() | best.keys()):  # each episode's concepts added in concept order
+        mine, synonym = own.get(c, {}), best.get(c, {})
+        for doc in mine.keys() | synonym.keys():
+            sums[doc] += max(mine.get(doc, 0.0), synonym.get(doc, 0.0))
     if not denominator:
         return dict.fromkeys(sums, 0.0), covered
     return {doc: s / denominator for doc, s in sums.items()}, covered
@@ -210,12 +217,12 @@ def learned(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
     for score, doc, signals in passing:
         if use_utility:
             value = utility.get(info[doc]["id"], 0.5)
-            signals["utility"] = round(value, 4)
+            signals["utility"] = value  # rounded when shown
             score += w_utility * (value - 0.5)
         if use_recency:
             age = (newest - dt.datetime.fromisoformat(created[doc][:19])).total_seconds() / 86400
             factor = 2.0 ** (-max(0.0, age) / opts.half_life_days)
-            signals["recency"] = round(factor, 4)
+            signals["recency"] = factor
             score *= factor
         out.append((score, doc, signals))
     return out

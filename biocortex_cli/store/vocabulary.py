@@ -42,10 +42,11 @@ COMPILED_DIR = ".biocortex/tmp"  # git-ignored
 COMPILED_NAME = "vocabulary-{key}.sqlite"
 EMPTY_NAME = "vocabulary-{key}.empty"  # a note without groups: nothing to open
 
-_ITEM = re.compile(r"^\s{0,3}[-*+]\s+(?:\[[ xX]\]\s+)?(.*)$")
-_COMMENT = re.compile(r"\s#(?:\s|$)")
-_WIKILINK = re.compile(r"\[\[([^\]|#^\n]+)(?:[#^][^\]|\n]*)?(?:\|([^\]\n]*))?\]\]")
-_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+# patterns, compiled on first use (``re``'s cache): recall imports this module and never parses the note
+_ITEM = r"^\s{0,3}[-*+]\s+(?:\[[ xX]\]\s+)?(.*)$"
+_COMMENT = r"\s#(?:\s|$)"
+_WIKILINK = r"\[\[([^\]|#^\n]+)(?:[#^][^\]|\n]*)?(?:\|([^\]\n]*))?\]\]"
+_FENCE = r"^\s{0,3}(```|~~~)"
 
 
 class Group(NamedTuple):
@@ -80,7 +81,7 @@ def parse(text: str, rel: str = VOCABULARY_REL) -> Parsed:
     problems: list[DataError] = []
     for line, item in _items(text):
         item, _sep, comment = _split_comment(item)
-        item = _WIKILINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), item)
+        item = re.sub(_WIKILINK, lambda m: (m.group(2) or m.group(1)).strip(), item)
         sides = item.split("->")
         if len(sides) > 2:
             problems.append(DataError("more than one '->' in a group", path=rel, line=line,
@@ -273,7 +274,7 @@ def _items(text: str) -> Iterable[tuple[int, str]]:
             if line.lstrip().startswith(fence):
                 fence = ""
             continue
-        m = _FENCE.match(line)
+        m = re.match(_FENCE, line)
         if m:
             fence = m.group(1)
             continue
@@ -283,13 +284,13 @@ def _items(text: str) -> Iterable[tuple[int, str]]:
                 line = before + after.split("-->", 1)[1]
             else:
                 line, in_comment = before, True
-        item = _ITEM.match(line)
+        item = re.match(_ITEM, line)
         if item and item.group(1).strip():
             yield number + 1, item.group(1)
 
 
 def _split_comment(item: str) -> tuple[str, str, str]:
-    m = _COMMENT.search(item)
+    m = re.search(_COMMENT, item)
     return (item[:m.start()], "#", item[m.end():]) if m else (item, "", "")
 
 
