@@ -93,3 +93,22 @@ def test_note_rel_from_a_listing_is_note_rel_from_stats(tmp_path: Path, existing
             (tmp_path / "entities" / item).write_text("x", encoding="utf-8")
     listed = {p.name for p in (tmp_path / "entities").iterdir()}
     assert entity_notes.note_rel(tmp_path, name, listed) == entity_notes.note_rel(tmp_path, name)
+
+
+keys = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
+record_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
+              st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=30),
+              st.sampled_from(["yes", "no", "null", "1e3", "2026-11-23", "a: b", "x #y", "TP53", "PMID:1", "'q'"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(keys, inner, max_size=3)), max_leaves=20)
+
+
+@given(st.dictionaries(keys, record_values, min_size=1, max_size=8))
+def test_the_fast_renderer_writes_what_pyyaml_writes(data: dict[str, Any]) -> None:
+    import yaml
+
+    expected = yaml.dump(data, Dumper=notes._yaml()[2], sort_keys=False, allow_unicode=True,
+                         default_flow_style=False, width=100)
+    assert notes.dump_yaml(data) == expected
+    text, note = notes.rendered_note("x.md", data, "body\n")
+    assert note.key_lines == notes.parse_note(text, "x.md").key_lines

@@ -220,6 +220,10 @@ _FAST_TEXT = re.compile(r"[A-Za-z0-9_(][ -~]*")
 _FAST_WIDTH = 100  # PyYAML folds a scalar at a space past column 100 (width=100): longer ones go to PyYAML
 
 
+#: keys seen to match _FAST_KEY (a batch repeats a few field names thousands of times)
+_FAST_KEYS: set[str] = set()
+
+
 class _Unfit(Exception):
     """A value :func:`_fast_yaml` leaves to PyYAML."""
 
@@ -244,8 +248,12 @@ def _fast_map(data: dict[str, Any], indent: str, first: str, lines: list[str],
     if not data:
         raise _Unfit
     for n, (key, value) in enumerate(data.items()):
-        if not isinstance(key, str) or not _FAST_KEY.fullmatch(key):
-            raise _Unfit
+        if key not in _FAST_KEYS:
+            if not isinstance(key, str) or not _FAST_KEY.fullmatch(key):
+                raise _Unfit
+            if len(_FAST_KEYS) > 4096:
+                _FAST_KEYS.clear()
+            _FAST_KEYS.add(key)
         if key_lines is not None:
             key_lines[key] = len(lines) + 2
         lead = (first if n == 0 else indent) + key + ":"
@@ -279,6 +287,8 @@ def _fast_line(lead: str, value: Any) -> str:
 
 
 def _fast_scalar(value: Any) -> str:
+    if type(value) is str:  # most values: first
+        return _fast_text(value)
     if value is None:
         return "null"
     if isinstance(value, bool):
