@@ -11,9 +11,10 @@ index is built first, whole processes, as an agent starts them:
 - the first ``recall`` in a fresh clone (``git clone`` of the vault, then ``recall``, which
   builds the index: one run; the clone is not timed);
 - hand edits (issue 17 item 3): ``git status`` over the indexed folders as the refresh asks it
-  (the check's own cost), ``recall`` with nothing changed, and ``recall`` right after one
-  episode's lessons were saved in place (a new edit before every run; its folder's mtime kept),
-  with whether that recall found the edited note.
+  (the full check's own cost), ``recall`` with nothing changed without the watcher
+  (``BIOCORTEX_WATCH=0``) and with it (index/watch.py; its own CPU from ``/proc``), and
+  ``recall`` right after one episode's lessons were saved in place (a new edit before every
+  run; its folder's mtime kept), with whether that recall found the edited note.
 
 Wall time and user+sys CPU time of each process and its children (a shared machine inflates
 the first). With ``--before DIR``, the same commands also run with the code in DIR (e.g. main
@@ -24,6 +25,7 @@ Reproduce:
     .venv/bin/python benchmarks/listing.py --sizes 10000,100000 --runs 5
     .venv/bin/python benchmarks/listing.py --sizes 10000 --before /tmp/biocortex-main
     .venv/bin/python benchmarks/listing.py --sizes 10000,100000 --only-hand-edits
+    .venv/bin/python benchmarks/listing.py --sizes 100000 --only-hand-edits --source PATH/synthetic-100000-s7
 """
 
 from __future__ import annotations
@@ -92,7 +94,13 @@ def hand_edits(vault: Path, python: list[str], env: dict[str, str], runs: int) -
               "--no-renames", "--", "episodes", "archive/episodes"]
     out["git status (the hand-edit check)"] = timed(status, env, runs)
     recall = [*python, "--vault", str(vault), "recall", "doublets in 10x multiome"]
+    out["recall, nothing changed, no watcher (BIOCORTEX_WATCH=0)"] = timed(recall, {**env, "BIOCORTEX_WATCH": "0"},
+                                                                           runs)
+    subprocess.run(recall, env=env, capture_output=True, check=False)  # starts the watcher (index/watch.py)
+    watcher = _watcher_pid(vault)
+    spent = _cpu_of(watcher)
     out["recall, nothing changed"] = timed(recall, env, runs)
+    out["recall, nothing changed"]["watcher_cpu_ms_per_recall"] = round((_cpu_of(watcher) - spent) / (runs + 1), 2)
     newest = max(p for p in (vault / "episodes").iterdir() if p.is_dir())
     note = next(p for p in sorted(max(p for p in newest.iterdir() if p.is_dir()).glob("*.md"))
                 if "\nlessons:\n" in p.read_text(encoding="utf-8"))
@@ -127,7 +135,38 @@ def hand_edits(vault: Path, python: list[str], env: dict[str, str], runs: int) -
         out[label] = {"wall_ms": round(statistics.median(walls), 1), "cpu_ms": round(statistics.median(cpus), 1),
                       "runs": runs, "found": f"{found} of {runs}"}
         print(f"  {label}: {out[label]}", file=sys.stderr)
+    from biocortex_cli.index import watch
+
+    out["watcher"] = {"pid": watcher, "cpu_ms_total": round(_cpu_of(watcher), 1),
+                      "rss_kb": _rss_of(watcher)}
+    watch.stop(vault / ".biocortex")
     return out
+
+
+def _watcher_pid(vault: Path) -> int:
+    try:
+        return int((vault / ".biocortex" / "tmp" / "watch.lock").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _cpu_of(pid: int) -> float:
+    """User + system CPU milliseconds a process has used so far (Linux ``/proc``), 0 if gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def _rss_of(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 def measure(code: Path | None, source: Path, runs: int, *, only_hand_edits: bool = False) -> dict[str, Any]:
@@ -167,11 +206,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--before", type=Path, help="a checkout of the code to compare with")
     parser.add_argument("--only-hand-edits", action="store_true", help="measure the hand-edit check only")
+    parser.add_argument("--source", type=Path, action="append", default=[],
+                        help="an existing vault to copy instead of the cached synthetic one (one per size)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    sources = dict(zip(sizes, args.source, strict=False))
     report: dict[str, Any] = {"machine": machine(), "load": os.getloadavg(), "sizes": {}}
     for n in sizes:
-        source = ensure_vault(n)
+        source = sources[n] if n in sources else ensure_vault(n)
         print(f"{n} episodes ({source})", file=sys.stderr)
         row: dict[str, Any] = {"after": measure(REPO, source, args.runs, only_hand_edits=args.only_hand_edits)}
         if args.before is not None:

@@ -38,6 +38,8 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
                 "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_DIR", "GIT_WORK_TREE"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(home / "no-tiktoken-cache"))
+    # no hand-edit watcher outliving a test (index/watch.py); tests/test_hand_edits.py turns it on
+    monkeypatch.setenv("BIOCORTEX_WATCH", "0")
     return home
 
 

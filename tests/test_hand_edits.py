@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from conftest import Cli, git
 
-from biocortex_cli.index import build
+from biocortex_cli.index import build, watch
 
 
 def _add(cli: Cli, task: str, lesson: str) -> Path:
@@ -109,3 +111,93 @@ def test_uncommitted_names_notes_saved_since_their_commit(vault: Path, cli: Cli)
     assert build.uncommitted(v, build.INDEXED) == set()
     _save_in_place(note, "ancestry", "ancestry and sample size")
     assert build.uncommitted(v, build.INDEXED) == {note.relative_to(vault).as_posix()}
+
+
+def _pretend_slow(vault: Path) -> None:
+    """Make the index remember a slow full check (as at 100k notes): the throttle would skip the
+    next ones, so what a recall finds comes from the watcher."""
+    import time
+
+    conn = sqlite3.connect(vault / ".biocortex" / "index.sqlite")
+    try:
+        with conn:
+            conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                             [("edits_cost", "3600.0"), ("edits_checked", str(time.time()))])
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def watched(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    if not watch.usable_platform():
+        pytest.skip("the watcher needs inotify (Linux)")
+    monkeypatch.setenv("BIOCORTEX_WATCH", "1")
+    yield vault
+    watch.stop(vault / ".biocortex")
+
+
+def test_where_the_check_is_slow_a_watcher_names_every_edit_to_the_next_recall(watched: Path, cli: Cli) -> None:
+    vault = watched
+    note = _add(cli, "Doublet removal on 10x Multiome PBMC", "Call doublets per sample before merging.")
+    other = _add(cli, "Ambient RNA removal with CellBender", "Run CellBender before doublet calling.")
+    assert cli("recall", "doublets multiome").code == 0  # builds the index
+    _pretend_slow(vault)
+    assert cli("recall", "doublets multiome").code == 0  # starts the watcher, checks in full once
+    assert "watch" in _meta(vault)
+    _pretend_slow(vault)  # that check was quick here: make the throttle skip the next ones
+    for n, word in enumerate(("zanzibar", "quokka", "tamarind")):  # back to back: each edit seen at once
+        _save_in_place(note, "before merging", f"before merging ({word} protocol)")
+        r = cli("recall", f"{word} protocol", "--json")
+        assert r.code == 0 and [h["id"] for h in r.json()["results"]] == [note.stem], n
+        assert float(_meta(vault)["edits_cost"]) == 3600.0  # the full check did not run again
+    # a note removed, and one renamed: their folder changed, the quick scan sees both
+    os.rename(other, other.with_name("renamed-by-hand.md"))
+    hits = cli("recall", "cellbender ambient", "--json").json()["results"]
+    assert [h["path"].rsplit("/", 1)[-1] for h in hits] == ["renamed-by-hand.md"]
+    note.unlink()
+    assert "tamarind" not in cli("recall", "tamarind protocol").out.lower()
+
+
+def test_a_dead_watcher_falls_back_to_the_full_check(watched: Path, cli: Cli) -> None:
+    vault = watched
+    note = _add(cli, "GWAS fine-mapping with SuSiE", "Check LD reference ancestry.")
+    assert cli("recall", "susie").code == 0
+    _pretend_slow(vault)
+    assert cli("recall", "susie").code == 0
+    _pretend_slow(vault)
+    watch.stop(vault / ".biocortex")  # killed (or idle): its log no longer covers what follows
+    _save_in_place(note, "ancestry", "ancestry (wombat cohort)")
+    r = cli("recall", "wombat cohort", "--json")
+    assert r.code == 0 and [h["id"] for h in r.json()["results"]] == [note.stem]
+
+
+def test_a_watcher_that_cannot_start_is_not_waited_for_and_tried_again_later(watched: Path, cli: Cli) -> None:
+    """A watcher that cannot run here (its folder is a file: as if the kernel refused the
+    watches) costs no wait: the refresh falls back to the throttled full check at once, and the
+    index records when to try again."""
+    import time
+
+    vault = watched
+    note = _add(cli, "Peak calling with MACS2 on ATAC", "Shift reads by Tn5 offsets first.")
+    assert cli("recall", "macs2 peaks").code == 0
+    _pretend_slow(vault)
+    tmp = vault / ".biocortex" / "tmp"
+    if tmp.exists():
+        import shutil
+
+        shutil.rmtree(tmp)
+    tmp.write_text("not a folder\n")  # the watcher cannot make its lock or log here
+    try:
+        assert cli("recall", "macs2 peaks").code == 0
+        meta = _meta(vault)
+        assert meta.get("watch") == "null" and float(meta["watch_retry"]) > time.time()
+        # the throttle still finds an edit once its check is due (forget the last check's time)
+        _save_in_place(note, "Tn5 offsets", "Tn5 offsets (okapi batch)")
+        conn = sqlite3.connect(vault / ".biocortex" / "index.sqlite")
+        with conn:
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('edits_checked', '0')")
+        conn.close()
+        r = cli("recall", "okapi batch", "--json")
+        assert r.code == 0 and [h["id"] for h in r.json()["results"]] == [note.stem]
+    finally:
+        tmp.unlink()

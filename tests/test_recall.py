@@ -52,7 +52,7 @@ def test_doublet_question_finds_the_multiome_failure_first(samples: Path, cli: C
     assert "2026-03-14-multiome-doublets" in ids[:3]
     hit = data["results"][0]
     assert set(hit) == {"id", "path", "score", "rank_score", "signals", "tokens", "task", "success", "quality",
-                        "created", "plan", "result", "tools", "domains", "lessons", "entities", "related"}
+                        "created", "plan", "result", "tools", "domains", "lessons", "entities", "related", "via"}
     assert hit["rank_score"] >= hit["score"] or hit["score"] == 0
     assert hit["success"] is False and 0 < hit["score"] <= 1
     assert set(hit["signals"]) <= {"text", "tools", "domains", "entities", "outcome"}

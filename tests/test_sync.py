@@ -255,3 +255,59 @@ def test_a_push_the_server_refuses_is_not_retried_and_says_why(team: tuple[Path,
     add_episode(cli, a, "Ada", "Doublet removal in PBMC scRNA-seq with scDblFinder")
     r = cli("--vault", a, "sync")
     assert r.code == 1 and "protected branch: ask the PI" in r.err and "kept moving" not in r.err
+
+
+GATED_SSH = """#!/bin/sh
+# A "remote over ssh" that is the bare repository on disk, held at a gate: it says it started,
+# then waits for the test to open the gate before serving git (as a slow network would).
+for arg; do last="$arg"; done
+touch "{gate}/started"
+while [ ! -e "{gate}/open" ]; do sleep 0.05; done
+exec sh -c "$(printf '%s' "$last" | sed 's/^git-upload-pack/git upload-pack/; s/^git-receive-pack/git receive-pack/')"
+"""
+
+
+def test_a_write_does_not_wait_for_a_slow_remote(team: tuple[Path, Path, Path], tmp_path: Path, cli: Cli) -> None:
+    """Only the rebase holds the write lock: while sync waits for the remote, an agent's write
+    lands at once, and is rebased and sent with the rest."""
+    import os
+    import time
+
+    remote, a, b = team
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    ssh = tmp_path / "gated-ssh"
+    ssh.write_text(GATED_SSH.format(gate=gate))
+    ssh.chmod(0o755)
+    git(a, "remote", "set-url", "origin", f"ssh://lab-server{remote}")
+    add_episode(cli, b, "Bob", "Bob's proteomics run, already on the remote")
+    assert cli("--vault", b, "sync").code == 0
+    env = {**os.environ, "GIT_SSH_COMMAND": str(ssh)}
+    sync = subprocess.Popen([sys.executable, "-m", "biocortex_cli", "--vault", str(a), "sync", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        for _ in range(1200):  # the sync is inside its fetch (waiting at most 60 s for it to get there)
+            if (gate / "started").exists() or sync.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert (gate / "started").exists(), sync.communicate(timeout=10)
+        # the gate is closed: a write that waited for the sync would never finish (timeout → failure)
+        wrote = run_process("--vault", str(a), "--author", "Ada <ada@lab.example>", "episode", "add",
+                            "--task", "Ada's spatial run, written while sync waits", "--result", "done",
+                            "--success", "--quality", "0.7", timeout=50)
+        assert wrote.code == 0, wrote.err
+        assert "waiting for the vault's write lock" not in wrote.err
+        assert sync.poll() is None  # still waiting at the gate
+    finally:
+        (gate / "open").touch()
+    out, err = sync.communicate(timeout=60)
+    assert sync.returncode == 0, err
+    report = json.loads(out)
+    # Bob's episode arrived; Ada's write, made while the fetch waited, was rebased on it and sent
+    assert report["pulled"] == 1 and report["pushed"] == 1
+    assert git(a, "status", "--porcelain") == ""
+    second = run_process("--vault", str(a), "sync", "--json", env={"GIT_SSH_COMMAND": str(ssh)})
+    assert second.code == 0, second.err
+    assert second.json()["pushed"] == 0
+    assert cli("--vault", b, "sync").code == 0
+    assert episode_ids(a) == episode_ids(b)

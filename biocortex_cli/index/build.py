@@ -177,6 +177,8 @@ def dirs_unchanged(root: Path, known_dirs: dict[str, list[Any]]) -> bool:
 #: takes more than 1/EDITS_FACTOR of the time (docs/architecture.md, "The sidecar index").
 EDITS_ALWAYS = 0.010
 EDITS_FACTOR = 20
+#: After a watcher could not start (index/watch.py), seconds before a refresh tries again.
+WATCH_RETRY = 600.0
 
 
 def uncommitted(vault: Any, folders: Iterable[str]) -> set[str] | None:
@@ -205,7 +207,11 @@ def edited_in_place(vault: Any, conn: sqlite3.Connection) -> set[str]:
     """Indexed notes saved since the index read them, by hand and in place (a rename would have
     changed their folder's mtime): those :func:`uncommitted` names whose mtime or size is not
     the one the index recorded."""
-    named = uncommitted(vault, INDEXED)
+    return _stamps_differ(vault, conn, uncommitted(vault, INDEXED) or set())
+
+
+def _stamps_differ(vault: Any, conn: sqlite3.Connection, named: set[str]) -> set[str]:
+    """The indexed notes among ``named`` whose mtime or size is not the one the index recorded."""
     if not named:
         return set()
     known = store.known_files(conn, {rel.rsplit("/", 1)[0] for rel in named if "/" in rel})
@@ -245,6 +251,49 @@ def _edits_record(meta: dict[str, Any], cost: float, now: float) -> dict[str, fl
     if cost >= EDITS_ALWAYS or float(meta.get("edits_cost") or 0.0) >= EDITS_ALWAYS:
         return {"edits_checked": now, "edits_cost": round(cost, 4)}
     return {}
+
+
+def hand_edits(vault: Any, conn: sqlite3.Connection, meta: dict[str, Any],
+               forced: bool) -> tuple[set[str], dict[str, Any]]:
+    """Notes saved in place since the last refresh, and what the index's meta should record.
+
+    Where the full check (:func:`edited_in_place`) is quick, it runs every time. Where it is slow
+    (large vaults) and a watcher can run (Linux), the watcher's log names the notes written since
+    the last refresh (index/watch.py), and the full check runs only when the log cannot be
+    trusted — after (re)starting the watcher, so the log covers what follows. Elsewhere, the
+    slow check runs at most once per EDITS_FACTOR times its cost; ``forced`` (``biocortex
+    index``) always runs it.
+    """
+    state = None
+    if float(meta.get("edits_cost") or 0.0) >= EDITS_ALWAYS:
+        from biocortex_cli.index import watch
+
+        now = time.time()
+        if watch.usable() and now >= float(meta.get("watch_retry") or 0.0):
+            if not forced:
+                seen = watch.edits_since(vault.state_dir, meta.get("watch"))
+                if seen is not None:
+                    names, state = seen
+                    return _stamps_differ(vault, conn, names), ({"watch": state} if state != meta.get("watch") else {})
+            state = watch.start(vault.root, vault.state_dir, INDEXED)
+            forced = forced or state is not None
+            if state is None:  # no watcher could start here: the throttled check, and try again later
+                edited, record = _checked(vault, conn, meta, forced)
+                return edited, {**record, "watch": None, "watch_retry": now + WATCH_RETRY}
+    edited, record = _checked(vault, conn, meta, forced)
+    if state is not None:
+        record["watch"] = state
+    return edited, record
+
+
+def _checked(vault: Any, conn: sqlite3.Connection, meta: dict[str, Any],
+             forced: bool) -> tuple[set[str], dict[str, Any]]:
+    """The full check, when due (:func:`_edits_due`), and what to record of it."""
+    if not _edits_due(meta, forced, time.time()):
+        return set(), {}
+    began = _cpu()
+    edited = edited_in_place(vault, conn)
+    return edited, dict(_edits_record(meta, _cpu() - began, time.time()))
 
 
 def git_changed(git_root: Path, vault_root: Path, old: str, new: str,
@@ -546,9 +595,9 @@ def refresh(vault: Any, encoding: str, *, full: bool = False,
     """Open the index and bring it up to date; rebuild when it is missing, corrupt or outdated.
 
     ``full`` stats every note (``index --full``); otherwise only changed folders are listed, and
-    notes saved by hand in place are found by :func:`edited_in_place` — before every refresh in a
-    vault where that check is quick, else at most once per ``EDITS_FACTOR`` times its cost, and
-    always with ``edits`` (``biocortex index``). Returns an open connection, ready for queries.
+    notes saved by hand in place are found by :func:`hand_edits` (a watcher's log where the full
+    check is slow; the full check with ``edits``, ``biocortex index``). Returns an open
+    connection, ready for queries.
     """
     started = time.perf_counter()
     path = store.index_path(vault.state_dir)
@@ -569,12 +618,7 @@ def refresh(vault: Any, encoding: str, *, full: bool = False,
     report = RefreshReport()
     head = vault.head()
     try:
-        edited: set[str] = set()
-        checked: dict[str, float] = {}
-        if not full and _edits_due(meta, edits, time.time()):
-            began = _cpu()
-            edited = edited_in_place(vault, conn)
-            checked = _edits_record(meta, _cpu() - began, time.time())
+        edited, checked = hand_edits(vault, conn, meta, edits) if not full else (set(), {})
         if (not full and not edited and meta.get("head") == head
                 and dirs_unchanged(vault.root, meta.get("dirs", {}))):
             if checked:  # when the next check is due

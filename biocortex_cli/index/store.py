@@ -343,12 +343,23 @@ def pack_sections(sections: list[tuple[str, str, int, int]]) -> bytes:
 def unpack_sections(blob: bytes, compact: bool = False) -> list[tuple[str, str, int, int]]:
     """A block's sections in order; ``compact``: each in its compact variant where it has one
     (render/blocks.py ``COMPACT``)."""
-    from biocortex_cli.render.blocks import COMPACT
+    from biocortex_cli.render.blocks import COMPACT, VIA
 
-    rows = [(str(s[0]), str(s[1]), int(s[2]), int(s[3])) for s in json.loads(zlib.decompress(blob))]
+    rows = [(str(s[0]), str(s[1]), int(s[2]), int(s[3])) for s in json.loads(zlib.decompress(blob))
+            if s[0] != VIA]
     variants = {row[0][: -len(COMPACT)]: row for row in rows if row[0].endswith(COMPACT)} if compact else {}
     return [(row[0], *variants[row[0]][1:]) if row[0] in variants else row
             for row in rows if not row[0].endswith(COMPACT)]
+
+
+def via_section(blob: bytes) -> tuple[str, str, int, int] | None:
+    """The line a block found through this episode carries (render/blocks.py ``VIA``), if stored."""
+    from biocortex_cli.render.blocks import VIA
+
+    for s in json.loads(zlib.decompress(blob)):
+        if s[0] == VIA:
+            return (str(s[0]), str(s[1]), int(s[2]), int(s[3]))
+    return None
 
 
 def _in_folders(rel_column: str, folders: Iterable[str] | None) -> tuple[str, list[str]]:

@@ -1,8 +1,11 @@
 """Team sync: bring the vault level with its git remote, both ways (``biocortex sync``).
 
-Under the vault's write lock (so no local write races it): fetch, rebase our commits onto the
-remote's, push; when the push is refused because the remote moved meanwhile, fetch, rebase and
-push again, a bounded number of times. The feedback logs are append-only and merged with
+Fetch, rebase our commits onto the remote's, push; when the push is refused because the remote
+moved meanwhile, fetch, rebase and push again, a bounded number of times. Only the rebase holds
+the vault's write lock: the network calls do not, so a slow or unreachable remote never keeps an
+agent's writes waiting (a fetch changes only the remote-tracking ref; the push sends the commit
+the rebase made; a commit written during the fetch is rebased and sent with the rest, one written
+during the push goes with the next sync). The feedback logs are append-only and merged with
 ``merge=union`` (``.gitattributes``), which git applies during a rebase too, so two clones
 appending to one file never conflict. Entity notes that both sides created for the same new
 name differ only in ``created`` and ``author``: the remote's copy is kept. Any other conflict
@@ -82,56 +85,61 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
     ident = {"GIT_COMMITTER_NAME": author.name, "GIT_COMMITTER_EMAIL": author.email}
     net = {**ident, "GIT_SSH_COMMAND": os.environ.get("GIT_SSH_COMMAND")
            or "ssh -o BatchMode=yes -o ConnectTimeout=15", "GIT_ASKPASS": "", "SSH_ASKPASS": ""}
-    with files.write_lock(vault.state_dir / "write.lock"):
+    lock = vault.state_dir / "write.lock"
+    with files.write_lock(lock):
         recover_killed_transaction(vault)
         git.clear_stale_locks(root)
         _refuse_unclean(vault, root)
         before = git.head(root)
-        merged: list[str] = []
-        upstream: str | None = None
-        pushed = 0
-        for attempt in range(1, MAX_ATTEMPTS + 1):
-            report(Progress("sync", 0, 0, f"fetching {branch} from {name}…"))
-            try:
-                upstream = _fetch(root, name, url, branch, net, timeout)
-            except BiocortexError as exc:
-                if attempt > 1:  # our commits were already rebased on the remote's: say so
-                    exc.hint = "nothing is lost: your commits are in the vault, on top of the remote's; " \
-                               "run `biocortex sync` again when the remote answers"
-                raise
+    merged: list[str] = []
+    upstream: str | None = None
+    pushed = 0
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        report(Progress("sync", 0, 0, f"fetching {branch} from {name}…"))
+        try:
+            upstream = _fetch(root, name, url, branch, net, timeout)
+        except BiocortexError as exc:
+            if attempt > 1:  # our commits were already rebased on the remote's: say so
+                exc.hint = "nothing is lost: your commits are in the vault, on top of the remote's; " \
+                           "run `biocortex sync` again when the remote answers"
+            raise
+        with files.write_lock(lock):  # a write may have landed while we fetched: it is rebased too
+            recover_killed_transaction(vault)
+            _refuse_unclean(vault, root)
             if upstream is not None:
                 _refuse_links(root, upstream, name)
                 if not _is_ancestor(root, upstream, "HEAD"):
                     report(Progress("sync", 0, 0, f"rebasing on {name}'s commits…"))
-                    merged += _rebase(vault, root, upstream, before, ident)
+                    merged += _rebase(vault, root, upstream, git.head(root), ident)
                 ahead = int(git.run(root, "rev-list", "--count", f"{upstream}..HEAD").strip())
             else:  # an empty remote: everything we have goes up
                 ahead = int(git.run(root, "rev-list", "--count", "HEAD").strip())
-            if ahead == 0:
-                break
-            report(Progress("sync", 0, 0, f"pushing {ahead:,} commit{'' if ahead == 1 else 's'} to {name}…"))
-            proc = git.call(root, "-c", "credential.interactive=never", "push", "--porcelain", name,
-                            f"HEAD:refs/heads/{branch}", env=net, timeout=timeout)
-            if proc.returncode == 0:
-                pushed = ahead
-                break
-            said = proc.stdout + proc.stderr
-            if not any(word in said for word in _REJECTED):
-                raise BiocortexError(
-                    f"could not push to {name} ({url}): {git.reason(said)}", path=str(vault.root),
-                    hint="your commits are safe in the vault and already on top of the remote's; "
-                         "fix access to the remote and run `biocortex sync` again")
-            time.sleep(random.uniform(0.05, 0.3) * attempt)  # another clone pushed first: again
-        else:
-            raise BiocortexError(f"the remote {name} kept moving: {MAX_ATTEMPTS} pushes were refused",
-                                 path=str(vault.root),
-                                 hint="nothing is lost (your commits are in the vault); run `biocortex sync` again")
-        report(Progress("sync", 1, 1, "synced"))
-        after = git.head(root)
-        base = _merge_base(root, before, upstream) if upstream and before else None
-        arrived = digest(vault, base, upstream, limit=limit) if upstream else digest(vault, after, after)
-        notice = remote_head(root, name, url, branch, first_push=upstream is None and pushed > 0, env=net,
-                             timeout=timeout)
+            tip = git.head(root)
+        if ahead == 0:
+            break
+        report(Progress("sync", 0, 0, f"pushing {ahead:,} commit{'' if ahead == 1 else 's'} to {name}…"))
+        proc = git.call(root, "-c", "credential.interactive=never", "push", "--porcelain", name,
+                        f"{tip}:refs/heads/{branch}", env=net, timeout=timeout)
+        if proc.returncode == 0:
+            pushed = ahead
+            break
+        said = proc.stdout + proc.stderr
+        if not any(word in said for word in _REJECTED):
+            raise BiocortexError(
+                f"could not push to {name} ({url}): {git.reason(said)}", path=str(vault.root),
+                hint="your commits are safe in the vault and already on top of the remote's; "
+                     "fix access to the remote and run `biocortex sync` again")
+        time.sleep(random.uniform(0.05, 0.3) * attempt)  # another clone pushed first: again
+    else:
+        raise BiocortexError(f"the remote {name} kept moving: {MAX_ATTEMPTS} pushes were refused",
+                             path=str(vault.root),
+                             hint="nothing is lost (your commits are in the vault); run `biocortex sync` again")
+    report(Progress("sync", 1, 1, "synced"))
+    after = tip
+    base = _merge_base(root, before, upstream) if upstream and before else None
+    arrived = digest(vault, base, upstream, limit=limit) if upstream else digest(vault, after, after)
+    notice = remote_head(root, name, url, branch, first_push=upstream is None and pushed > 0, env=net,
+                         timeout=timeout)
     return SyncReport(remote=name, url=url, branch=branch, before=before, after=after,
                       pulled=len(arrived.commits), pushed=pushed, attempts=attempt,
                       merged_notes=sorted(set(merged)), arrived=arrived, notices=(notice,) if notice else ())
@@ -257,7 +265,8 @@ def _refuse_links(root: Path, upstream: str, name: str) -> None:
 def _fetch(root: Path, name: str, url: str, branch: str, env: dict[str, str], timeout: float) -> str | None:
     """Fetch the remote's branch; its commit, or None when the remote has no such branch yet."""
     tracking = f"refs/remotes/{name}/{branch}"
-    proc = git.call(root, "-c", "credential.interactive=never", "fetch", "--quiet", "--no-tags", name,
+    proc = git.call(root, "-c", "credential.interactive=never", "-c", "gc.auto=0", "-c", "maintenance.auto=false",
+                    "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", name,
                     f"+refs/heads/{branch}:{tracking}", env=env, timeout=timeout)
     if proc.returncode != 0:
         said = proc.stderr + proc.stdout

@@ -81,11 +81,13 @@ class Hit(NamedTuple):
     matched: dict[str, list[str]] = {}  # shared by every Hit without one: never changed in place
     rank_score: float = 0.0  # what the results are ordered by: ``score`` before it is clipped to 0-1
     fields: dict[str, Any] = {}  # the episode's sections (render/recall.py hit_fields); shared: never changed
+    via: str | None = None  # the hit it was found through, as an analysis of the same kind (recall/kin.py)
 
     def as_json(self, explain: bool) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "path": self.path, "score": self.score,
                                "rank_score": self.rank_score, "signals": self.signals, "tokens": self.tokens,
-                               "task": self.task, "success": self.success, "quality": self.quality, **self.fields}
+                               "task": self.task, "success": self.success, "quality": self.quality,
+                               "via": self.via, **self.fields}
         if self.shortened:
             out["shortened"] = True
         if explain:
@@ -328,6 +330,7 @@ def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
     scored, candidates, lists = _gate(conn, meta, asked, named, fusion)
     passing, info = _filtered(conn, meta, asked, fusion, scored)
     below = candidates - len(passing)
+    passing += _kin(conn, meta, asked, passing, info)
     top, matched = _ranked(passing, info, opts.top_k)
     if not top:
         reason = (f"no past analysis reached min_relevance {opts.min_relevance:g}"
@@ -559,11 +562,7 @@ def _filtered(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, fus
     for fused, _relevance, doc, signals, covered in scored:
         row = info[doc]
         row["covered"], row["coverage"] = covered, asked.concepts.share(covered)
-        if row["archived"] and not opts.include_archived:
-            continue
-        if opts.success_only and row["success"] is not True:
-            continue
-        if opts.domain and not row["in_domain"]:
+        if not _kept(row, opts):
             continue
         score = fused / fusion.relevance_w
         if fusion.outcome_w > 0:
@@ -574,13 +573,54 @@ def _filtered(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, fus
     return learned(conn, meta, opts, info, passing), info
 
 
+def _kept(row: dict[str, Any], opts: RecallOptions) -> bool:
+    """Whether the archive, success-only and domain filters keep an episode (``doc_info``'s row)."""
+    return ((opts.include_archived or not row["archived"]) and (not opts.success_only or row["success"] is True)
+            and (not opts.domain or row["in_domain"]))
+
+
+def _kin(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
+         passing: list[tuple[float, int, dict[str, float]]], info: dict[int, dict[str, Any]],
+         ) -> list[tuple[float, int, dict[str, float]]]:
+    """The analyses of the same kind as the best hits that the filters keep (recall/kin.py), with
+    what the memory learned applied; their rows join ``info``, each with the hit it came through."""
+    opts = asked.opts
+    weight = float(opts.weights.get("kin", 0.0))
+    if weight <= 0 or not passing:
+        return []
+    from biocortex_cli.bio.text import tokenize
+    from biocortex_cli.recall.kin import SEEDS, kin
+    from biocortex_cli.recall.signals import doc_info, learned
+
+    seeds = sorted(passing, key=_order(info))[:SEEDS]
+    found = kin(conn, [(score, doc) for score, doc, _s in seeds], weight=weight, n_docs=asked.n_docs,
+                max_df=opts.max_df, min_relevance=opts.min_relevance, passed={doc for _s, doc, _sig in passing})
+    if not found:
+        return []
+    rows = doc_info(conn, [k.doc for k in found], domain_norm=" ".join(tokenize(opts.domain)) if opts.domain else None)
+    out: list[tuple[float, int, dict[str, float]]] = []
+    for k in found:
+        row = rows[k.doc]
+        if not _kept(row, opts):
+            continue
+        row.update(covered=0, coverage=0.0, via=k.via)
+        info[k.doc] = row
+        out.append((k.score, k.doc, {"kin": round(k.share, 4)}))
+    return learned(conn, meta, opts, info, out)
+
+
+def _order(info: dict[int, dict[str, Any]]) -> Any:
+    """The results' order: rank score, then evidence (coverage), quality, id."""
+    return lambda t: (-round(t[0], 6), -round(info[t[1]]["coverage"], 6), -(info[t[1]]["quality"] or 0.0),
+                      info[t[1]]["id"])
+
+
 def _ranked(passing: list[tuple[float, int, dict[str, float]]], info: dict[int, dict[str, Any]],
             top_k: int) -> tuple[list[tuple[float, int, dict[str, float]]], int]:
     """The best ``top_k`` and how many passed: by rank score, then by evidence (the share of the
     question's informative concepts covered), then quality, then id (the same index gives the
     same order)."""
-    passing.sort(key=lambda t: (-round(t[0], 6), -round(info[t[1]]["coverage"], 6),
-                                -(info[t[1]]["quality"] or 0.0), info[t[1]]["id"]))
+    passing.sort(key=_order(info))
     return passing[:top_k], len(passing)
 
 
@@ -589,7 +629,7 @@ def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
             below: int, explain: Any) -> Found:
     """Each episode's block, best first, while the budget holds (room kept for the header); the
     episode that does not fit whole is shortened, and ends the list."""
-    from biocortex_cli.index.store import unpack_record, unpack_sections
+    from biocortex_cli.index.store import unpack_record, unpack_sections, via_section
     from biocortex_cli.recall.signals import shorten
     from biocortex_cli.render.blocks import DROP_ORDER, Section, assemble
     from biocortex_cli.render.recall import EPISODES, Header, RecallPart, hit_fields
@@ -607,11 +647,19 @@ def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
             [doc for _, doc, _ in top]):
         info[doc].update(rel=rel, task=task_, record=record)
         blobs[doc] = blob
+    vias = sorted({info[doc]["via"] for _, doc, _ in top if "via" in info[doc]} - set(blobs))
+    if vias:
+        blobs.update(conn.execute(f"SELECT doc, sections FROM bodies WHERE doc IN ({','.join('?' * len(vias))})",
+                                  vias))
     for rank, (score, doc, signals) in enumerate(top, start=1):
         if hits and len(hits) < rank - 1:
             over_budget += 1
             continue
         sections = unpack_sections(blobs[doc], opts.compact)
+        seed = info[doc].get("via")
+        line = via_section(blobs[seed]) if seed is not None else None
+        if line is not None:  # under the title and meta lines: found through that analysis
+            sections = [*sections[:2], line, *sections[2:]]
         cost = sum(s[2] for s in sections[:-1]) + sections[-1][3]
         keep, shortened = sections, False
         if reserve + used + cost > opts.budget:
@@ -627,7 +675,8 @@ def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
         hits.append(Hit(id=row["id"], path=row["rel"], score=round(shown, 4), signals=signals,
                         tokens=cost, task=row["task"], success=row["success"], quality=row["quality"],
                         block=block, shortened=shortened, matched=explain(doc) if opts.explain else {},
-                        rank_score=round(score, 4), fields=hit_fields(unpack_record(row["record"]))))
+                        rank_score=round(score, 4), fields=hit_fields(unpack_record(row["record"])),
+                        via=info[seed]["id"] if seed is not None else None))
         if shortened:
             over_budget += len(top) - rank
             break

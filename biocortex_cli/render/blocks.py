@@ -52,6 +52,10 @@ HEADER = ("## Relevant past analyses — {shown} of {matched} matched · {tokens
 #: at index time, with REFERENCE_ID in it, and holds for every id.
 RECALL_ID_DIGITS = 12
 REFERENCE_ID = "r" + "0" * RECALL_ID_DIGITS
+#: The section of an episode's stored block that is printed in *another* episode's block, under its
+#: meta line, when that one joins the results as an analysis of the same kind (recall/kin.py): stored
+#: with the episode it names, so its exact token count is known without a tokenizer.
+VIA = "via"
 #: Sections dropped first when the last block must shrink to fit (least useful first).
 DROP_ORDER = ("plan", "entities", "tools", "lessons", "result")
 _LIMITS = {"task": 60, "plan": 70, "result": 90, "lesson": 45}
@@ -114,7 +118,13 @@ def episode_sections(record: Mapping[str, Any], path: str) -> list[Section]:
     ident = meta[-1]
     brief = [m for m in meta[:-1] if not (m == created and ident.startswith(created))]
     sections.append(Section("meta" + COMPACT, " · ".join([*brief, ident]) + "\n"))
+    sections.append(Section(VIA, via_line(ident)))
     return sections
+
+
+def via_line(ident: str) -> str:
+    """The line of a block found through ``ident``'s (recall/kin.py)."""
+    return f"found as an analysis of the same kind as {ident} (its tools and domains)\n"
 
 
 def fill(text: str, rank: int, score: float) -> str:

@@ -125,6 +125,9 @@ def explain_text(result: RecallResult) -> str:
         ranked = f" (rank {hit.rank_score:.2f})" if round(hit.rank_score, 2) != round(hit.score, 2) else ""
         lines.append(f"explain: {rank}. {hit.id}  score {hit.score:.2f}{ranked}  [{signals}]"
                      + ("  (shortened)" if hit.shortened else ""))
+        if hit.via:
+            lines.append(f"explain:      found through: {hit.via} (an analysis of the same kind: "
+                         f"shares {hit.signals.get('kin', 0.0):.0%} of its weighted tools and domains)")
         for key, values in hit.matched.items():
             if values:
                 lines.append(f"explain:      {key}: {', '.join(values)}")

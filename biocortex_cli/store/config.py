@@ -65,11 +65,15 @@ class EpisodicConfig(NamedTuple):
     compact: bool = _f(False, "print each past analysis without its note's path (its id finds it: "
                        "`biocortex episode show ID`), as `recall --compact` does; fewer tokens")
     weights: dict[str, float] = _f(
-        {"text": 0.5, "entities": 0.2, "tools": 0.15, "domains": 0.15, "outcome": 0.15, "utility": 0.2},
+        {"text": 0.5, "entities": 0.2, "tools": 0.15, "domains": 0.15, "outcome": 0.15, "utility": 0.2,
+         "kin": 0.5},
         "fusion weights of the per-signal scores; a signal the query does not use is left out "
         "and the remaining weights are renormalised (outcome: used only when the question asks "
         "what went wrong, or what worked; utility: moves a relevant episode's score by "
-        "weight * (utility - 0.5), from feedback given on similar questions, docs/learning.md)")
+        "weight * (utility - 0.5), from feedback given on similar questions, docs/learning.md; "
+        "kin: an analysis of the same kind as one of the two best hits, sharing most of its "
+        "tools and domains, joins the results scored weight * that hit's score * what it shares, "
+        "docs/recall.md; 0 turns it off)")
     ngram_weights: dict[str, float] = _f(
         {"1": 1.0, "2": 0.5, "3": 0.5},
         "weight of unigram, bigram and trigram fingerprints in the text signal (phrases add to "

@@ -1,0 +1,102 @@
+"""Analyses of the same kind as the best hits: the episodes that share a strong hit's tools and
+domains join the results, even when they share none of the question's words.
+
+A question worded unlike any episode ("cells that look like two lineages glued together") often
+finds the one analysis that answers it through a synonym or a rare word, and misses the other
+runs of the same analysis (other datasets, other outcomes), whose lessons a planner wants just
+as much. Those runs are recognisable without the question's words: they list the same tools and
+domains. So, after the gate, each of the :data:`SEEDS` best hits brings its *kin*:
+
+- ``share(seed, d) = TOOLS · Σ_{t ∈ tools(seed) ∩ tools(d)} w(t) / Σ_{t ∈ tools(seed)} w(t)
+  + DOMAINS · (the same over domains)``, with ``w(v) = ln(1 + N / df(v))`` (a rare tool counts
+  for more than one most analyses use), values in more than ``max_df`` of the episodes left out
+  on both sides; a seed without domains weighs its tools alone; a seed without tools (or whose
+  tools are all too common) has no kin;
+- ``d`` is kin when ``share ≥`` :data:`MIN_SHARE` (at least one tool must be shared: domains
+  alone weigh :data:`DOMAINS`, below it) and scores ``weight · min(1, seed's score) · share``
+  (``weight`` is ``episodic.weights.kin``, 0 turns this off), which must reach
+  ``min_relevance`` like any hit; an episode kin to two seeds keeps its best score, one that
+  passed the gate on its own keeps its own score.
+
+Kin carry the signal ``kin`` (their share) and ``via``, the id of the hit they were found
+through; the printed block says so on a line of its own (render/blocks.py ``KIN``).
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Sequence
+from typing import NamedTuple
+
+#: How many of the best hits bring their kin.
+SEEDS = 2
+#: The least share of a seed's weighted tools and domains that makes an episode its kin.
+MIN_SHARE = 0.5
+#: How much of the share the tools and the domains weigh.
+TOOLS, DOMAINS = 0.6, 0.4
+
+
+class Kin(NamedTuple):
+    score: float
+    doc: int
+    share: float
+    via: int  # the seed's episode number
+
+
+def kin(conn: sqlite3.Connection, seeds: Sequence[tuple[float, int]], *, weight: float, n_docs: int,
+        max_df: float, min_relevance: float, passed: set[int]) -> list[Kin]:
+    """The kin of ``seeds`` ((score, episode), best first) that did not pass the gate themselves
+    (``passed``), best first: score, then episode number (the same index gives the same list)."""
+    from biocortex_cli.index.build import attr_norm
+    from biocortex_cli.index.store import unpack_record
+
+    if weight <= 0 or not seeds or n_docs < 2:
+        return []
+    seeds = list(seeds[:SEEDS])
+    records = dict(conn.execute(f"SELECT doc, record FROM records WHERE doc IN ({','.join('?' * len(seeds))})",
+                                [doc for _s, doc in seeds]))
+    wanted: dict[int, dict[str, set[str]]] = {}
+    for _s, doc in seeds:
+        blob = records.get(doc)
+        record = unpack_record(blob) if blob is not None else {}
+        wanted[doc] = {kind: {attr_norm(str(v)) for v in (record.get(key) or []) if isinstance(v, str) and v.strip()}
+                       for kind, key in (("tool", "tools"), ("domain", "domains"))}
+    limit = max(1, int(max_df * n_docs))
+    holders: dict[tuple[str, str], list[int]] = {}
+    for kind in ("tool", "domain"):
+        for name in sorted(set().union(*(w[kind] for w in wanted.values()))):
+            (df,) = conn.execute("SELECT COUNT(*) FROM attrs WHERE kind = ? AND value = ?", (kind, name)).fetchone()
+            if 0 < df <= limit:
+                holders[kind, name] = [d for (d,) in conn.execute(
+                    "SELECT doc FROM attrs WHERE kind = ? AND value = ?", (kind, name))]
+    best: dict[int, Kin] = {}
+    for score, seed in seeds:
+        parts: list[tuple[float, dict[int, float]]] = []
+        for kind, share_w in (("tool", TOOLS), ("domain", DOMAINS)):
+            weights = {v: math.log(1 + n_docs / len(holders[kind, v])) for v in wanted[seed][kind]
+                       if (kind, v) in holders}
+            if not weights:
+                if kind == "tool":
+                    break  # no (informative) tool: no kin
+                continue
+            total = sum(weights.values())
+            shares: dict[int, float] = {}
+            for attr, w in weights.items():
+                for doc in holders[kind, attr]:
+                    shares[doc] = shares.get(doc, 0.0) + w / total
+            parts.append((share_w, shares))
+        else:
+            norm = sum(w for w, _ in parts)
+            tools = parts[0][1]
+            for doc in tools:
+                if doc == seed or doc in passed:
+                    continue
+                share = sum(w * part.get(doc, 0.0) for w, part in parts) / norm
+                value = weight * min(1.0, score) * share
+                if share >= MIN_SHARE - 1e-9 and value >= min_relevance - 1e-9:
+                    old = best.get(doc)
+                    if old is None or value > old.score:
+                        best[doc] = Kin(value, doc, share, seed)
+    return sorted(best.values(), key=lambda k: (-round(k.score, 6), k.doc))
+
