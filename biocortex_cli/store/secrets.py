@@ -252,8 +252,9 @@ def _keyword_free(text: str, *, remember: bool = True) -> bool:
     return True
 
 
-#: strings :func:`_spans` found nothing in, remembered (:func:`_none_in`)
+#: strings :func:`_spans` found nothing in, remembered (:func:`_none_in`), up to _REMEMBER_MAX characters
 _FOUND_NONE: set[str] = set()
+_REMEMBER_MAX = 256
 
 
 def _none_in(texts: list[str]) -> bool:
@@ -268,7 +269,7 @@ def _none_in(texts: list[str]) -> bool:
         return False
     if len(_FOUND_NONE) > _CLEAN_MAX:
         _FOUND_NONE.clear()
-    _FOUND_NONE.update(todo)
+    _FOUND_NONE.update(t for t in todo if len(t) <= _REMEMBER_MAX)  # what repeats is short
     return True
 
 
