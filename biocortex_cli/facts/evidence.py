@@ -89,14 +89,14 @@ def parse_source(text: str, *, episode_exists: Callable[[str], bool] | None = No
     except UsageError as exc:
         exc.message = exc.message.replace(repr(raw), repr(_shown(raw)))
         raise
-    raw_shown = _shown(raw)
     if found is not None:
         if found.kind == "episode" and episode_exists is not None and not episode_exists(found.key[8:]):
-            raise UsageError(f"source {raw_shown!r}: no episode with id {_shown(found.key[8:])!r} in this vault",
+            raise UsageError(f"source {_shown(raw)!r}: no episode with id {_shown(found.key[8:])!r} in this vault",
                              hint=f"add the episode first, or give another source; {GRAMMAR}")
         return found
     from biocortex_cli.store.episodes import ID_RE
 
+    raw_shown = _shown(raw)  # only in a message: scanning every source costs a bulk import
     if ID_RE.fullmatch(raw):  # a bare id: an episode's, if one exists
         if episode_exists is not None and episode_exists(raw):
             return Source(raw, "episode", f"episode:{raw}")

@@ -46,7 +46,7 @@ from biocortex_cli.facts.model import (
     clean_text,
     fact_from_note,
     fact_id,
-    fact_rel,
+    fact_rel_of,
     name_key,
     normalize_predicate,
     normalize_qualifiers,
@@ -285,8 +285,8 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
             if name not in resolved:
                 from biocortex_cli.bio.entities import normalize_entity
 
-                found = aliases.get(name.casefold()) or aliases.get(normalize_entity(name).casefold())
-                resolved[name] = found or normalize_entity(name)
+                normal = normalize_entity(name)
+                resolved[name] = aliases.get(name.casefold()) or aliases.get(normal.casefold()) or normal
             found = resolved[name]
             if quals.get("taxon") and found != name and name_key(found) == name_key(name):
                 return name  # a qualified fact keeps its own case (facts/notes.py resolve_name)
@@ -296,11 +296,12 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
         records: dict[str, dict[str, Any]] = {}
         for row in rows:
             s, o = resolve(row.subject, row.qualifiers), resolve(row.object, row.qualifiers)
-            rel_path = fact_rel(s, row.predicate, o, row.qualifiers)
+            ident = fact_id(s, row.predicate, o, row.qualifiers)
+            rel_path = fact_rel_of(s, ident)
             items = evidence_from(row.sources, row.confidence, author_text, now)
             record = records.get(rel_path)
             if record is None:
-                record = {"id": fact_id(s, row.predicate, o, row.qualifiers), "type": "fact", "created": now,
+                record = {"id": ident, "type": "fact", "created": now,
                           "author": author_text, "subject": s, "predicate": row.predicate, "object": o}
                 if row.qualifiers:
                     record["qualifiers"] = dict(row.qualifiers)
@@ -327,12 +328,12 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
                 ends.setdefault(record[end], set()).add(end)
                 taxa.setdefault(record[end], set()).add((record.get("qualifiers") or {}).get("taxon"))
         planned: list[tuple[str, str, Any]] = []  # (rel, text, parsed note) of the new notes
+        listed = _files_in(vault.root, {"entities"})  # one listing, not a stat or four a name
+        listed_names = {rel.rpartition("/")[2] for rel in listed}
         for name in sorted(names):
-            if name.casefold() in aliases:
-                continue
-            note = entity_notes.note_rel(vault.root, name)
+            note = entity_notes.note_rel(vault.root, name, listed_names)
             links[name] = note
-            if note.casefold() in notes_made or (vault.root / note).exists():
+            if name.casefold() in aliases or note.casefold() in notes_made or note in listed:
                 continue
             kind = next((kinds[end] for end in ("subject", "object") if kinds[end] and end in ends[name]), None)
             taxon = next(iter(taxa[name])) if len(taxa[name]) == 1 else None

@@ -228,7 +228,12 @@ def fact_id(subject: str, predicate: str, obj: str, qualifiers: Mapping[str, str
 
 
 def fact_rel(subject: str, predicate: str, obj: str, qualifiers: Mapping[str, str] | None = None) -> str:
-    return f"facts/{_slug(subject, 36)}/{fact_id(subject, predicate, obj, qualifiers)}.md"
+    return fact_rel_of(subject, fact_id(subject, predicate, obj, qualifiers))
+
+
+def fact_rel_of(subject: str, ident: str) -> str:
+    """:func:`fact_rel` of a fact whose id (:func:`fact_id`) is known already."""
+    return f"facts/{_slug(subject, 36)}/{ident}.md"
 
 
 def normalize_taxon(value: str) -> str:

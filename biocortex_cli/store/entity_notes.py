@@ -8,7 +8,7 @@ the real name is kept in ``name`` and in Obsidian's ``aliases``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from pathlib import Path
 
 from biocortex_cli.store.notes import render_note
@@ -77,20 +77,22 @@ def entity_rel(name: str) -> str:
     return f"entities/{file_stem(name)}.md"
 
 
-def note_rel(root: Path, name: str) -> str:
+def note_rel(root: Path, name: str, listed: Container[str] | None = None) -> str:
     """The entity note of ``name`` in the vault at ``root``: its own file, else an existing file
     whose name differs only in case, else the file to create (:func:`entity_rel`).
 
     Entity file names are unique ignoring case (docs/vault-format.md): ``TOX.md`` and ``Tox.md``
     are one file on macOS and Windows (and one link target in Obsidian everywhere), so a name
     whose case variant has a note already uses that note. The common variants (upper, lower,
-    capitalised, title case) are probed with a stat each; ``check`` reports any other pair."""
-    rel = entity_rel(name)
-    if (root / rel).exists():
-        return rel
+    capitalised, title case) are probed with a stat each; ``check`` reports any other pair.
+    ``listed``: the names in ``entities/`` (a bulk writer lists it once), probed instead."""
     stem = file_stem(name)
+    rel = f"entities/{stem}.md"
+    if (root / rel).exists() if listed is None else f"{stem}.md" in listed:
+        return rel
     for variant in dict.fromkeys((stem.upper(), stem.lower(), stem.capitalize(), stem.title())):
-        if variant != stem and (root / f"entities/{variant}.md").is_file():
+        if variant != stem and (listed is None or f"{variant}.md" in listed) and \
+                (root / f"entities/{variant}.md").is_file():
             return f"entities/{variant}.md"
     return rel
 

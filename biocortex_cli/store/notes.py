@@ -134,6 +134,34 @@ def _check_bounded(data: Any, rel: str, line: int) -> None:
                             path=rel, line=line, hint="remove the '!!' tag; notes hold plain data only")
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_UNFIT = MAX_YAML_VALUES + 1
+
+
+def _plain_size(value: Any, depth: int = 0) -> int:
+    """How many values :func:`_check_bounded` counts in ``value``, or more than MAX_YAML_VALUES
+    when it might refuse it (too deep, not plain data, a subclass): the same answer for a
+    rendered record without its walk of a stack of pairs (a bulk import checks thousands)."""
+    if depth > MAX_YAML_DEPTH:
+        return _UNFIT
+    kind = type(value)
+    inner = depth + 1
+    if kind is dict:
+        items: Any = value.items()
+        size = 1
+        for key, item in items:
+            if type(key) not in _SCALARS or inner > MAX_YAML_DEPTH:
+                return _UNFIT
+            size += 2 if type(item) in _SCALARS else 1 + _plain_size(item, inner)
+        return size if size <= MAX_YAML_VALUES else _UNFIT
+    if kind is list:
+        size = 1
+        for item in value:
+            size += 1 if type(item) in _SCALARS and inner <= MAX_YAML_DEPTH else _plain_size(item, inner)
+        return size if size <= MAX_YAML_VALUES else _UNFIT
+    return 1 if kind in _SCALARS else _UNFIT
+
+
 def parse_note(text: str, rel: str) -> Note:
     fm, body, body_line = split_frontmatter(text, rel)
     meta = load_yaml(fm, rel)
@@ -192,26 +220,42 @@ _FAST_TEXT = re.compile(r"[A-Za-z0-9_(][ -~]*")
 _FAST_WIDTH = 100  # PyYAML folds a scalar at a space past column 100 (width=100): longer ones go to PyYAML
 
 
+#: keys seen to match _FAST_KEY (a batch repeats a few field names thousands of times)
+_FAST_KEYS: set[str] = set()
+
+
 class _Unfit(Exception):
     """A value :func:`_fast_yaml` leaves to PyYAML."""
 
 
-def _fast_yaml(data: dict[str, Any]) -> str | None:
+def _fast_yaml(data: dict[str, Any], key_lines: dict[str, int] | None = None) -> str | None:
+    """``key_lines``, when given, gets each top-level key's line in a note (the first line of
+    the frontmatter is the note's line 2), as :func:`parse_note` finds them."""
     lines: list[str] = []
     try:
-        _fast_map(data, "", "", lines)
+        _fast_map(data, "", "", lines, key_lines)
     except _Unfit:
+        if key_lines is not None:
+            key_lines.clear()
         return None
     return "\n".join(lines) + "\n" if lines else None
 
 
-def _fast_map(data: dict[str, Any], indent: str, first: str, lines: list[str]) -> None:
-    """``first`` prefixes the first key (``"- "`` for a map in a list), ``indent`` the others."""
+def _fast_map(data: dict[str, Any], indent: str, first: str, lines: list[str],
+              key_lines: dict[str, int] | None = None) -> None:
+    """``first`` prefixes the first key (``"- "`` for a map in a list), ``indent`` the others;
+    ``key_lines`` (top level only) gets each key's line (:func:`_fast_yaml`)."""
     if not data:
         raise _Unfit
     for n, (key, value) in enumerate(data.items()):
-        if not isinstance(key, str) or not _FAST_KEY.fullmatch(key):
-            raise _Unfit
+        if key not in _FAST_KEYS:
+            if not isinstance(key, str) or not _FAST_KEY.fullmatch(key):
+                raise _Unfit
+            if len(_FAST_KEYS) > 4096:
+                _FAST_KEYS.clear()
+            _FAST_KEYS.add(key)
+        if key_lines is not None:
+            key_lines[key] = len(lines) + 2
         lead = (first if n == 0 else indent) + key + ":"
         if isinstance(value, dict):
             if not value:
@@ -243,6 +287,8 @@ def _fast_line(lead: str, value: Any) -> str:
 
 
 def _fast_scalar(value: Any) -> str:
+    if type(value) is str:  # most values: first
+        return _fast_text(value)
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -335,8 +381,11 @@ def _quoted(value: Any) -> Any:
 def rendered_note(rel: str, meta: dict[str, Any], body: str) -> tuple[str, Note]:
     """``render_note`` and the :class:`Note` a read of its text gives, without reading it back:
     a bulk writer hands both to ``Transaction.write`` (``parsed``), which then skips the parse."""
-    fm = dump_yaml(meta)
-    key_lines = {m.group(1): fm.count("\n", 0, m.start()) + 2 for m in _KEY.finditer(fm)}
+    key_lines: dict[str, int] = {}
+    fm = _fast_yaml(meta, key_lines)
+    if fm is None:
+        fm = dump_yaml(meta)
+        key_lines = {m.group(1): fm.count("\n", 0, m.start()) + 2 for m in _KEY.finditer(fm)}
     note = Note(rel=rel, meta=meta, body=body, body_line=fm.count("\n") + 3, key_lines=key_lines)
     return f"---\n{fm}---\n{body}", note
 
@@ -354,7 +403,8 @@ def check_writable(rel: str, text: str, parsed: Note | None = None) -> Note | No
     if not (rel.endswith(".md") and text.startswith("---")):
         return None
     if parsed is not None:
-        _check_bounded(parsed.meta, rel, 2)
+        if _plain_size(parsed.meta) > MAX_YAML_VALUES:
+            _check_bounded(parsed.meta, rel, 2)  # says why
         return parsed
     try:
         return parse_note(text, rel)

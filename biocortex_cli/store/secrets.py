@@ -230,12 +230,13 @@ _CLEAN: set[str] = set()
 _CLEAN_MAX = 200_000
 
 
-def _keyword_free(text: str) -> bool:
+def _keyword_free(text: str, *, remember: bool = True) -> bool:
     """Whether ``text`` holds no keyword of any rule: then :func:`_find` runs no rule on it and
     it holds no finding. Decided line by line (no keyword spans a newline: tests/test_secrets.py;
     they are ASCII, so a line lowers as it does in the whole text) and remembered, because a
     batch repeats most values and lines (the author, dates, a note's fixed text): an import of
-    10,000 facts holds ~350,000 strings, ~60,000 distinct lines, 4 with a keyword."""
+    10,000 facts holds ~350,000 strings, ~60,000 distinct lines, 4 with a keyword.
+    ``remember=False``: a text not seen again (a note's strings joined, :func:`_none_in`)."""
     if text in _CLEAN:
         return True
     if len(_CLEAN) > _CLEAN_MAX:
@@ -246,7 +247,29 @@ def _keyword_free(text: str) -> bool:
             if search(line.lower()):
                 return False
             _CLEAN.add(line)
-    _CLEAN.add(text)
+    if remember:
+        _CLEAN.add(text)
+    return True
+
+
+#: strings :func:`_spans` found nothing in, remembered (:func:`_none_in`), up to _REMEMBER_MAX characters
+_FOUND_NONE: set[str] = set()
+_REMEMBER_MAX = 256
+
+
+def _none_in(texts: list[str]) -> bool:
+    """Whether :func:`_spans` finds nothing in any of ``texts`` (with the default rules). A
+    batch of notes repeats most strings (the author with its keyword ``auth``, dates, names):
+    the ones seen clean are skipped, the others checked for keywords at once, joined by newlines
+    (no keyword spans one), and scanned one by one only when that finds one."""
+    todo = [t for t in texts if len(t) >= 8 and t not in _FOUND_NONE]
+    if not todo:
+        return True
+    if not _keyword_free("\n".join(todo), remember=False) and any(_spans(t) for t in todo):
+        return False
+    if len(_FOUND_NONE) > _CLEAN_MAX:
+        _FOUND_NONE.clear()
+    _FOUND_NONE.update(t for t in todo if len(t) <= _REMEMBER_MAX)  # what repeats is short
     return True
 
 
@@ -399,7 +422,7 @@ def inspect(rel: str, text: str, parsed: Note | None = None) -> list[Finding]:
                                                                 parsed.body_line)
         if note is not None:
             meta, key_lines, body, body_line = note
-            if not _spans(body) and not any(_spans(t) for t in _texts(meta, [])):
+            if _none_in(_texts(meta, [body])):
                 return []  # nothing found in any of its strings: no need to say where
             found = [f for key, value in meta.items()
                      for f in scan_value({key: value}, "", key_lines.get(key, 1))]

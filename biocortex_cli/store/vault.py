@@ -11,6 +11,7 @@ import contextlib
 import errno
 import json
 import os
+import posixpath
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -118,8 +119,8 @@ class Vault:
                     if txn.unsynced:
                         os.sync()
                     if txn.paths:
-                        prefix = self.root.resolve().relative_to(self.git_root.resolve())
-                        paths = [(prefix / p).as_posix() for p in sorted(txn.paths)]
+                        prefix = self.root.resolve().relative_to(self.git_root.resolve()).as_posix()
+                        paths = [posixpath.normpath(f"{prefix}/{p}") for p in sorted(txn.paths)]
                         final = txn.guard_commit(txn.message or message, author)
                         if txn.allowed_secrets:
                             final += f"\n\nSecret-Allowed: {txn.allowed_secrets} finding(s) written with --allow-secret"
