@@ -14,13 +14,11 @@ import re
 import subprocess
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from biocortex_cli.errors import DataError, UsageError
 from biocortex_cli.store import git
-from biocortex_cli.store.notes import parse_note
 from biocortex_cli.store.vault import Vault
 
 #: git's empty tree: the "before" of a range that starts before the first commit
@@ -31,8 +29,7 @@ _HEX = re.compile(r"[0-9a-f]{7,40}")
 _FEEDBACK_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.(.+)\.jsonl$")
 
 
-@dataclass(frozen=True)
-class Commit:
+class Commit(NamedTuple):
     sha: str
     author: str
     date: str
@@ -45,8 +42,7 @@ class Commit:
                 "kind": self.kind, "verb": self.verb}
 
 
-@dataclass(frozen=True)
-class Record:
+class Record(NamedTuple):
     """One note the range added or changed, as it is at the newer commit."""
 
     id: str
@@ -67,8 +63,7 @@ class Record:
         return out
 
 
-@dataclass(frozen=True)
-class Contradiction:
+class Contradiction(NamedTuple):
     fact: str
     other: str
     text: str
@@ -77,24 +72,23 @@ class Contradiction:
         return {"fact": self.fact, "other": self.other, "text": self.text}
 
 
-@dataclass(frozen=True)
-class Digest:
+class Digest(NamedTuple):
     """What a range of commits changed in memory, grouped by kind."""
 
     old: str | None
     new: str | None
     commits: list[Commit]
     counts: dict[str, dict[str, int]]  # folder -> added / modified / removed notes
-    episodes: list[Record] = field(default_factory=list)
-    facts: list[Record] = field(default_factory=list)
-    retracted: list[Record] = field(default_factory=list)  # retracted or superseded in the range
-    contradictions: list[Contradiction] = field(default_factory=list)
-    lessons: list[Record] = field(default_factory=list)
-    archived: list[str] = field(default_factory=list)
-    restored: list[str] = field(default_factory=list)
-    feedback: dict[str, int] = field(default_factory=dict)  # author -> entries added
+    episodes: list[Record]
+    facts: list[Record]
+    retracted: list[Record]  # retracted or superseded in the range
+    contradictions: list[Contradiction]
+    lessons: list[Record]
+    archived: list[str]
+    restored: list[str]
+    feedback: dict[str, int]  # author -> entries added
     #: how many new episodes and lessons there are (the lists above may hold only the first few)
-    totals: dict[str, int] = field(default_factory=dict)
+    totals: dict[str, int]
 
     @property
     def empty(self) -> bool:
@@ -153,7 +147,7 @@ def digest(vault: Vault, old: str | None, new: str | None = None, *, limit: int 
     root = vault.git_root
     new = new or vault.head()
     if new is None:
-        return Digest(old, new, [], {})
+        return Digest(old, new, [], {}, [], [], [], [], [], [], [], {}, {})
     prefix = vault.root.resolve().relative_to(root.resolve()).as_posix()
     spec = "." if prefix == "." else prefix
     cut = 0 if prefix == "." else len(prefix) + 1
@@ -328,6 +322,8 @@ def _as_committed(vault: Vault, new: str, rels: Sequence[str], conn: Any) -> lis
 
 
 def _record(rel: str, text: str | None) -> Record:
+    from biocortex_cli.store.notes import parse_note  # only for notes the index cannot give
+
     stem = PurePosixPath(rel).stem
     if text is None:
         return Record(id=stem, path=rel, text="(not readable at this commit)")
