@@ -159,3 +159,18 @@ def test_list_on_empty_vault_and_show_missing(vault: Path, cli: Cli) -> None:
     assert r.code == 0 and r.json() == []
     r = cli("episode", "show", "nope")
     assert r.code == 1 and "no episode with id 'nope'" in r.err
+
+
+def test_an_extra_field_named_like_a_yaml_boolean_round_trips(vault: Path, cli: Cli) -> None:
+    """A key YAML 1.1 reads as a boolean or null (``on``, ``NO``, ``null``) is written quoted, so
+    the note reads back with the same key (the fast renderer once wrote it bare: ``on: x`` reads
+    as the key True)."""
+    record = {"id": "yaml-keys", "task": "Keys that look like booleans", "on": "the cluster", "NO": 3,
+              "null": "kept"}
+    r = cli("episode", "add", "--from-json", "-", stdin=json.dumps(record))
+    assert r.code == 0, r.err
+    text = (vault / "episodes").rglob("yaml-keys.md").__next__().read_text()
+    assert "'on': the cluster" in text and "'NO': 3" in text and "'null': kept" in text
+    shown = cli("episode", "show", "yaml-keys", "--json").json()
+    assert (shown["on"], shown["NO"], shown["null"]) == ("the cluster", 3, "kept")
+    assert cli("check").code == 0

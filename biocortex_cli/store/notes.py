@@ -249,7 +249,8 @@ def _fast_map(data: dict[str, Any], indent: str, first: str, lines: list[str],
         raise _Unfit
     for n, (key, value) in enumerate(data.items()):
         if key not in _FAST_KEYS:
-            if not isinstance(key, str) or not _FAST_KEY.fullmatch(key):
+            # a key YAML reads as another type (NO, on, null, 1e3) is quoted: PyYAML's to write
+            if not isinstance(key, str) or not _FAST_KEY.fullmatch(key) or _implicit(key) is not None:
                 raise _Unfit
             if len(_FAST_KEYS) > 4096:
                 _FAST_KEYS.clear()
