@@ -85,8 +85,10 @@ def kin(conn: sqlite3.Connection, seeds: Sequence[tuple[float, int]], *, weight:
                 continue
             total = sum(weights.values())
             shares: dict[int, float] = {}
+            # kin share a tool: the domains' shares only of the episodes that share one
+            among = parts[0][1] if parts else None
             for attr, w in weights.items():
-                for doc in holders[kind, attr]:
+                for doc in holders[kind, attr] if among is None else among.keys() & holders[kind, attr]:
                     shares[doc] = shares.get(doc, 0.0) + w / total
             parts.append((share_w, shares))
         else:
