@@ -77,7 +77,8 @@ def kin(conn: sqlite3.Connection, seeds: Sequence[tuple[float, int]], *, weight:
     for score, seed in seeds:
         parts: list[tuple[float, dict[int, float]]] = []
         for kind, share_w in (("tool", TOOLS), ("domain", DOMAINS)):
-            weights = {v: math.log(1 + n_docs / len(holders[kind, v])) for v in wanted[seed][kind]
+            # sorted: a set's order (and so the sums' last bits) would follow the hash seed
+            weights = {v: math.log(1 + n_docs / len(holders[kind, v])) for v in sorted(wanted[seed][kind])
                        if (kind, v) in holders}
             if not weights:
                 if kind == "tool":
