@@ -43,7 +43,7 @@ def test_recall_imports_no_dataclasses_or_feedback_records(vault: Path, cli: Cli
         assert not modules & set(OFF_RECALL_PATH), sorted(modules & set(OFF_RECALL_PATH))
 
 
-#: what `episode list` and `episode show` need not import when the index answers (issue 17:
+#: what `episode list`, `episode show` and `log` need not import when the index answers (issue 17:
 #: listings in tens of milliseconds at 100k): the note parser and the write path
 #: (store/episodes.py, with dataclasses), the date grammar's calendar, typer
 OFF_LISTING_PATH = ("dataclasses", "inspect", "calendar", "typer", "biocortex_cli.store.episodes",
@@ -55,7 +55,8 @@ def test_listings_answered_from_the_index_import_no_note_parser(vault: Path, cli
                "--tool", "scDblFinder", "--id", "doublets").code == 0
     assert cli("episode", "list").code == 0  # the index is fresh from here on
     for argv in (["episode", "list", "--limit", "5"], ["episode", "list", "--tool", "scdblfinder", "--json"],
-                 ["episode", "show", "doublets"], ["episode", "show", "doublets", "--json"]):
+                 ["episode", "show", "doublets"], ["episode", "show", "doublets", "--json"], ["log"],
+                 ["log", "--since", "1d", "--json"]):
         code, modules = _recall_modules("--vault", str(vault), *argv)
         assert code == "0", argv
         assert "biocortex_cli.index.listing" in modules

@@ -1,16 +1,16 @@
 """The vault as a whole through the library API: the index, checks, history, sharing,
 forgetting, the agent guide, and making a vault (``init``, ``clone``).
 
-Each function returns a frozen dataclass whose ``as_json()`` is what the command of the same
+Each function returns an immutable record (a NamedTuple: ``log`` is a hot command, and
+``dataclasses`` costs it ~10 ms of imports) whose ``as_json()`` is what the command of the same
 name prints with ``--json`` (``log`` is also an MCP tool).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from biocortex_cli.api.checks import UNIT, Bounds, checked
 
@@ -27,8 +27,7 @@ if TYPE_CHECKING:
     from biocortex_cli.store.vault import Vault
 
 
-@dataclass(frozen=True)
-class IndexReport:
+class IndexReport(NamedTuple):
     rebuilt: bool
     added: int
     updated: int
@@ -45,8 +44,7 @@ class IndexReport:
                 "seconds": round(self.seconds, 3)}
 
 
-@dataclass(frozen=True)
-class Staleness:
+class Staleness(NamedTuple):
     stale: bool
     reason: str
 
@@ -54,8 +52,7 @@ class Staleness:
         return {"stale": self.stale, "reason": self.reason}
 
 
-@dataclass(frozen=True)
-class Diagnosis:
+class Diagnosis(NamedTuple):
     findings: tuple[Finding, ...]
 
     @property
@@ -66,26 +63,24 @@ class Diagnosis:
         return {"ok": not self.problems, "findings": [f.as_json() for f in self.findings]}
 
 
-@dataclass(frozen=True)
-class Synced:
+class Synced(NamedTuple):
     report: SyncReport
-    index: RefreshReport  # the refresh after the new commits arrived
+    refreshed: RefreshReport  # the refresh after the new commits arrived
 
     def as_json(self) -> dict[str, Any]:
-        return {**self.report.as_json(), "index": {"episodes": self.index.total, "added": self.index.added,
-                                                   "updated": self.index.updated, "removed": self.index.removed}}
+        index = self.refreshed
+        return {**self.report.as_json(), "index": {"episodes": index.total, "added": index.added,
+                                                   "updated": index.updated, "removed": index.removed}}
 
 
-@dataclass(frozen=True)
-class Restored:
+class Restored(NamedTuple):
     moved: tuple[Moved, ...]
 
     def as_json(self) -> list[dict[str, Any]]:
         return [m.as_json() for m in self.moved]
 
 
-@dataclass(frozen=True)
-class Guide:
+class Guide(NamedTuple):
     path: Path
     text: str
 
@@ -95,8 +90,7 @@ class Guide:
         return {"path": str(self.path), "tokens": get_counter().count(self.text), "text": self.text}
 
 
-@dataclass(frozen=True)
-class Created:
+class Created(NamedTuple):
     vault: Vault
     branch: str
 

@@ -14,13 +14,11 @@ import re
 import subprocess
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from biocortex_cli.errors import DataError, UsageError
 from biocortex_cli.store import git
-from biocortex_cli.store.notes import parse_note
 from biocortex_cli.store.vault import Vault
 
 #: git's empty tree: the "before" of a range that starts before the first commit
@@ -31,8 +29,7 @@ _HEX = re.compile(r"[0-9a-f]{7,40}")
 _FEEDBACK_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.(.+)\.jsonl$")
 
 
-@dataclass(frozen=True)
-class Commit:
+class Commit(NamedTuple):
     sha: str
     author: str
     date: str
@@ -45,8 +42,7 @@ class Commit:
                 "kind": self.kind, "verb": self.verb}
 
 
-@dataclass(frozen=True)
-class Record:
+class Record(NamedTuple):
     """One note the range added or changed, as it is at the newer commit."""
 
     id: str
@@ -67,8 +63,7 @@ class Record:
         return out
 
 
-@dataclass(frozen=True)
-class Contradiction:
+class Contradiction(NamedTuple):
     fact: str
     other: str
     text: str
@@ -77,24 +72,23 @@ class Contradiction:
         return {"fact": self.fact, "other": self.other, "text": self.text}
 
 
-@dataclass(frozen=True)
-class Digest:
+class Digest(NamedTuple):
     """What a range of commits changed in memory, grouped by kind."""
 
     old: str | None
     new: str | None
     commits: list[Commit]
     counts: dict[str, dict[str, int]]  # folder -> added / modified / removed notes
-    episodes: list[Record] = field(default_factory=list)
-    facts: list[Record] = field(default_factory=list)
-    retracted: list[Record] = field(default_factory=list)  # retracted or superseded in the range
-    contradictions: list[Contradiction] = field(default_factory=list)
-    lessons: list[Record] = field(default_factory=list)
-    archived: list[str] = field(default_factory=list)
-    restored: list[str] = field(default_factory=list)
-    feedback: dict[str, int] = field(default_factory=dict)  # author -> entries added
+    episodes: list[Record]
+    facts: list[Record]
+    retracted: list[Record]  # retracted or superseded in the range
+    contradictions: list[Contradiction]
+    lessons: list[Record]
+    archived: list[str]
+    restored: list[str]
+    feedback: dict[str, int]  # author -> entries added
     #: how many new episodes and lessons there are (the lists above may hold only the first few)
-    totals: dict[str, int] = field(default_factory=dict)
+    totals: dict[str, int]
 
     @property
     def empty(self) -> bool:
@@ -153,7 +147,7 @@ def digest(vault: Vault, old: str | None, new: str | None = None, *, limit: int 
     root = vault.git_root
     new = new or vault.head()
     if new is None:
-        return Digest(old, new, [], {})
+        return Digest(old, new, [], {}, [], [], [], [], [], [], [], {}, {})
     prefix = vault.root.resolve().relative_to(root.resolve()).as_posix()
     spec = "." if prefix == "." else prefix
     cut = 0 if prefix == "." else len(prefix) + 1
@@ -168,8 +162,9 @@ def digest(vault: Vault, old: str | None, new: str | None = None, *, limit: int 
     added = {rel for s, rel in changes if s == "A" and rel.endswith(".md")}
     removed = {rel for s, rel in changes if s == "D" and rel.endswith(".md")}
     modified_facts = [rel for s, rel in changes if s == "M" and rel.startswith("facts/") and rel.endswith(".md")]
-    from_archive = {PurePosixPath(r).stem for r in removed if r.startswith("archive/")}
-    restored = sorted(r for r in added if r.startswith("episodes/") and PurePosixPath(r).stem in from_archive)
+    from_archive = {_stem(r) for r in removed if r.startswith("archive/")}
+    restored = sorted(r for r in added if r.startswith("episodes/") and _stem(r) in from_archive) \
+        if from_archive else []
     archived = sorted(r for r in added if r.startswith("archive/") and not r.endswith("/README.md"))
     wanted = sorted(r for r in added if r.split("/", 1)[0] in ("episodes", "facts", "lessons")
                     and r not in restored and not r.endswith("/README.md"))
@@ -200,6 +195,13 @@ def digest(vault: Vault, old: str | None, new: str | None = None, *, limit: int 
         restored=[PurePosixPath(r).stem for r in restored],
         feedback=_feedback(root, old or EMPTY_TREE, new, spec),
         totals={"episodes": len(new_episodes), "lessons": len(new_lessons)})
+
+
+def _stem(rel: str) -> str:
+    """``PurePosixPath(rel).stem`` of a note's path, without building a path object (a digest
+    of a range with 100k new notes asked it of each)."""
+    name = rel.rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".md") else PurePosixPath(name).stem
 
 
 def _commits(root: Any, old: str | None, new: str, spec: str) -> list[Commit]:
@@ -254,20 +256,28 @@ _FALSY_IDS = frozenset({"", "0", "0.0", "False", "None", "[]", "{}"})
 
 def _indexed_records(vault: Vault, new: str, rels: Sequence[str]) -> dict[str, Record]:
     """The records of new episodes ``rels`` that the index can give as they are at ``new``: when
-    ``new`` is the vault's HEAD, the notes the working tree holds as committed (``git status``),
-    read from the index (index/listing.py) instead of parsing each note: ``log --json`` parsed
-    8k notes' YAML in ~10 s. The rest are read from git."""
+    ``new`` is the vault's HEAD, the notes the working tree holds as committed, read from the
+    index (index/listing.py) instead of parsing each note: ``log --json`` parsed 8k notes' YAML in
+    ~10 s. The rest are read from git.
+
+    Which notes are as committed: for a few (the text shows 20), their bytes hashed as git hashes
+    a blob, against the blob ids at HEAD (one ``git cat-file --batch-check``), and their stamps
+    against the index's — git's own index is not read, 28 MB at 100k episodes, ~50 ms for any git
+    command that loads it; for many, ``git status`` of the folder."""
     if not rels or new != vault.head():
         return {}
-    from biocortex_cli.index.build import uncommitted
     from biocortex_cli.index.listing import episode_rows, fresh_index
 
-    changed = uncommitted(vault, ("episodes",))
-    if changed is None:
-        return {}
     conn = fresh_index(vault)
     try:
-        rows = episode_rows(conn, [r for r in rels if r not in changed])
+        if len(rels) <= 1000:
+            kept = _as_committed(vault, new, rels, conn)
+        else:
+            from biocortex_cli.index.build import uncommitted
+
+            changed = uncommitted(vault, ("episodes",))
+            kept = None if changed is None else [r for r in rels if r not in changed]
+        rows = episode_rows(conn, kept) if kept else {}
     finally:
         conn.close()
     return {rel: Record(id=ident, path=rel, text=" ".join(task.split()), author=author, success=success,
@@ -275,7 +285,45 @@ def _indexed_records(vault: Vault, new: str, rels: Sequence[str]) -> dict[str, R
             for rel, (ident, task, author, success, quality) in rows.items() if ident not in _FALSY_IDS}
 
 
+def _as_committed(vault: Vault, new: str, rels: Sequence[str], conn: Any) -> list[str] | None:
+    """Those of ``rels`` whose file is the blob committed at ``new`` and has the stamp (mtime,
+    size) the index read it at; None when git cannot say. A note filtered on checkout (line
+    endings, a clean filter) hashes otherwise: it is read from git, as any changed note."""
+    import hashlib
+    import os
+
+    root = vault.git_root
+    prefix = vault.root.resolve().relative_to(root.resolve()).as_posix()
+    full = (lambda rel: rel) if prefix == "." else (lambda rel: f"{prefix}/{rel}")
+    proc = subprocess.run(["git", "-C", str(root), "cat-file", "--batch-check"],
+                          input="".join(f"{new}:{full(r)}\n" for r in rels).encode(), capture_output=True,
+                          check=False)
+    lines = proc.stdout.decode("utf-8", "replace").splitlines()
+    if proc.returncode != 0 or len(lines) != len(rels):
+        return None
+    stamps = {rel: (mtime, size) for rel, mtime, size in conn.execute(
+        f"SELECT rel, mtime_ns, size FROM docs WHERE rel IN ({','.join('?' * len(rels))})", list(rels))}
+    kept = []
+    for rel, line in zip(rels, lines, strict=True):
+        parts = line.split()
+        if len(parts) != 3 or parts[1] != "blob" or rel not in stamps:
+            continue
+        try:
+            with open(vault.root / rel, "rb") as fh:
+                data = fh.read()
+                st = os.fstat(fh.fileno())
+        except OSError:
+            continue
+        algorithm = hashlib.sha1 if len(parts[0]) == 40 else hashlib.sha256
+        if (st.st_mtime_ns, st.st_size) == stamps[rel] and \
+                algorithm(b"blob %d\0" % len(data) + data).hexdigest() == parts[0]:
+            kept.append(rel)
+    return kept
+
+
 def _record(rel: str, text: str | None) -> Record:
+    from biocortex_cli.store.notes import parse_note  # only for notes the index cannot give
+
     stem = PurePosixPath(rel).stem
     if text is None:
         return Record(id=stem, path=rel, text="(not readable at this commit)")
