@@ -100,3 +100,28 @@ def test_best_is_the_head_of_the_full_order(rows: list[tuple[float, float, float
     passing = [(score, doc, {}) for doc, (score, _c, _q) in enumerate(rows)]
     info = {doc: {"coverage": c, "quality": q, "id": f"e{doc:03d}"} for doc, (_s, c, q) in enumerate(rows)}
     assert _best(list(passing), info, k) == sorted(passing, key=_order(info))[:k]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(0.01, 5), min_size=0, max_size=6).flatmap(
+    lambda ws: st.tuples(st.just(ws), st.integers(0, 2 ** len(ws) - 1),
+                         st.lists(st.integers(0, 2 ** len(ws) - 1), max_size=6),
+                         st.integers(0, 2 ** 6 - 1))))
+def test_an_admitted_mask_holds_a_needed_concept(case: tuple[list[float], int, list[int], int]) -> None:
+    """recall/engine.py ``_gate`` scores only the episodes in a posting list of a ``needed``
+    concept: every mask the gate admits (an episode's: the union of its fingerprints' masks)
+    holds one, so no episode that could pass is skipped."""
+    from biocortex_cli.recall.engine import _Concepts
+
+    weights, domains, fp_masks, chosen = case
+    mask = 0
+    for i, fp_mask in enumerate(fp_masks):
+        if chosen >> i & 1:
+            mask |= fp_mask
+    concepts = _Concepts(tuple(f"c{i}" for i in range(len(weights))), tuple(weights),
+                         {fp: m for fp, m in enumerate(fp_masks)}, domains)
+    needed = concepts.needed()
+    if needed is None:
+        assert concepts.admits(mask)
+    elif concepts.admits(mask):
+        assert mask & needed

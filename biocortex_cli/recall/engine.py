@@ -321,11 +321,24 @@ class _Concepts:
         some episode has."""
         if not self.names:
             return True
+        others = self._matchable() & ~self.domains
+        return bool(mask) and self.share(mask) >= MIN_COVERAGE and not (others and not mask & others)
+
+    def needed(self) -> int | None:
+        """Concepts of which an episode's mask must hold one for :meth:`admits` to pass: the
+        non-domain ones some episode can match, else any; None when every mask passes. An
+        episode in no posting list of these cannot pass, so it need not be scored."""
+        if not self.names:
+            return None
+        matchable = self._matchable()
+        return matchable & ~self.domains or matchable
+
+    def _matchable(self) -> int:
+        """The concepts some episode can match (those of the query's searched fingerprints)."""
         matchable = 0
         for bits in self.masks.values():
             matchable |= bits
-        others = matchable & ~self.domains
-        return bool(mask) and self.share(mask) >= MIN_COVERAGE and not (others and not mask & others)
+        return matchable
 
 
 def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions, vocabulary: "Local | None") -> Found:
@@ -518,6 +531,15 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
     everyone: set[int] = set(named.hits)
     for _w, docs, _tfs in ordered:
         everyone.update(docs)
+    # with a relevance to reach, only an episode that covers a concept of ``needed`` passes
+    # (_Concepts.admits): one in no posting list of those is neither scored nor a seed
+    within: set[int] | None = None
+    needed = concepts.needed() if opts.min_relevance > 0 else None
+    if needed is not None:
+        within = set()
+        for (_w, docs, _tfs), mask in zip(ordered, masks, strict=True):
+            if mask & needed:
+                within.update(docs)
     light, light_total = light_lists(ordered, text_bound(opts, fusion.active, fusion.relevance_w, denominator))
     # episodes that name a tool, domain or entity of the query and are in none of the heavier
     # posting lists: scored only if their attribute share plus every light list could pass
@@ -528,6 +550,8 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
     could_pass: dict[tuple[float, ...], bool] = {}
     seeds: set[int] = set()
     for doc, counts in named.hits.items():
+        if within is not None and doc not in within:
+            continue
         key = tuple(counts)
         ok = could_pass.get(key)
         if ok is None:
@@ -537,7 +561,7 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
             seeds.add(doc)
     text, covered = text_scores(ordered, light, seeds, store_dls=doc_lengths(conn),
                                 avg_dl=float(meta.get("avg_dl") or 1.0), denominator=denominator,
-                                concepts=grouped, masks=masks)
+                                concepts=grouped, masks=masks, within=within)
     scored: list[tuple[float, float, int, dict[str, float], int]] = []
     no_hits = [0.0, 0.0, 0.0]
     verdicts: dict[int, bool] = {}

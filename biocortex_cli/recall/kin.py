@@ -77,7 +77,8 @@ def kin(conn: sqlite3.Connection, seeds: Sequence[tuple[float, int]], *, weight:
     for score, seed in seeds:
         parts: list[tuple[float, dict[int, float]]] = []
         for kind, share_w in (("tool", TOOLS), ("domain", DOMAINS)):
-            weights = {v: math.log(1 + n_docs / len(holders[kind, v])) for v in wanted[seed][kind]
+            # sorted: a set's order (and so the sums' last bits) would follow the hash seed
+            weights = {v: math.log(1 + n_docs / len(holders[kind, v])) for v in sorted(wanted[seed][kind])
                        if (kind, v) in holders}
             if not weights:
                 if kind == "tool":
@@ -85,8 +86,10 @@ def kin(conn: sqlite3.Connection, seeds: Sequence[tuple[float, int]], *, weight:
                 continue
             total = sum(weights.values())
             shares: dict[int, float] = {}
+            # kin share a tool: the domains' shares only of the episodes that share one
+            among = parts[0][1] if parts else None
             for attr, w in weights.items():
-                for doc in holders[kind, attr]:
+                for doc in holders[kind, attr] if among is None else among.keys() & holders[kind, attr]:
                     shares[doc] = shares.get(doc, 0.0) + w / total
             parts.append((share_w, shares))
         else:

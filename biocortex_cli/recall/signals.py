@@ -139,7 +139,8 @@ def text_lists(words: QueryWeights, lists: dict[int, Any]) -> tuple[
 def text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[int], seeds: set[int], *,
                  store_dls: Any, avg_dl: float, denominator: float,
                  concepts: list[tuple[int, bool] | None] | None = None,
-                 masks: Sequence[int] = ()) -> tuple[dict[int, float], dict[int, int]]:
+                 masks: Sequence[int] = (), within: set[int] | None = None,
+                 ) -> tuple[dict[int, float], dict[int, int]]:
     """Text scores of the episodes that may pass the gate: ``seeds`` and those in at least one
     posting list outside ``light``, unclipped (above 1 when an episode has more evidence than one
     occurrence of every query term at average length), and which of the query's concepts each
@@ -147,11 +148,14 @@ def text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[int
     in. Sums run in query order, with the same arithmetic, in the same order, as the SQL ``SUM``
     this replaced (tested bit for bit); a list with a synonym concept (:func:`text_lists`) adds to
     its concept's own sum or competes as a synonym, and each concept's best is added last, in
-    concept order."""
+    concept order. With ``within``, only the episodes in it are scored (the others cannot pass
+    the gate)."""
     scoring = set(seeds)
     for i, (_w, docs, _tfs) in enumerate(ordered):
         if i not in light:
             scoring.update(docs)
+    if within is not None:
+        scoring &= within
     sums = dict.fromkeys(scoring, 0.0)
     covered: dict[int, int] = {}
     own: dict[int, dict[int, float]] = {}  # concept -> doc -> the concept's own fingerprints, summed
