@@ -19,7 +19,8 @@ domains. So, after the gate, each of the :data:`SEEDS` best hits brings its *kin
   passed the gate on its own keeps its own score.
 
 Kin carry the signal ``kin`` (their share) and ``via``, the id of the hit they were found
-through; the printed block says so on a line of its own (render/blocks.py ``KIN``).
+through; the printed block says so on a line of its own, stored with the seed's block
+(render/blocks.py ``VIA``).
 """
 
 from __future__ import annotations
