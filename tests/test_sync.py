@@ -311,3 +311,56 @@ def test_a_write_does_not_wait_for_a_slow_remote(team: tuple[Path, Path, Path], 
     assert second.json()["pushed"] == 0
     assert cli("--vault", b, "sync").code == 0
     assert episode_ids(a) == episode_ids(b)
+
+
+def test_two_syncs_of_one_clone_take_turns(team: tuple[Path, Path, Path], tmp_path: Path, cli: Cli) -> None:
+    """A second sync of the same clone waits for the first (``.biocortex/sync.lock``) instead of
+    racing it for the remote-tracking ref; both end well."""
+    import os
+    import queue
+    import threading
+    import time
+
+    remote, a, b = team
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    ssh = tmp_path / "gated-ssh"
+    ssh.write_text(GATED_SSH.format(gate=gate))
+    ssh.chmod(0o755)
+    git(a, "remote", "set-url", "origin", f"ssh://lab-server{remote}")
+    add_episode(cli, b, "Bob", "Bob's run, already on the remote")
+    assert cli("--vault", b, "sync").code == 0
+    add_episode(cli, a, "Ada", "Ada's run, to be pushed")
+    env = {**os.environ, "GIT_SSH_COMMAND": str(ssh)}
+
+    def start() -> subprocess.Popen[str]:
+        return subprocess.Popen([sys.executable, "-m", "biocortex_cli", "--vault", str(a), "sync", "--json"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+    first = start()
+    second: subprocess.Popen[str] | None = None
+    try:
+        for _ in range(1200):
+            if (gate / "started").exists() or first.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert (gate / "started").exists(), first.communicate(timeout=10)
+        second = start()
+        said: queue.Queue[str] = queue.Queue()
+        assert second.stderr is not None
+        reader = threading.Thread(target=lambda: [said.put(line) for line in second.stderr], daemon=True)
+        reader.start()
+        line = ""
+        while "waiting for the vault's write lock" not in line:
+            line = said.get(timeout=60)  # the second sync says it waits for the first
+    finally:
+        (gate / "open").touch()
+    out, err = first.communicate(timeout=60)
+    assert first.returncode == 0, err
+    assert json.loads(out)["pushed"] == 1
+    assert second is not None
+    second.wait(timeout=60)
+    assert second.returncode == 0
+    assert json.loads(second.stdout.read() if second.stdout else "{}")["pushed"] == 0
+    assert cli("--vault", b, "sync").code == 0
+    assert episode_ids(a) == episode_ids(b)

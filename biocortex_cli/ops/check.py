@@ -181,7 +181,8 @@ def check_vault(vault: Vault) -> CheckReport:
 
 #: the tool's own files and folders: a symbolic link there is a problem even if not committed
 OWN_PATHS = (".biocortex", ".biocortex/config.yaml", ".biocortex/tmp", ".biocortex/logs", ".biocortex/index.sqlite",
-             ".biocortex/write.lock", "AGENTS.md", "Home.md", "vocabulary.md", "templates", *MEMORY_DIRS, "feedback")
+             ".biocortex/write.lock", ".biocortex/sync.lock",
+             "AGENTS.md", "Home.md", "vocabulary.md", "templates", *MEMORY_DIRS, "feedback")
 
 
 def check_links(vault: Vault) -> list[VaultProblem]:

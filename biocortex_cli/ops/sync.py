@@ -86,6 +86,14 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
     net = {**ident, "GIT_SSH_COMMAND": os.environ.get("GIT_SSH_COMMAND")
            or "ssh -o BatchMode=yes -o ConnectTimeout=15", "GIT_ASKPASS": "", "SSH_ASKPASS": ""}
     lock = vault.state_dir / "write.lock"
+    # two syncs of one clone take turns (their fetches would race for the remote-tracking ref);
+    # writes wait only for the rebase, under the write lock
+    with files.write_lock(vault.state_dir / "sync.lock"):
+        return _sync(vault, root, branch, name, url, ident, net, lock, timeout, limit)
+
+
+def _sync(vault: Vault, root: Path, branch: str, name: str, url: str, ident: dict[str, str], net: dict[str, str],
+          lock: Path, timeout: float, limit: int | None) -> SyncReport:
     with files.write_lock(lock):
         recover_killed_transaction(vault)
         git.clear_stale_locks(root)
