@@ -267,12 +267,9 @@ exec sh -c "$(printf '%s' "$last" | sed 's/^git-upload-pack/git upload-pack/; s/
 """
 
 
-def test_a_write_does_not_wait_for_a_slow_remote(team: tuple[Path, Path, Path], tmp_path: Path, cli: Cli) -> None:
-    """Only the rebase holds the write lock: while sync waits for the remote, an agent's write
-    lands at once, and is rebased and sent with the rest."""
-    import os
-    import time
-
+def gated(team: tuple[Path, Path, Path], tmp_path: Path, cli: Cli, bob_task: str) -> tuple[Path, Path]:
+    """Clone ``a`` syncing over "ssh" through :data:`GATED_SSH` (the gate folder and the ssh
+    program returned), after Bob put one episode on the remote."""
     remote, a, b = team
     gate = tmp_path / "gate"
     gate.mkdir()
@@ -280,8 +277,19 @@ def test_a_write_does_not_wait_for_a_slow_remote(team: tuple[Path, Path, Path], 
     ssh.write_text(GATED_SSH.format(gate=gate))
     ssh.chmod(0o755)
     git(a, "remote", "set-url", "origin", f"ssh://lab-server{remote}")
-    add_episode(cli, b, "Bob", "Bob's proteomics run, already on the remote")
+    add_episode(cli, b, "Bob", bob_task)
     assert cli("--vault", b, "sync").code == 0
+    return gate, ssh
+
+
+def test_a_write_does_not_wait_for_a_slow_remote(team: tuple[Path, Path, Path], tmp_path: Path, cli: Cli) -> None:
+    """Only the rebase holds the write lock: while sync waits for the remote, an agent's write
+    lands at once, and is rebased and sent with the rest."""
+    import os
+    import time
+
+    _remote, a, b = team
+    gate, ssh = gated(team, tmp_path, cli, "Bob's proteomics run, already on the remote")
     env = {**os.environ, "GIT_SSH_COMMAND": str(ssh)}
     sync = subprocess.Popen([sys.executable, "-m", "biocortex_cli", "--vault", str(a), "sync", "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -321,15 +329,8 @@ def test_two_syncs_of_one_clone_take_turns(team: tuple[Path, Path, Path], tmp_pa
     import threading
     import time
 
-    remote, a, b = team
-    gate = tmp_path / "gate"
-    gate.mkdir()
-    ssh = tmp_path / "gated-ssh"
-    ssh.write_text(GATED_SSH.format(gate=gate))
-    ssh.chmod(0o755)
-    git(a, "remote", "set-url", "origin", f"ssh://lab-server{remote}")
-    add_episode(cli, b, "Bob", "Bob's run, already on the remote")
-    assert cli("--vault", b, "sync").code == 0
+    _remote, a, b = team
+    gate, ssh = gated(team, tmp_path, cli, "Bob's run, already on the remote")
     add_episode(cli, a, "Ada", "Ada's run, to be pushed")
     env = {**os.environ, "GIT_SSH_COMMAND": str(ssh)}
 
