@@ -126,3 +126,45 @@ def run_process(*args: str, cwd: Path | None = None, stdin: str | None = None,
 def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
                           check=True).stdout
+
+
+#: git, except that its staging step (``update-index``, just before a commit) stops at a gate: it
+#: says it got there (the file ``staging``), waits until the test opens the gate, and then exits
+#: without running git (by then the process that called it has been killed or stopped).
+HELD_GIT = """#!/bin/sh
+case " $* " in *" update-index "*)
+  touch "{gate}/staging"
+  while [ ! -e "{gate}/open" ]; do sleep 0.05; done
+  exit 1;;
+esac
+exec {git} "$@"
+"""
+
+
+@dataclass
+class HeldGit:
+    """An environment (``env``) whose git stops before a commit until the test is done with it."""
+
+    env: dict[str, str]
+    gate: Path
+
+    def wait_for(self, proc: subprocess.Popen[Any]) -> None:
+        """Until ``proc``'s git reaches its staging step: every note written and journaled, nothing
+        committed. No time limit: ``proc`` either gets there or ends (then this fails with its output)."""
+        import time
+
+        while not (self.gate / "staging").exists():
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.02)
+
+
+@pytest.fixture
+def held_git(tmp_path: Path) -> Any:
+    gate = tmp_path / "git-gate"
+    shim = tmp_path / "git-shim"
+    gate.mkdir()
+    shim.mkdir()
+    (shim / "git").write_text(HELD_GIT.format(gate=gate, git=shutil.which("git")))
+    (shim / "git").chmod(0o755)
+    yield HeldGit({"PATH": f"{shim}{os.pathsep}{os.environ['PATH']}"}, gate)
+    (gate / "open").touch()  # a shim left waiting by a killed process ends

@@ -10,11 +10,10 @@ import signal
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import Cli, git
+from conftest import Cli, HeldGit, git
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.store import secrets
@@ -157,32 +156,14 @@ def test_an_import_is_one_commit_and_leaves_a_clean_tree(vault: Path, cli: Cli, 
     assert len(git(vault, "ls-tree", "-r", "--name-only", "HEAD", "facts/").split()) == 601  # and README
 
 
-@pytest.fixture
-def slow_stage(tmp_path: Path) -> dict[str, str]:
-    """git whose staging step (``update-index``) waits 60 s: an import is caught there, every
-    note written and journaled, nothing committed."""
-    import shutil
-
-    shim = tmp_path / "shim"
-    shim.mkdir()
-    (shim / "git").write_text(f'#!/bin/sh\ncase " $* " in *" update-index "*) sleep 60;; esac\n'
-                              f'exec {shutil.which("git")} "$@"\n')
-    (shim / "git").chmod(0o755)
-    return {"PATH": f"{shim}{os.pathsep}{os.environ['PATH']}"}
-
-
 def test_an_import_killed_before_its_commit_leaves_nothing(vault: Path, cli: Cli, tmp_path: Path,
-                                                           slow_stage: dict[str, str]) -> None:
+                                                           held_git: HeldGit) -> None:
     data = tmp_path / "edges.tsv"
     data.write_text(_rows(700))
     head = git(vault, "rev-parse", "HEAD")
     proc = subprocess.Popen([sys.executable, "-m", "biocortex_cli", "fact", "import", str(data)],
-                            env={**os.environ, **slow_stage}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while not _staging(proc.pid):
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "the import never reached its commit"
-        time.sleep(0.05)
+                            env={**os.environ, **held_git.env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    held_git.wait_for(proc)
     assert len(list((vault / "facts").rglob("*.md"))) > 700  # written, not committed
     proc.send_signal(signal.SIGKILL)
     proc.communicate()
@@ -192,15 +173,3 @@ def test_an_import_killed_before_its_commit_leaves_nothing(vault: Path, cli: Cli
     assert git(vault, "rev-parse", "HEAD~1") == head  # only the later write's commit
     assert [p.name for p in (vault / "facts").rglob("*.md")] == ["README.md"]
     assert git(vault, "status", "--porcelain", "--untracked-files=all") == ""
-
-
-def _staging(pid: int) -> bool:
-    for child in Path("/proc").glob("[0-9]*"):
-        try:
-            parent = (child / "stat").read_text().rsplit(")", 1)[1].split()[1]
-            cmd = (child / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if parent == str(pid) and b"update-index" in cmd:
-            return True
-    return False

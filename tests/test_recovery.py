@@ -5,57 +5,27 @@ files a killed write leaves are cleaned up, never offered for a commit."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import Cli, git
+from conftest import Cli, HeldGit, git
 
 from biocortex_cli.store.vault import JOURNAL_NAME, Transaction, Vault, recover_killed_transaction
 
 HAND = "\nA note a person added by hand, not committed yet.\n"
 
 
-@pytest.fixture
-def slow_git(tmp_path: Path) -> dict[str, str]:
-    """An environment whose ``git update-index`` (the commit's staging step) waits 30 s first: a
-    write is then caught after its files are written and journaled, before its commit (where a
-    kill does harm)."""
-    shim = tmp_path / "shim"
-    shim.mkdir()
-    real = shutil.which("git")
-    (shim / "git").write_text(f'#!/bin/sh\ncase " $* " in *" update-index "*) sleep 30;; esac\nexec {real} "$@"\n')
-    (shim / "git").chmod(0o755)
-    return {"PATH": f"{shim}{os.pathsep}{os.environ['PATH']}"}
-
-
-def _start(vault: Path, env: dict[str, str], *args: str) -> subprocess.Popen[str]:
-    proc = subprocess.Popen([sys.executable, "-m", "biocortex_cli", *args], env={**os.environ, **env},
+def _start(vault: Path, held: HeldGit, *args: str) -> subprocess.Popen[str]:
+    """A write caught before its commit (where a kill does harm): its files written and journaled."""
+    proc = subprocess.Popen([sys.executable, "-m", "biocortex_cli", *args], env={**os.environ, **held.env},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    held.wait_for(proc)
     journal = vault / ".biocortex" / JOURNAL_NAME
-    deadline = time.monotonic() + 60
-    while not (journal.exists() and journal.stat().st_size and _in_git_add(proc.pid)):
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "the write never reached git update-index"
-        time.sleep(0.02)
+    assert journal.exists() and journal.stat().st_size, "staging began before the journal was written"
     return proc
-
-
-def _in_git_add(pid: int) -> bool:
-    """Whether a child of ``pid`` is the (slowed) ``git update-index``."""
-    for child in Path("/proc").glob("[0-9]*"):
-        try:
-            stat = (child / "stat").read_text()
-            cmd = (child / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if stat.rsplit(")", 1)[1].split()[1] == str(pid) and b"update-index" in cmd:
-            return True
-    return False
 
 
 def _hand_edit(vault: Path, rel: str) -> str:
@@ -71,9 +41,9 @@ def tp53(vault: Path, cli: Cli) -> Path:
 
 
 def test_a_killed_write_keeps_the_hand_edit_of_the_file_it_was_rewriting(tp53: Path, cli: Cli,
-                                                                          slow_git: dict[str, str]) -> None:
+                                                                          held_git: HeldGit) -> None:
     edited = _hand_edit(tp53, "entities/TP53.md")
-    proc = _start(tp53, slow_git, "entity", "alias", "TP53", "p53-killed")
+    proc = _start(tp53, held_git, "entity", "alias", "TP53", "p53-killed")
     assert "p53-killed" in (tp53 / "entities/TP53.md").read_text()  # written, not committed
     proc.kill()
     proc.communicate()
@@ -86,13 +56,13 @@ def test_a_killed_write_keeps_the_hand_edit_of_the_file_it_was_rewriting(tp53: P
 
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)])
-def test_sigterm_and_sighup_roll_back_like_ctrl_c(tp53: Path, slow_git: dict[str, str], signum: int,
+def test_sigterm_and_sighup_roll_back_like_ctrl_c(tp53: Path, held_git: HeldGit, signum: int,
                                                   code: int) -> None:
     edited = _hand_edit(tp53, "entities/TP53.md")
     head = git(tp53, "rev-parse", "HEAD")
-    proc = _start(tp53, slow_git, "entity", "alias", "TP53", "p53-stopped")
+    proc = _start(tp53, held_git, "entity", "alias", "TP53", "p53-stopped")
     proc.send_signal(signum)
-    _out, err = proc.communicate(timeout=60)
+    _out, err = proc.communicate()
     assert proc.returncode == code, err
     assert "interrupted" in err
     assert (tp53 / "entities/TP53.md").read_text() == edited
@@ -101,8 +71,8 @@ def test_sigterm_and_sighup_roll_back_like_ctrl_c(tp53: Path, slow_git: dict[str
     assert git(tp53, "status", "--porcelain") == " M entities/TP53.md\n"
 
 
-def test_a_file_edited_after_the_kill_is_left_as_it_is(tp53: Path, cli: Cli, slow_git: dict[str, str]) -> None:
-    proc = _start(tp53, slow_git, "entity", "alias", "TP53", "p53-killed")
+def test_a_file_edited_after_the_kill_is_left_as_it_is(tp53: Path, cli: Cli, held_git: HeldGit) -> None:
+    proc = _start(tp53, held_git, "entity", "alias", "TP53", "p53-killed")
     proc.kill()
     proc.communicate()
     edited = _hand_edit(tp53, "entities/TP53.md")  # someone saves the file in Obsidian meanwhile
@@ -138,8 +108,8 @@ def test_a_killed_write_that_had_committed_is_kept(tp53: Path, cli: Cli) -> None
 
 
 def test_orphan_temporary_files_are_removed_and_never_offered_for_commit(tp53: Path, cli: Cli,
-                                                                         slow_git: dict[str, str]) -> None:
-    proc = _start(tp53, slow_git, "entity", "alias", "TP53", "p53-killed")
+                                                                         held_git: HeldGit) -> None:
+    proc = _start(tp53, held_git, "entity", "alias", "TP53", "p53-killed")
     proc.kill()
     proc.communicate()
     orphan = tp53 / "entities" / ".TP53.md.k3x9q2ab.tmp"  # what a kill inside an atomic write leaves

@@ -60,8 +60,8 @@ def test_the_lock_of_a_real_git_killed_mid_write_is_cleared_at_once(vault: Path)
     """``git update-index --index-info`` takes index.lock, then waits for its stdin: kill it there."""
     lock = vault / ".git" / "index.lock"
     proc = subprocess.Popen(["git", "-C", str(vault), "update-index", "--index-info"], stdin=subprocess.PIPE)
-    deadline = time.monotonic() + 10
-    while not lock.exists() and time.monotonic() < deadline:
+    while not lock.exists():  # git takes it before reading stdin, which stays open: no time limit
+        assert proc.poll() is None
         time.sleep(0.01)
     assert lock.exists() and store_git.lock_in_use(lock) is True  # git is alive: not stale
     proc.kill()
@@ -101,10 +101,11 @@ def test_a_git_process_working_in_the_repository_counts_as_a_user(vault: Path) -
     assert store_git.lock_in_use(lock) is False
     fake_git = vault.parent / "git"
     fake_git.symlink_to(sys.executable)  # a process whose name (comm) is "git"
-    proc = subprocess.Popen([str(fake_git), "-c", "import time; time.sleep(60)"], cwd=vault)
+    proc = subprocess.Popen([str(fake_git), "-c", "import time; time.sleep(3600)"], cwd=vault)
     try:
-        deadline = time.monotonic() + 5
-        while store_git.lock_in_use(lock) is not True and time.monotonic() < deadline:
+        stat = Path(f"/proc/{proc.pid}/stat")
+        while "(git)" not in stat.read_text():  # until it runs as "git" (after exec), in the repository
+            assert proc.poll() is None
             time.sleep(0.02)
         assert store_git.lock_in_use(lock) is True
     finally:

@@ -258,18 +258,21 @@ def test_a_push_the_server_refuses_is_not_retried_and_says_why(team: tuple[Path,
 
 
 GATED_SSH = """#!/bin/sh
-# A "remote over ssh" that is the bare repository on disk, held at a gate: it says it started,
-# then waits for the test to open the gate before serving git (as a slow network would).
+# A "remote over ssh" that is the bare repository on disk, held at a gate: it says it arrived (a
+# line in "arrived"), then waits for the test to open the gate before serving git (as a slow
+# network would).
 for arg; do last="$arg"; done
-touch "{gate}/started"
+echo x >> "{gate}/arrived"
 while [ ! -e "{gate}/open" ]; do sleep 0.05; done
 exec sh -c "$(printf '%s' "$last" | sed 's/^git-upload-pack/git upload-pack/; s/^git-receive-pack/git receive-pack/')"
 """
 
 
-def gated(team: tuple[Path, Path, Path], tmp_path: Path, cli: Cli, bob_task: str) -> tuple[Path, Path]:
-    """Clone ``a`` syncing over "ssh" through :data:`GATED_SSH` (the gate folder and the ssh
-    program returned), after Bob put one episode on the remote."""
+def gated(team: tuple[Path, Path, Path], tmp_path: Path, cli: Cli, bob_task: str) -> tuple[Path, dict[str, str]]:
+    """Clone ``a`` syncing over "ssh" through :data:`GATED_SSH` (the gate folder and the
+    environment that uses it returned), after Bob put one episode on the remote."""
+    import os
+
     remote, a, b = team
     gate = tmp_path / "gate"
     gate.mkdir()
@@ -279,42 +282,58 @@ def gated(team: tuple[Path, Path, Path], tmp_path: Path, cli: Cli, bob_task: str
     git(a, "remote", "set-url", "origin", f"ssh://lab-server{remote}")
     add_episode(cli, b, "Bob", bob_task)
     assert cli("--vault", b, "sync").code == 0
-    return gate, ssh
+    return gate, {**os.environ, "GIT_SSH_COMMAND": str(ssh)}
+
+
+def arrived(gate: Path) -> int:
+    """How many git connections reached the gate."""
+    path = gate / "arrived"
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def start_sync(root: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "biocortex_cli", "--vault", str(root), "sync", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def at_gate(gate: Path, proc: subprocess.Popen[str]) -> None:
+    """Until ``proc``'s fetch is held at the gate. No time limit: it gets there or ends (then this
+    fails with its output)."""
+    import time
+
+    while not arrived(gate):
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
 
 
 def test_a_write_does_not_wait_for_a_slow_remote(team: tuple[Path, Path, Path], tmp_path: Path, cli: Cli) -> None:
     """Only the rebase holds the write lock: while sync waits for the remote, an agent's write
     lands at once, and is rebased and sent with the rest."""
-    import os
-    import time
-
     _remote, a, b = team
-    gate, ssh = gated(team, tmp_path, cli, "Bob's proteomics run, already on the remote")
-    env = {**os.environ, "GIT_SSH_COMMAND": str(ssh)}
-    sync = subprocess.Popen([sys.executable, "-m", "biocortex_cli", "--vault", str(a), "sync", "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    gate, env = gated(team, tmp_path, cli, "Bob's proteomics run, already on the remote")
+    sync = start_sync(a, env)
     try:
-        for _ in range(1200):  # the sync is inside its fetch (waiting at most 60 s for it to get there)
-            if (gate / "started").exists() or sync.poll() is not None:
-                break
-            time.sleep(0.05)
-        assert (gate / "started").exists(), sync.communicate(timeout=10)
-        # the gate is closed: a write that waited for the sync would never finish (timeout → failure)
-        wrote = run_process("--vault", str(a), "--author", "Ada <ada@lab.example>", "episode", "add",
-                            "--task", "Ada's spatial run, written while sync waits", "--result", "done",
-                            "--success", "--quality", "0.7", timeout=50)
-        assert wrote.code == 0, wrote.err
-        assert "waiting for the vault's write lock" not in wrote.err
-        assert sync.poll() is None  # still waiting at the gate
+        at_gate(gate, sync)
+        write = subprocess.Popen([sys.executable, "-m", "biocortex_cli", "--vault", str(a), "--author",
+                                  "Ada <ada@lab.example>", "episode", "add", "--task",
+                                  "Ada's spatial run, written while sync waits", "--result", "done", "--success",
+                                  "--quality", "0.7"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert write.stderr is not None
+        # a write that had to wait for the lock says so first, then hangs until the gate opens
+        first_line = write.stderr.readline()
+        assert "waiting for the vault's write lock" not in first_line
+        _out, rest = write.communicate()
+        assert write.returncode == 0, first_line + rest
+        assert sync.poll() is None  # still held at the gate
     finally:
         (gate / "open").touch()
-    out, err = sync.communicate(timeout=60)
+    out, err = sync.communicate()
     assert sync.returncode == 0, err
     report = json.loads(out)
     # Bob's episode arrived; Ada's write, made while the fetch waited, was rebased on it and sent
     assert report["pulled"] == 1 and report["pushed"] == 1
     assert git(a, "status", "--porcelain") == ""
-    second = run_process("--vault", str(a), "sync", "--json", env={"GIT_SSH_COMMAND": str(ssh)})
+    second = run_process("--vault", str(a), "sync", "--json", env=env)
     assert second.code == 0, second.err
     assert second.json()["pushed"] == 0
     assert cli("--vault", b, "sync").code == 0
@@ -324,44 +343,37 @@ def test_a_write_does_not_wait_for_a_slow_remote(team: tuple[Path, Path, Path], 
 def test_two_syncs_of_one_clone_take_turns(team: tuple[Path, Path, Path], tmp_path: Path, cli: Cli) -> None:
     """A second sync of the same clone waits for the first (``.biocortex/sync.lock``) instead of
     racing it for the remote-tracking ref; both end well."""
-    import os
     import queue
     import threading
     import time
 
     _remote, a, b = team
-    gate, ssh = gated(team, tmp_path, cli, "Bob's run, already on the remote")
+    gate, env = gated(team, tmp_path, cli, "Bob's run, already on the remote")
     add_episode(cli, a, "Ada", "Ada's run, to be pushed")
-    env = {**os.environ, "GIT_SSH_COMMAND": str(ssh)}
-
-    def start() -> subprocess.Popen[str]:
-        return subprocess.Popen([sys.executable, "-m", "biocortex_cli", "--vault", str(a), "sync", "--json"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-
-    first = start()
+    first = start_sync(a, env)
     second: subprocess.Popen[str] | None = None
     try:
-        for _ in range(1200):
-            if (gate / "started").exists() or first.poll() is not None:
-                break
-            time.sleep(0.05)
-        assert (gate / "started").exists(), first.communicate(timeout=10)
-        second = start()
+        at_gate(gate, first)
+        second = start_sync(a, env)
         said: queue.Queue[str] = queue.Queue()
-        assert second.stderr is not None
-        reader = threading.Thread(target=lambda: [said.put(line) for line in second.stderr], daemon=True)
-        reader.start()
-        line = ""
-        while "waiting for the vault's write lock" not in line:
-            line = said.get(timeout=60)  # the second sync says it waits for the first
+        stderr = second.stderr
+        assert stderr is not None
+        threading.Thread(target=lambda: [said.put(line) for line in stderr], daemon=True).start()
+        lines: list[str] = []
+        while not any("waiting for the vault's write lock" in line for line in lines):  # it says it waits
+            assert arrived(gate) == 1, "the second sync did not wait: it reached the remote too"
+            assert second.poll() is None or not said.empty(), lines
+            while not said.empty():
+                lines.append(said.get())
+            time.sleep(0.02)
     finally:
         (gate / "open").touch()
-    out, err = first.communicate(timeout=60)
+    out, err = first.communicate()
     assert first.returncode == 0, err
     assert json.loads(out)["pushed"] == 1
     assert second is not None
-    second.wait(timeout=60)
-    assert second.returncode == 0
-    assert json.loads(second.stdout.read() if second.stdout else "{}")["pushed"] == 0
+    out, err = second.communicate()
+    assert second.returncode == 0, "".join(lines) + err
+    assert json.loads(out)["pushed"] == 0
     assert cli("--vault", b, "sync").code == 0
     assert episode_ids(a) == episode_ids(b)
