@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from biocortex_cli.errors import DataError, UsageError
 
@@ -44,8 +43,7 @@ MAX_NAME = 500
 _SLUG_PART = re.compile(r"[^a-z0-9]+")
 
 
-@dataclass(frozen=True)
-class Fact:
+class Fact(NamedTuple):  # not a dataclass: `dataclasses` costs `fact verify` ~60 M instructions of imports
     record: dict[str, Any]
     path: str
     line: int = 1
@@ -112,16 +110,15 @@ class Fact:
         return {**_plain(self.record), "path": self.path}
 
 
-@dataclass(frozen=True)
-class FactRules:
+class FactRules(NamedTuple):
     """What predicates mean to each other (config: facts): which take one object only, which
     contradict each other, which chain, which are narrower than which, and when one side of the
     evidence clearly outweighs the other."""
 
     single_valued: frozenset[str] = frozenset()
-    opposites: Mapping[str, str] = field(default_factory=dict)
+    opposites: Mapping[str, str] = {}  # shared by instances, never changed in place
     transitive: frozenset[str] = frozenset()
-    broader: Mapping[str, str] = field(default_factory=dict)  # narrower -> broader
+    broader: Mapping[str, str] = {}  # narrower -> broader; shared, never changed in place
     outweigh: float = 3.0
 
     @classmethod
