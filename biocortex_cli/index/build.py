@@ -15,7 +15,6 @@ A rebuild reads and tokenises the notes on every core (``multiprocessing``, in o
 same vault gives the same index) and loads them in batches (:class:`store.BulkLoader`).
 """
 
-from __future__ import annotations
 
 import contextlib
 import os

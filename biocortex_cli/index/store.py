@@ -451,12 +451,18 @@ def insert(conn: sqlite3.Connection, rows: Iterable[DocRow]) -> int:
     return added
 
 
-class ChunkPostings(NamedTuple):
+class ChunkPostings:
     """The posting lists of a batch of notes, with their final note numbers: what a rebuild's
-    worker hands back (arrays pickle as bytes, a dict per note would cost the loader ~0.3 ms)."""
+    worker hands back (arrays pickle as bytes, a dict per note would cost the loader ~0.3 ms).
+    A plain class: a NamedTuple's field typed ``array[int]`` would be a string here (``array``
+    takes no subscript at run time before Python 3.12), compiled at import, and a process's
+    first compile costs ~10 M instructions (docs/performance.md, "Fourth round")."""
 
-    docs: "dict[int, array[int]]"
-    tfs: "dict[int, array[int]]"  # fp -> (note, tf) pairs for tf > 1
+    __slots__ = ("docs", "tfs")
+
+    def __init__(self, docs: "dict[int, array[int]]", tfs: "dict[int, array[int]]") -> None:
+        self.docs = docs
+        self.tfs = tfs  # fp -> (note, tf) pairs for tf > 1
 
     @classmethod
     def of(cls, rows: Sequence[DocRow], numbers: Sequence[int]) -> "ChunkPostings":

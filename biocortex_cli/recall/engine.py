@@ -35,11 +35,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from biocortex_cli.errors import UsageError
 from biocortex_cli.recall.signals import ATTR_COLUMN, ATTR_SIGNAL, K1, MIN_COVERAGE, SIGNALS
+from biocortex_cli.render.recall import RecallPart  # at run time: a field's type (see index/weights.py)
 
 if TYPE_CHECKING:
     from biocortex_cli.bio.vocabulary import Expanded, Local
     from biocortex_cli.index.weights import QueryWeights
-    from biocortex_cli.render.recall import Header, RecallPart
+    from biocortex_cli.render.recall import Header
 
 #: Entity credit of an episode that lists the gene of a variant the query names but not the
 #: variant (a query for KRAS G12C, an episode about KRAS); the reverse counts fully, since the
@@ -114,7 +115,7 @@ class RecallResult(NamedTuple):
     withheld_terms: list[dict[str, str]] = []  # terms the vocabulary will not expand
     synonyms_dropped: int = 0  # synonyms cut by the vocabulary's caps
     recall_id: str = ""
-    parts: "tuple[RecallPart, ...]" = ()  # the output, as printed (render/recall.py: compose)
+    parts: tuple[RecallPart, ...] = ()  # the output, as printed (render/recall.py: compose)
 
     @property
     def context(self) -> str:

@@ -5,7 +5,6 @@ A vault is a folder with ``.biocortex/config.yaml`` inside a git repository. Wri
 and commits exactly those files with one message (docs/json.md, "Commits").
 """
 
-from __future__ import annotations
 
 import contextlib
 import errno
@@ -102,7 +101,7 @@ class Vault:
         return git.configured_author(self.root) or git.parse_author(git.DEFAULT_AUTHOR)
 
     @contextlib.contextmanager
-    def transaction(self, message: str, author: git.Author) -> Iterator[Transaction]:
+    def transaction(self, message: str, author: git.Author) -> "Iterator[Transaction]":
         """Hold the write lock; commit the files written through the transaction, once.
 
         If anything fails before the commit, files the transaction wrote are put back as they
@@ -157,7 +156,7 @@ class Transaction:
         self._before: dict[str, bytes | None] = {}
         self._journal_fh: TextIO | None = None
 
-    def write(self, rel: str, text: str, *, batch: bool = False, parsed: Note | None = None) -> Path:
+    def write(self, rel: str, text: str, *, batch: bool = False, parsed: "Note | None" = None) -> Path:
         """Write one file atomically; ``batch`` defers the fsync to one sync before the commit;
         ``parsed``: the note of ``text`` (``notes.rendered_note``), not parsed again."""
         path = self.vault.path(rel)
@@ -168,7 +167,7 @@ class Transaction:
         self.paths.add(rel)
         return path
 
-    def write_many(self, notes: Iterable[tuple[str, str, Note | None]],
+    def write_many(self, notes: "Iterable[tuple[str, str, Note | None]]",
                    progress: Callable[[int], None] | None = None) -> int:
         """:meth:`write` with ``batch=True`` of every (rel, text, parsed note or None), giving the
         same files byte for byte, at the cost of thousands of files rather than thousands of
@@ -249,7 +248,7 @@ class Transaction:
         self.paths.update((src_rel, dst_rel))
         return dst
 
-    def _guard(self, rel: str, text: str, parsed: Note | None = None) -> str:
+    def _guard(self, rel: str, text: str, parsed: "Note | None" = None) -> str:
         from biocortex_cli.store import secrets
         from biocortex_cli.store.notes import check_writable
 
