@@ -7,7 +7,6 @@ one it always was), so the same statement always lands in the same file, and ``M
 Cdk4`` in mouse and ``MYC activates CDK4`` in human are two facts.
 """
 
-from __future__ import annotations
 
 import re
 from collections.abc import Mapping
@@ -93,7 +92,7 @@ class Fact(NamedTuple):  # not a dataclass: `dataclasses` costs `fact verify` ~6
         edge of a registered dataset (set in its record by the dataset source)."""
         return str(self.record.get("origin") or "note")
 
-    def evidence(self) -> list[Evidence]:
+    def evidence(self) -> "list[Evidence]":
         """One item per independent source (facts/evidence.py): what `fact verify` weighs."""
         from biocortex_cli.facts.evidence import evidence_items
 
@@ -122,7 +121,7 @@ class FactRules(NamedTuple):
     outweigh: float = 3.0
 
     @classmethod
-    def from_config(cls, vault: Vault) -> FactRules:
+    def from_config(cls, vault: "Vault") -> "FactRules":
         conf = vault.config.facts
         opposites: dict[str, str] = {}
         for a, b in conf.opposites.items():
@@ -267,7 +266,7 @@ def qualifier_text(qualifiers: Mapping[str, str]) -> str:
 # --- reading ------------------------------------------------------------------------------
 
 
-def fact_from_note(note: Note) -> Fact:
+def fact_from_note(note: "Note") -> Fact:
     for key in ("id", "subject", "predicate", "object"):
         value = note.meta.get(key)
         if not isinstance(value, str) or not value.strip():

@@ -11,7 +11,6 @@ Names are matched exactly first (the name, any alias, case-insensitively): ``MYC
 with MYCN's facts. Substrings of names only on request (``fuzzy``).
 """
 
-from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence

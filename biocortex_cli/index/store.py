@@ -384,6 +384,19 @@ def known_files(conn: sqlite3.Connection, folders: set[str] | None = None) -> di
             if _direct(rel, folders)}
 
 
+def few_known(conn: sqlite3.Connection, most: int) -> dict[str, tuple[int, int]] | None:
+    """rel -> (mtime_ns, size) of every indexed note and broken note, if there are at most ``most``
+    of them together (reading at most ``most`` + 1 rows); else None."""
+    rows = conn.execute("SELECT rel, mtime_ns, size FROM docs LIMIT ?", (most + 1,)).fetchall()
+    if len(rows) > most:
+        return None
+    known = {rel: (m, s) for rel, m, s in rows}
+    for rel, message in conn.execute("SELECT rel, message FROM problems LIMIT ?", (most + 1 - len(rows),)):
+        stamp = json.loads(message).get("stamp", [0, 0])
+        known[rel] = (stamp[0], stamp[1])
+    return None if len(known) > most else known
+
+
 def known_problems(conn: sqlite3.Connection, folders: set[str] | None = None) -> dict[str, tuple[int, int]]:
     # a broken note is remembered with the mtime/size it had, so it is not re-read until it changes
     where, params = _in_folders("rel", folders)

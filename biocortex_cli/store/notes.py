@@ -10,7 +10,6 @@ existing note go through ruamel.yaml's round-trip mode so key order, comments an
 survive (:func:`edit_frontmatter`).
 """
 
-from __future__ import annotations
 
 import datetime as dt
 import re
