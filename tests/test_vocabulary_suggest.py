@@ -58,7 +58,7 @@ def test_alike_episodes_that_swap_a_word_suggest_a_pair(vault: Path, cli: Cli) -
     build(vault, cli)
     r = cli("vocabulary", "suggest")
     assert r.code == 0, r.err
-    assert "trogocytosis | membrane transfer    support 2 (2 alike episode pairs)" in r.out
+    assert "trogocytosis | membrane transfer    support 2 (2 alike episode pairs), association 1.00" in r.out
     assert "1 suggestion(s) from 7 episodes and 0 feedback records" in r.err
 
 
