@@ -383,7 +383,7 @@ def build_row(root: Path, rel: str, stamp: tuple[int, int], counter: Any) -> Doc
     fingerprints = field_fingerprints(fields)
     return DocRow(rel=rel, id=ep.id, kind="episode", mtime_ns=stamp[0], size=stamp[1],
                   created=created.strftime("%Y-%m-%dT%H:%M:%SZ"), success=ep.success,
-                  quality=ep.quality, archived=rel.startswith("archive/"), task=ep.task,
+                  quality=ep.quality, archived=rel.startswith(store.ARCHIVE_PREFIX), task=ep.task,
                   sections_blob=store.pack_sections(rows), tokens_blob=store.pack_tokens(fields),
                   dl=sum(fingerprints.values()), fingerprints=fingerprints, attrs=attrs,
                   lessons=tuple(ep.strings("lessons")), record_blob=store.pack_record(note.meta),

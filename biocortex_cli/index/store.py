@@ -384,6 +384,17 @@ def known_files(conn: sqlite3.Connection, folders: set[str] | None = None) -> di
             if _direct(rel, folders)}
 
 
+#: an archived note is one under this folder (``docs.archived``, index/build.py)
+ARCHIVE_PREFIX = "archive/"
+
+
+def has_archived(conn: sqlite3.Connection) -> bool:
+    """Whether the index holds an archived note: one probe of the ``rel`` index (the range of
+    paths under ARCHIVE_PREFIX; ``0`` follows ``/``), however many notes there are."""
+    return conn.execute("SELECT 1 FROM docs WHERE rel >= ? AND rel < ? LIMIT 1",
+                        (ARCHIVE_PREFIX, ARCHIVE_PREFIX[:-1] + "0")).fetchone() is not None
+
+
 def few_known(conn: sqlite3.Connection, most: int) -> dict[str, tuple[int, int]] | None:
     """rel -> (mtime_ns, size) of every indexed note and broken note, if there are at most ``most``
     of them together (reading at most ``most`` + 1 rows); else None."""
