@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, NamedTuple, TextIO
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TextIO
 
 from biocortex_cli.errors import BiocortexError, DataError, NotAVault
 from biocortex_cli.store import files, git
@@ -73,6 +73,10 @@ class Vault:
     def state_dir(self) -> Path:
         return self.root / ".biocortex"
 
+    def git_prefix(self) -> str:
+        """The vault's folder from the top of its repository (``.`` when it is the top)."""
+        return self.root.resolve().relative_to(self.git_root.resolve()).as_posix()
+
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
 
@@ -114,19 +118,21 @@ class Vault:
                 recover_killed_transaction(self)
                 txn = Transaction(self)
                 start = self.head()
+                synced = None
                 try:
                     yield txn
-                    if txn.unsynced:
-                        os.sync()
+                    synced = _sync_started() if txn.unsynced else None
                     if txn.paths:
-                        prefix = self.root.resolve().relative_to(self.git_root.resolve()).as_posix()
+                        prefix = self.git_prefix()
                         paths = [posixpath.normpath(f"{prefix}/{p}") for p in sorted(txn.paths)]
                         final = txn.guard_commit(txn.message or message, author)
                         if txn.allowed_secrets:
                             final += f"\n\nSecret-Allowed: {txn.allowed_secrets} finding(s) written with --allow-secret"
-                        git.commit(self.git_root, paths, final, author)
+                        git.commit(self.git_root, paths, final, author, ready=synced.join if synced else None)
                         git.maintain(self.git_root, len(paths))  # history stays packed
                 except BaseException:
+                    if synced is not None:
+                        synced.join()
                     if txn.paths and self.head() != start:
                         raise  # interrupted once the commit had landed: the write is complete
                     txn.rollback()
@@ -201,10 +207,12 @@ class Transaction:
         for base, _names in listed.values():
             base.mkdir(parents=True, exist_ok=True)
         packer = None
-        if len(fresh) >= git.PACK_AFTER_FILES:  # one pack for the new files, not a loose object each,
-            import threading  # made by git while this thread writes the files
+        if len(fresh) >= git.PACK_AFTER_FILES:  # one pack for the files and their trees, not a loose
+            import threading  # object each, made by git while this thread writes the files
 
-            packer = threading.Thread(target=git.preload, args=(self.vault.git_root, [f[2] for f in fresh]))
+            prefix = self.vault.git_prefix()
+            batch = [(posixpath.normpath(f"{prefix}/{rel}"), raw) for rel, _path, raw, _new in ready]
+            packer = threading.Thread(target=git.preload, args=(self.vault.git_root, batch, self.vault.head()))
             packer.start()
         tag = random_names.token_hex(4)
         try:
@@ -324,6 +332,17 @@ class Transaction:
             self._journal_fh = None
             (self.vault.state_dir / JOURNAL_NAME).unlink(missing_ok=True)
             _remove_tree(self.vault.state_dir / JOURNAL_COPIES)
+
+
+def _sync_started() -> Any:
+    """``os.sync`` of a batch's files, in a thread while git stages them (it reads them from the
+    page cache): the commit waits for it before HEAD moves (``git.commit``'s ``ready``), so the
+    files reach the disk before a commit names them, without the stage waiting for the disk."""
+    import threading
+
+    thread = threading.Thread(target=os.sync, name="biocortex-sync")
+    thread.start()
+    return thread
 
 
 def _names_in(folder: Path) -> set[str]:

@@ -1,0 +1,80 @@
+"""How a large import reaches git (issue 15, `fact import` at thousands of facts a second): the
+batch's blobs and trees go into one pack before the commit stages them, so the commit writes no
+loose object of its own and nothing is packed and deleted afterwards; the sync of the files runs
+while git stages them, and HEAD moves only after it. Timings: benchmarks/facts.py and
+docs/performance.md."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from conftest import git
+
+from biocortex_cli.store import git as gitops
+from biocortex_cli.store.git import PACK_AFTER_FILES, PRELOAD_REF, Author
+from biocortex_cli.store.notes import rendered_note
+from biocortex_cli.store.vault import Vault
+
+WHO = Author("Test Person", "test@example.org")
+
+
+def _loose(root: Path) -> int:
+    counts = dict(line.split(": ") for line in git(root, "count-objects", "-v").splitlines())
+    return int(counts["count"])
+
+
+def _notes(n: int) -> list[tuple[str, str, object]]:
+    out = []
+    for i in range(n):
+        rel = f"facts/tf{i % 9}/n{i}.md"
+        meta = {"id": f"n{i}", "type": "fact", "subject": f"TF{i % 9}", "predicate": "activates",
+                "object": f"G{i}", "source": [f"PMID:{1000 + i}"], "confidence": 0.8}
+        out.append((rel, *rendered_note(rel, meta, f"# TF{i % 9} activates G{i}\n")))
+    return out
+
+
+def test_preloaded_trees_leave_the_commit_nothing_loose_to_write(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    (repo / "old").mkdir()
+    (repo / "old" / "a.md").write_text("kept\n")
+    git(repo, "add", "old")
+    git(repo, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "first")
+    git(repo, "-c", "gc.auto=0", "gc", "-q")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    files = {f"notes/d{i % 7}/n{i}.md": f"note {i}\n".encode() * 3 for i in range(150)}
+    files['old/"quoted\\name.md'] = b"an awkward name\n"
+    assert gitops.preload(repo, list(files.items()), head)
+    assert git(repo, "for-each-ref", PRELOAD_REF) == ""  # the preload's own ref is gone
+    before = _loose(repo)
+    for rel, raw in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_bytes(raw)
+    git(repo, "add", "-A")
+    tree = git(repo, "write-tree").strip()
+    assert _loose(repo) == before == 0  # every blob and tree the commit needs was there already
+    assert git(repo, "ls-tree", "-r", "--name-only", tree).split("\n")[:-1] == git(
+        repo, "ls-files").split("\n")[:-1]
+    assert git(repo, "cat-file", "-p", f"{tree}:old/\"quoted\\name.md") == "an awkward name\n"
+
+
+def test_a_large_batch_commits_without_loose_objects_and_with_its_bytes(vault: Path) -> None:
+    notes = _notes(PACK_AFTER_FILES + 10)
+    with Vault(vault).transaction("fact: many", WHO) as txn:
+        txn.write_many(notes)
+    assert _loose(vault) == 0
+    for rel, text, _parsed in notes[:: 97]:
+        assert (vault / rel).read_text() == text == git(vault, "show", f"HEAD:{rel}")
+    assert git(vault, "status", "--porcelain", "--untracked-files=all") == ""
+    assert git(vault, "for-each-ref", "refs/biocortex") == ""
+
+
+def test_head_moves_only_after_the_files_are_synced(vault: Path) -> None:
+    head = git(vault, "rev-parse", "HEAD").strip()
+    (vault / "facts" / "x.md").write_text("---\nid: x\n---\n")
+    seen: list[str] = []
+    gitops.commit(vault, ["facts/x.md"], "fact: x", WHO,
+                  ready=lambda: seen.append(git(vault, "rev-parse", "HEAD").strip()))
+    assert seen == [head]  # called once, before HEAD moved
+    assert git(vault, "rev-parse", "HEAD~1").strip() == head
