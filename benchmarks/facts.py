@@ -73,6 +73,30 @@ def scaled(rows: list[tuple[str, str, str, str]], n: int, seed: int = 15) -> lis
     return out
 
 
+def hgnc_aliases(names: set[str]) -> str:
+    """A TSV of aliases (``symbol``, ``alias``, ``hgnc_id``) for the genes among ``names``, from the
+    HGNC table biocortex ships (biocortex_cli/data/vocabulary.sqlite, CC0): each gene's alias and
+    previous symbols, without those that name another gene of the file or are given to several
+    (which `entity import` refuses, as it should)."""
+    import sqlite3
+
+    conn = sqlite3.connect(ROOT / "biocortex_cli" / "data" / "vocabulary.sqlite")
+    genes: dict[str, tuple[str, list[str]]] = {}
+    for label, members in conn.execute("SELECT label, members FROM synonym_group WHERE source = 'hgnc'"):
+        spellings = [line.split("\t", 1)[0].lstrip("<>") for line in str(members).split("\n")]
+        if spellings and spellings[0] in names:
+            genes[spellings[0]] = (str(label), spellings[1:])
+    taken = Counter(a.casefold() for _id, aliases in genes.values() for a in set(aliases))
+    folded = {n.casefold() for n in names}
+    lines = ["symbol\talias\thgnc_id"]
+    for symbol, (label, aliases) in sorted(genes.items()):
+        keep = [a for a in dict.fromkeys(aliases) if taken[a.casefold()] == 1 and a.casefold() not in folded
+                and len(a) > 1]
+        if keep:
+            lines.append(f"{symbol}\t{';'.join(keep)}\t{label}")
+    return "\n".join(lines) + "\n"
+
+
 def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, subprocess.CompletedProcess[str]]:
     """(wall s, CPU s of the child, process)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -118,6 +142,36 @@ def confusion(vault: Path, rows: list[tuple[str, str, str, str]], stored: list[t
             for label, triples in cases.items()}
 
 
+def alias_imports(out: Path, n: int, count: int, names: set[str]) -> dict[str, object]:
+    """`entity import` of :func:`hgnc_aliases` into the ``count`` vaults of size ``n`` (their
+    entity notes exist: each is edited) and into ``count`` new vaults (each note is made)."""
+    data = out / "hgnc-aliases.tsv"
+    data.write_text(hgnc_aliases(names), encoding="utf-8")
+    result: dict[str, object] = {"rows": data.read_text(encoding="utf-8").count("\n") - 1}
+    for label, vaults in (("into the imported vaults", [out / f"vault-{n}-{i}" for i in range(count)]),
+                          ("into new vaults", [out / f"aliases-{i}" for i in range(count)])):
+        runs = []
+        for vault in vaults:
+            if not vault.exists():
+                subprocess.run([BIN, "init", str(vault)], check=True, capture_output=True, env={**os.environ, **ENV})
+            load = os.getloadavg()[0]
+            env = {**ENV, "BIOCORTEX_VAULT": str(vault)}
+            wall, cpu, proc = run([BIN, "entity", "import", str(data), "--json"], env)
+            if proc.returncode != 0:
+                raise SystemExit(proc.stderr[-2000:])
+            report = json.loads(proc.stdout)
+            runs.append((wall, cpu, load, report))
+            print(f"entity import {label}: {result['rows']} rows -> {report['aliases']} aliases, {report['notes']} "
+                  f"notes ({report['entities']} new): {wall:.2f} s wall, {cpu:.2f} s CPU, load average {load:.1f}: "
+                  f"{report['aliases'] / wall:,.0f} aliases/s wall")
+        wall = statistics.median(r[0] for r in runs)
+        result[label] = {"aliases": runs[0][3]["aliases"], "notes": runs[0][3]["notes"],
+                         "wall_s": [round(r[0], 2) for r in runs], "cpu_s": [round(r[1], 2) for r in runs],
+                         "load_average": [round(r[2], 1) for r in runs],
+                         "aliases_per_s_wall": round(runs[0][3]["aliases"] / wall)}
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tsv", type=Path, required=True, help="a TRRUST-like TSV (nothing is fetched)")
@@ -127,6 +181,9 @@ def main() -> None:
     parser.add_argument("--matrix", type=int, default=200,
                         help="triples per row of the confusion matrix (0: none)")
     parser.add_argument("--imports", type=int, default=1, help="imports per size, each into a new vault (median)")
+    parser.add_argument("--aliases", action="store_true",
+                        help="also time `entity import` of the file's genes' HGNC aliases (shipped table), "
+                             "into each imported vault (notes exist) and into as many new vaults")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "facts")
     args = parser.parse_args()
     rows = read_tsv(args.tsv)
@@ -134,7 +191,8 @@ def main() -> None:
     print(f"input: {args.tsv} ({len(rows)} rows)")
     results = []
     for n in args.scale:
-        stale = [p for p in (args.out / f"vault-{n}", *sorted(args.out.glob(f"vault-{n}-*"))) if p.exists()]
+        stale = [p for p in (args.out / f"vault-{n}", *sorted(args.out.glob(f"vault-{n}-*")),
+                             *sorted(args.out.glob("aliases-*"))) if p.exists()]
         for old in stale:
             shutil.rmtree(old)
         if stale:
@@ -176,6 +234,8 @@ def main() -> None:
               f"{row['facts_per_s_wall']} facts/s wall, {row['facts_per_s_cpu']} facts/s CPU; history "
               f"{history / 2**20:.1f} MiB ({row['history_bytes_per_fact']} B a fact), {sizes['count']} loose "
               f"objects, {sizes['packs']} pack(s)")
+        if args.aliases:
+            row["alias_import"] = alias_imports(args.out, n, len(imports), {r[0] for r in rows} | {r[1] for r in rows})
         genes = sorted({r[1] for r in rows})
         adds = []
         for i in range(args.adds):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from conftest import git
+from conftest import Cli, git
 
 from biocortex_cli.store import git as gitops
 from biocortex_cli.store.git import PACK_AFTER_FILES, PRELOAD_REF, Author
@@ -78,3 +78,33 @@ def test_head_moves_only_after_the_files_are_synced(vault: Path) -> None:
                   ready=lambda: seen.append(git(vault, "rev-parse", "HEAD").strip()))
     assert seen == [head]  # called once, before HEAD moved
     assert git(vault, "rev-parse", "HEAD~1").strip() == head
+
+
+# --- the fact tables after an import -------------------------------------------------------
+
+
+def _tables(vault: Path) -> dict[str, list[tuple[object, ...]]]:
+    import sqlite3
+
+    from biocortex_cli.index.store import index_path
+
+    conn = sqlite3.connect(index_path(vault / ".biocortex"))
+    try:
+        return {t: sorted(conn.execute(f"SELECT * FROM {t}")) for t in ("facts", "entity_aliases", "entity_files")}
+    finally:
+        conn.close()
+
+
+def test_an_import_leaves_the_fact_tables_as_reading_every_note_would(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """The import hands its notes to the index from memory (the next command read 12,000 notes
+    back after a 10,000-fact import, ~5 s): what it stores is what reading the files gives."""
+    assert cli("fact", "add", "TF1", "activates", "G1", "--source", "PMID:1").code == 0
+    rows = "".join(f"TF{i % 40}\tactivates\tG{i}\tPMID:{2000 + i}\n" for i in range(PACK_AFTER_FILES))
+    (tmp_path / "f.tsv").write_text("subject\tpredicate\tobject\tsource\n" + rows + "TF1\tactivates\tG1\tPMID:7\n")
+    r = cli("fact", "import", str(tmp_path / "f.tsv"), "--json")
+    assert r.code == 0, r.err
+    assert r.json()["merged"] == 1
+    from_memory = _tables(vault)
+    assert len(from_memory["facts"]) == PACK_AFTER_FILES  # TF1 -> G1 was there: merged
+    assert cli("index", "--full").code == 0  # every note read from its file
+    assert _tables(vault) == from_memory

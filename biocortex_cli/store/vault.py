@@ -162,12 +162,17 @@ class Transaction:
         # what each touched file held before (None: it did not exist), for rollback
         self._before: dict[str, bytes | None] = {}
         self._journal_fh: TextIO | None = None
+        #: rel -> (its note as rendered, its size in bytes) for files written exactly as rendered:
+        #: the index can take them from memory after the commit (facts/index.py ``refresh_facts``)
+        self.rendered: dict[str, tuple[Note, int]] = {}
 
     def write(self, rel: str, text: str, *, batch: bool = False, parsed: Note | None = None) -> Path:
         """Write one file atomically; ``batch`` defers the fsync to one sync before the commit;
         ``parsed``: the note of ``text`` (``notes.rendered_note``), not parsed again."""
         path = self.vault.path(rel)
-        raw = self._guard(rel, text, parsed).encode("utf-8")
+        guarded = self._guard(rel, text, parsed)
+        raw = guarded.encode("utf-8")
+        self._note_rendered(rel, parsed, text, guarded, len(raw))
         self._remember(rel, path, raw)
         files.atomic_write(path, raw, fsync=not batch)
         self.unsynced |= batch
@@ -197,7 +202,10 @@ class Transaction:
             new = name not in names and name not in ("", ".", "..") and "\0" not in name and rel not in self._before
             path = f"{base}/{name}" if new else str(self.vault.path(rel))
             names.add(name)  # the same file twice: the second write replaces the first
-            ready.append((rel, path, self._guard(rel, text, parsed).encode("utf-8"), new))
+            guarded = self._guard(rel, text, parsed)
+            raw = guarded.encode("utf-8")
+            self._note_rendered(rel, parsed, text, guarded, len(raw))
+            ready.append((rel, path, raw, new))
         fresh = [(rel, path, raw) for rel, path, raw, new in ready if new]
         for rel, _path, _raw in fresh:
             self._before[rel] = None
@@ -242,6 +250,7 @@ class Transaction:
         whole = before.decode("utf-8", errors="replace") + line
         guarded = self._guard(rel, whole)
         raw = before + line.encode("utf-8") if guarded == whole else guarded.encode("utf-8")
+        self.rendered.pop(rel, None)
         self._remember(rel, path, raw)
         files.atomic_write(path, raw)
         self.paths.add(rel)
@@ -250,12 +259,22 @@ class Transaction:
     def move(self, src_rel: str, dst_rel: str) -> Path:
         src, dst = self.vault.path(src_rel), self.vault.path(dst_rel)
         moved = files.read_regular(src)
+        for rel in (src_rel, dst_rel):
+            self.rendered.pop(rel, None)
         self._remember(src_rel, src, None)
         self._remember(dst_rel, dst, moved)
         dst.parent.mkdir(parents=True, exist_ok=True)
         os.replace(src, dst)
         self.paths.update((src_rel, dst_rel))
         return dst
+
+    def _note_rendered(self, rel: str, parsed: Note | None, text: str, guarded: str, size: int) -> None:
+        """Keep ``parsed`` as ``rel``'s note when the file gets the ``text`` it was rendered from
+        (``guarded``, what the secret check let through, is that text: nothing was redacted)."""
+        if parsed is not None and guarded == text:
+            self.rendered[rel] = (parsed, size)
+        else:
+            self.rendered.pop(rel, None)
 
     def _guard(self, rel: str, text: str, parsed: Note | None = None) -> str:
         from biocortex_cli.store import secrets
