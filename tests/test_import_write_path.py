@@ -6,15 +6,19 @@ docs/performance.md."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import signal
 import subprocess
+import sys
 from pathlib import Path
 
-from conftest import Cli, git
+from conftest import Cli, HeldGit, git
 
 from biocortex_cli.store import git as gitops
 from biocortex_cli.store.git import PACK_AFTER_FILES, PRELOAD_REF, Author
 from biocortex_cli.store.notes import rendered_note
-from biocortex_cli.store.vault import Vault
+from biocortex_cli.store.vault import JOURNAL_COPIES, Transaction, Vault, recover_killed_transaction
 
 WHO = Author("Test Person", "test@example.org")
 
@@ -108,3 +112,76 @@ def test_an_import_leaves_the_fact_tables_as_reading_every_note_would(vault: Pat
     assert len(from_memory["facts"]) == PACK_AFTER_FILES  # TF1 -> G1 was there: merged
     assert cli("index", "--full").code == 0  # every note read from its file
     assert _tables(vault) == from_memory
+
+
+# --- a batch that edits committed notes ------------------------------------------------------
+
+
+def test_a_killed_batch_edit_is_undone_from_git_without_copies(vault: Path) -> None:
+    """A batch that rewrites committed notes keeps no copy of what git's object store holds (an
+    alias import of 2,300 entity notes wrote as many copies, then deleted them); a kill before
+    the commit is still undone exactly, from the store; a note with a hand edit git lacks keeps
+    its copy and gets the hand edit back."""
+    v = Vault(vault)
+    notes = _notes(40)
+    with v.transaction("fact: first", WHO) as txn:
+        txn.write_many(notes)
+    committed = {rel: (vault / rel).read_bytes() for rel, _t, _p in notes}
+    hand = notes[7][0]
+    (vault / hand).write_bytes(committed[hand] + b"\nA line typed by hand.\n")
+    txn = Transaction(v)
+    txn.write_many([(rel, text.replace("activates", "inhibits"), None) for rel, text, _p in notes])
+    assert (vault / notes[0][0]).read_text() != committed[notes[0][0]].decode()
+    copies = sorted((vault / ".biocortex" / JOURNAL_COPIES).iterdir())
+    assert len(copies) == 1  # the hand-edited note's only
+    assert txn._journal_fh is not None
+    txn._journal_fh.close()  # the process dies here: files rewritten, journal left, nothing committed
+    put_back = recover_killed_transaction(v)
+    assert sorted(put_back) == sorted(rel for rel, _t, _p in notes)
+    for rel, raw in committed.items():
+        assert (vault / rel).read_bytes() == (raw + b"\nA line typed by hand.\n" if rel == hand else raw)
+    assert git(vault, "status", "--porcelain") == f" M {hand}\n"
+
+
+def test_an_alias_import_killed_before_its_commit_leaves_every_note_as_it_was(
+        vault: Path, cli: Cli, tmp_path: Path, held_git: HeldGit) -> None:
+    rows = "".join(f"TF{i}\tactivates\tG{i}\tPMID:{3000 + i}\n" for i in range(300))
+    (tmp_path / "f.tsv").write_text("subject\tpredicate\tobject\tsource\n" + rows)
+    assert cli("fact", "import", str(tmp_path / "f.tsv")).code == 0
+    entities = sorted((vault / "entities").glob("*.md"))
+    before = {p: p.read_bytes() for p in entities}
+    aliases = "".join(f"TF{i}\tTFALIAS{i}\nG{i}\tGALIAS{i}\n" for i in range(300))
+    (tmp_path / "a.tsv").write_text("name\talias\n" + aliases)
+    head = git(vault, "rev-parse", "HEAD")
+    proc = subprocess.Popen([sys.executable, "-m", "biocortex_cli", "entity", "import", str(tmp_path / "a.tsv")],
+                            env={**os.environ, **held_git.env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    held_git.wait_for(proc)
+    assert b"GALIAS1" in (vault / "entities" / "G1.md").read_bytes()  # written, not committed
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    r = cli("episode", "add", "--task", "Any later write")
+    assert r.code == 0, r.err
+    assert "undid a write that was killed" in r.err
+    assert git(vault, "rev-parse", "HEAD~1") == head
+    assert {p: p.read_bytes() for p in entities} == before
+    assert git(vault, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_a_batch_alias_edit_gives_the_bytes_of_the_round_trip(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """``edit_rendered`` (no round-trip loader) where it applies, the round trip elsewhere: every
+    note as ``entity alias`` would write it, one alias at a time."""
+    names = ["TP53", "MYC", "CDKN1A", "Hes1", "ESR1"]
+    rows = "".join(f"{n}\tactivates\tX{i}\tPMID:{10 + i}\n" for i, n in enumerate(names))
+    (tmp_path / "f.tsv").write_text("subject\tpredicate\tobject\tsource\n" + rows)
+    assert cli("fact", "import", str(tmp_path / "f.tsv")).code == 0
+    single = tmp_path / "single"
+    shutil.copytree(vault, single)
+    given = {"TP53": ["p53", "LFS1"], "MYC": ["c-Myc", "bHLHe39"], "CDKN1A": ["p21", "CIP1", "WAF1"],
+             "Hes1": ["HES-1", "bHLHb39"], "ESR1": ["ER-alpha", "NR3A1", "1e3", "no"]}
+    (tmp_path / "a.tsv").write_text("name\talias\n" + "".join(f"{n}\t{';'.join(a)}\n" for n, a in given.items()))
+    assert cli("entity", "import", str(tmp_path / "a.tsv"), "--allow-ambiguous").code == 0
+    for name, aliases in given.items():
+        for alias in aliases:
+            assert cli("--vault", str(single), "entity", "alias", name, alias, "--allow-ambiguous").code == 0, alias
+    for note in sorted((vault / "entities").glob("*.md")):
+        assert note.read_text() == (single / "entities" / note.name).read_text(), note.name

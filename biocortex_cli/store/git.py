@@ -465,6 +465,29 @@ def maintain(root: Path, written: int) -> bool:
     return True
 
 
+def have_blobs(root: Path, ids: Sequence[str]) -> set[str]:
+    """Those of ``ids`` that are blobs in the repository's object store (one ``cat-file``)."""
+    if not ids:
+        return set()
+    import subprocess
+
+    proc = subprocess.run(["git", "-C", str(root), "cat-file", "--batch-check=%(objectname) %(objecttype)"],
+                          input="".join(f"{i}\n" for i in ids), capture_output=True, text=True, check=False,
+                          env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+    if proc.returncode != 0:
+        return set()
+    return {line.split(" ", 1)[0] for line in proc.stdout.splitlines() if line.endswith(" blob")}
+
+
+def blob(root: Path, ident: str) -> bytes | None:
+    """The bytes of the blob ``ident``, None when the object store lacks it."""
+    import subprocess
+
+    proc = subprocess.run(["git", "-C", str(root), "cat-file", "blob", ident], capture_output=True, check=False,
+                          env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+    return proc.stdout if proc.returncode == 0 else None
+
+
 #: the ref a preload's commit is made on, deleted in the same stream (it never outlives the preload)
 PRELOAD_REF = "refs/biocortex/preload"
 
