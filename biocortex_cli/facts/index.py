@@ -25,6 +25,7 @@ import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from stat import S_ISREG
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -136,8 +137,9 @@ def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding:
 
     fact_rows: list[tuple[Any, ...]] = []
     alias_rows, entity_rows, problems, gone = [], [], [], []
+    root = str(vault.root)
     for rel in rels:
-        path = vault.root / rel
+        path = f"{root}/{rel}"
         try:
             st = os.stat(path)
         except OSError:
@@ -148,7 +150,7 @@ def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding:
         try:
             note, size = written.get(rel, (None, -1))
             if note is None or size != st.st_size:
-                note = read_note(path, rel)
+                note = read_note(Path(path), rel)
             if rel.startswith("facts/"):
                 fact = fact_from_note(note)
                 fact = Fact(record=fact.record, path=rel)
@@ -157,7 +159,7 @@ def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding:
                                   fact.confidence, fact.status, json.dumps(fact.as_json(), ensure_ascii=False),
                                   line, 0, st.st_mtime_ns, st.st_size))
             else:
-                alias_rows += entity_alias_rows(note.meta, rel, path.stem)
+                alias_rows += entity_alias_rows(note.meta, rel, os.path.splitext(rel.rpartition("/")[2])[0])
                 entity_rows.append((rel, st.st_mtime_ns, st.st_size))
             gone.append(rel)  # replaced below
         except DataError as exc:
