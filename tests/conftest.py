@@ -37,6 +37,11 @@ _PASSED = pytest.StashKey[bool]()
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    # Bytecode cached, as on any normal machine (benchmarks/common.py does the same): with
+    # PYTHONDONTWRITEBYTECODE (set in some sandboxes) every biocortex process the tests start
+    # compiled the package again, and every xdist worker rewrote every test module again.
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+        sys.dont_write_bytecode = False
     if config.option.basetemp is not None or hasattr(config, "workerinput"):
         return  # chosen by the user, or by the controller for this xdist worker
     try:
