@@ -525,17 +525,26 @@ def worker_pool(workers: int) -> Any:
     turn SIGTERM into an exception: the pool's own shutdown (``terminate`` sends SIGTERM) then
     raised it inside a worker, at times while the worker held the task queue's lock, printing a
     traceback or leaving the pool hung. Ctrl-C reaches the parent, which rolls back and ends the
-    pool."""
+    pool. The two signals are blocked while the workers are forked, until each has set its own
+    handlers: a SIGTERM that reached a worker before then went to the inherited handler, was
+    dropped, and ``terminate`` waited for that worker forever (a pool ended right after it
+    started, on a loaded machine). The parent gets any signal held meanwhile when they unblock."""
     import multiprocessing
+    import signal
 
-    return multiprocessing.Pool(workers, initializer=_worker_signals)
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    try:
+        return multiprocessing.Pool(workers, initializer=_worker_signals, initargs=(held,))
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
-def _worker_signals() -> None:
+def _worker_signals(mask: Iterable[int]) -> None:
     import signal
 
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 @contextlib.contextmanager
