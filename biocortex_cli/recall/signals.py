@@ -161,33 +161,49 @@ def text_scores(ordered: list[tuple[float, Any, dict[int, int]]], light: set[int
     own: dict[int, dict[int, float]] = {}  # concept -> doc -> the concept's own fingerprints, summed
     best: dict[int, dict[int, float]] = {}  # concept -> doc -> its best synonym
     k1_1 = K1 + 1
-    lengths = {doc: K1 * (1 - B + B * store_dls[doc] / avg_dl) for doc in scoring}  # BM25's length part
-    at_tf1 = {doc: k1_1 / (1 + part) for doc, part in lengths.items()}  # a term's saturation at tf 1
+    lengths: dict[int, float] = {}  # BM25's length part
+    at_tf1: dict[int, float] = {}  # a term's saturation at tf 1
+    for doc in scoring:
+        part = lengths[doc] = K1 * (1 - B + B * store_dls[doc] / avg_dl)
+        at_tf1[doc] = k1_1 / (1 + part)
     for i, (w, docs, tfs) in enumerate(ordered):
         concept = concepts[i] if concepts is not None else None
         found = scoring.intersection(docs)
-        if tfs:
-            gains = [(doc, w * (at_tf1[doc] if (tf := tfs.get(doc, 1)) == 1 else tf * k1_1 / (tf + lengths[doc])))
-                     for doc in found]
+        # each episode's gain from this list: w times its saturation (the same expressions, so
+        # the same bits, as one gain per episode); added straight to its sum when the list
+        # stands for no concept
+        if tfs or concept is not None:
+            gains = {doc: w * at_tf1[doc] for doc in found}
+            for doc, tf in tfs.items():
+                if doc in gains:
+                    gains[doc] = w * (tf * k1_1 / (tf + lengths[doc]))
+            if concept is None:
+                for doc, gain in gains.items():
+                    sums[doc] += gain
+            elif concept[1]:
+                synonym = best.setdefault(concept[0], {})
+                for doc, gain in gains.items():
+                    synonym[doc] = max(synonym.get(doc, 0.0), gain)
+            else:
+                mine = own.get(concept[0])
+                if mine is None:  # the concept's first list: 0.0 + gain is gain
+                    own[concept[0]] = gains
+                else:
+                    for doc, gain in gains.items():
+                        mine[doc] = mine.get(doc, 0.0) + gain
         else:
-            gains = [(doc, w * at_tf1[doc]) for doc in found]
-        if concept is None:
-            for doc, gain in gains:
-                sums[doc] += gain
-        elif concept[1]:
-            synonym = best.setdefault(concept[0], {})
-            for doc, gain in gains:
-                synonym[doc] = max(synonym.get(doc, 0.0), gain)
-        else:
-            mine = own.setdefault(concept[0], {})
-            for doc, gain in gains:
-                mine[doc] = mine.get(doc, 0.0) + gain
+            for doc in found:
+                sums[doc] += w * at_tf1[doc]
         mask = masks[i] if i < len(masks) else 0
         if mask:
             for doc in found:
                 covered[doc] = covered.get(doc, 0) | mask
     for c in sorted(own.keys() | best.keys()):  # each episode's concepts added in concept order
         mine, synonym = own.get(c, {}), best.get(c, {})
+        if not synonym:  # gains are positive: max(gain, 0.0) is gain
+            for doc, value in mine.items():
+                sums[doc] += value
+            continue
         for doc in mine.keys() | synonym.keys():
             sums[doc] += max(mine.get(doc, 0.0), synonym.get(doc, 0.0))
     if not denominator:
