@@ -571,8 +571,10 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
     verdicts: dict[int, bool] = {}
     # the fusion in plan order (text first, when active); an episode naming nothing adds 0.0s
     text_w = fusion.plan[0][1] if fusion.plan and fusion.plan[0][2] < 0 else None
-    attr_plan = [(weight, col, n_named) for _s, weight, col, n_named in fusion.plan if col >= 0]
+    attr_plan = [(s, weight, col, n_named) for s, weight, col, n_named in fusion.plan if col >= 0]
     relevance_w, min_relevance, hits = fusion.relevance_w, opts.min_relevance, named.hits
+    blank = dict.fromkeys([s for s, _w, _col, _n in fusion.plan], 0.0)  # the signals in plan order
+    gated = opts.min_relevance > 0
     for doc, raw in text.items():
         text_value = raw if raw < 1.0 else 1.0
         fused = unclipped = 0.0
@@ -581,20 +583,26 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
             unclipped += text_w * raw
         counts = hits.get(doc, no_hits)
         if counts is not no_hits:
-            for weight, col, n_named in attr_plan:
+            for _s, weight, col, n_named in attr_plan:
                 fused += weight * counts[col] / n_named
                 unclipped += weight * counts[col] / n_named
-        if fused / relevance_w < min_relevance:
+        relevance = fused / relevance_w
+        if relevance < min_relevance:
             continue
         mask = covered.get(doc, 0)
-        admitted = verdicts.get(mask)
-        if admitted is None:
-            admitted = verdicts[mask] = concepts.admits(mask)
-        if opts.min_relevance > 0 and not admitted:
-            continue
-        signals = {s: text_value if col < 0 else counts[col] / n_named  # rounded when shown (_fitted)
-                   for s, _w, col, n_named in fusion.plan}
-        scored.append((unclipped, fused / fusion.relevance_w, doc, signals, mask))
+        if gated:
+            admitted = verdicts.get(mask)
+            if admitted is None:
+                admitted = verdicts[mask] = concepts.admits(mask)
+            if not admitted:
+                continue
+        signals = blank.copy()  # rounded when shown (_fitted); naming nothing: 0.0 each
+        if text_w is not None:
+            signals["text"] = text_value
+        if counts is not no_hits:
+            for name, _w, col, n_named in attr_plan:
+                signals[name] = counts[col] / n_named
+        scored.append((unclipped, relevance, doc, signals, mask))
     return scored, len(everyone), lists
 
 
