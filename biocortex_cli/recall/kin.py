@@ -66,21 +66,29 @@ def kin(conn: sqlite3.Connection, seeds: Sequence[tuple[float, int]], *, weight:
     limit = max(1, int(max_df * n_docs))
     asked = {(kind, name) for w in wanted.values() for kind in ("tool", "domain") for name in w[kind]}
     holders: dict[tuple[str, str], list[int]] = {}
+    sizes: dict[tuple[str, str], int] = {}  # a value's episodes, counted
+    # a domain's episodes as written (decimal numbers): they are only looked up, among the
+    # episodes that share a tool, and a common domain lists thousands
+    domain_docs: dict[str, set[str]] = {}
     if asked:  # one query, a row per value with its episodes joined
         names = sorted({name for _kind, name in asked})
         for kind, name, docs in conn.execute(
                 "SELECT kind, value, group_concat(doc) FROM attrs WHERE kind IN ('tool', 'domain')"
                 f" AND value IN ({','.join('?' * len(names))}) GROUP BY kind, value", names):
-            held = sorted(map(int, docs.split(",")))
-            if (kind, name) in asked and len(held) <= limit:
-                holders[kind, name] = held
+            size = docs.count(",") + 1
+            if (kind, name) in asked and size <= limit:
+                sizes[kind, name] = size
+                if kind == "tool":
+                    holders[kind, name] = sorted(map(int, docs.split(",")))
+                else:
+                    domain_docs[name] = set(docs.split(","))
     best: dict[int, Kin] = {}
     for score, seed in seeds:
         parts: list[tuple[float, dict[int, float]]] = []
         for kind, share_w in (("tool", TOOLS), ("domain", DOMAINS)):
             # sorted: a set's order (and so the sums' last bits) would follow the hash seed
-            weights = {v: math.log(1 + n_docs / len(holders[kind, v])) for v in sorted(wanted[seed][kind])
-                       if (kind, v) in holders}
+            weights = {v: math.log(1 + n_docs / sizes[kind, v]) for v in sorted(wanted[seed][kind])
+                       if (kind, v) in sizes}
             if not weights:
                 if kind == "tool":
                     break  # no (informative) tool: no kin
@@ -90,8 +98,15 @@ def kin(conn: sqlite3.Connection, seeds: Sequence[tuple[float, int]], *, weight:
             # kin share a tool: the domains' shares only of the episodes that share one
             among = parts[0][1] if parts else None
             for attr, w in weights.items():
-                for doc in holders[kind, attr] if among is None else among.keys() & holders[kind, attr]:
-                    shares[doc] = shares.get(doc, 0.0) + w / total
+                part = w / total
+                if among is None:
+                    for doc in holders[kind, attr]:
+                        shares[doc] = shares.get(doc, 0.0) + part
+                else:  # a domain (tools come first)
+                    held = domain_docs[attr]
+                    for doc in among:
+                        if str(doc) in held:
+                            shares[doc] = shares.get(doc, 0.0) + part
             parts.append((share_w, shares))
         else:
             norm = sum(w for w, _ in parts)
