@@ -621,16 +621,19 @@ def _filtered(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, fus
         info = doc_info(conn, [doc for _f, _r, doc, _s, _c in scored],
                         domain_norm=" ".join(tokenize(opts.domain)) if opts.domain else None)
     else:  # no filter can drop an episode: rows are read only for those that can be ranked (_complete)
-        info = {doc: {} for _f, _r, doc, _s, _c in scored}
+        info = {}
     passing: list[tuple[float, int, dict[str, float]]] = []
     assert asked.concepts is not None
     shares: dict[int, float] = {}  # mask -> coverage: episodes share a few masks
     for fused, _relevance, doc, signals, covered in scored:
-        row = info[doc]
         coverage = shares.get(covered)
         if coverage is None:
             coverage = shares[covered] = asked.concepts.share(covered)
-        row["covered"], row["coverage"] = covered, coverage
+        if asked.all_rows:
+            row = info[doc]
+            row["covered"], row["coverage"] = covered, coverage
+        else:
+            row = info[doc] = {"covered": covered, "coverage": coverage}
         if asked.all_rows and not _kept(row, opts):  # else no filter can drop it (_rows_needed)
             continue
         score = fused / fusion.relevance_w
@@ -693,14 +696,17 @@ def _kin(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
     if not found:
         return []
     rows = doc_info(conn, [k.doc for k in found], domain_norm=" ".join(tokenize(opts.domain)) if opts.domain else None
-                    ) if asked.all_rows else {k.doc: {} for k in found}
+                    ) if asked.all_rows else {}
     out: list[tuple[float, int, dict[str, float]]] = []
     for k in found:
-        row = rows[k.doc]
-        if asked.all_rows and not _kept(row, opts):
-            continue
-        row.update(covered=0, coverage=0.0, via=k.via)
-        info[k.doc] = row
+        if asked.all_rows:
+            row = rows[k.doc]
+            if not _kept(row, opts):
+                continue
+            row.update(covered=0, coverage=0.0, via=k.via)
+            info[k.doc] = row
+        else:
+            info[k.doc] = {"covered": 0, "coverage": 0.0, "via": k.via}
         out.append((k.score, k.doc, {"kin": k.share}))  # rounded when shown
     return learned(conn, meta, opts, info, out)
 

@@ -99,7 +99,9 @@ def kin(conn: sqlite3.Connection, seeds: Sequence[tuple[float, int]], *, weight:
             among = parts[0][1] if parts else None
             for attr, w in weights.items():
                 part = w / total
-                if among is None:
+                if among is None and not shares:  # the first tool: 0.0 + part is part
+                    shares = dict.fromkeys(holders[kind, attr], part)
+                elif among is None:
                     for doc in holders[kind, attr]:
                         shares[doc] = shares.get(doc, 0.0) + part
                 else:  # a domain (tools come first)
