@@ -410,13 +410,19 @@ def _named(conn: sqlite3.Connection, asked: _Asked) -> _Named:
         for kind, value, docs in conn.execute(f"SELECT kind, value, group_concat(doc) FROM attrs WHERE {where}"
                                               " GROUP BY kind, value", grams):
             values[ATTR_SIGNAL[kind]].add(value)
-            variant, col = kind == "entity" and value in in_variants, column[kind]
+            col = column[kind]
+            if kind == "entity" and value in in_variants:  # counted below, with its gene
+                for doc in map(int, docs.split(",")):
+                    if doc not in hits:
+                        hits[doc] = [0.0, 0.0, 0.0]
+                    listed.setdefault(doc, set()).add(value)
+                continue
+            first = [0.0, 0.0, 0.0]
+            first[col] = 1.0  # 0.0 + 1
             for doc in map(int, docs.split(",")):
                 counts = hits.get(doc)
                 if counts is None:
-                    counts = hits[doc] = [0.0, 0.0, 0.0]
-                if variant:
-                    listed.setdefault(doc, set()).add(value)
+                    hits[doc] = first.copy()
                 else:
                     counts[col] += 1
     count = {s: float(len(v)) for s, v in values.items()}
