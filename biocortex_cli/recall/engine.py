@@ -364,8 +364,7 @@ def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
     passing, info = _filtered(conn, meta, asked, fusion, scored)
     below = candidates - len(passing)
     passing += _kin(conn, meta, asked, passing, info)
-    _complete(conn, info, passing, opts.top_k)
-    top, matched = _ranked(passing, info, opts.top_k)
+    top, matched = _ranked(passing, info, opts.top_k, _complete(conn, info, passing, opts.top_k))
     if not top:
         reason = (f"no past analysis reached min_relevance {opts.min_relevance:g}"
                   if candidates else "no past analysis shares a word, tool, domain or entity with the query")
@@ -671,15 +670,18 @@ def _rows_needed(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOpt
 
 
 def _complete(conn: sqlite3.Connection, info: dict[int, dict[str, Any]],
-              passing: list[tuple[float, int, dict[str, float]]], k: int) -> None:
+              passing: list[tuple[float, int, dict[str, float]]],
+              k: int) -> list[tuple[float, int, dict[str, float]]]:
     """Read the rows of the episodes among ``passing`` that can be in its first ``k`` (those
-    :func:`_best` sorts) where they were not read yet."""
+    :func:`_best` sorts, returned) where they were not read yet."""
     from biocortex_cli.recall.signals import doc_info
 
-    missing = [doc for _s, doc, _sig in _contenders(passing, k) if "id" not in info[doc]]
+    contenders = _contenders(passing, k)
+    missing = [doc for _s, doc, _sig in contenders if "id" not in info[doc]]
     if missing:
         for doc, row in doc_info(conn, missing, domain_norm=None).items():
             info[doc].update(row)
+    return contenders
 
 
 def _kin(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
@@ -695,8 +697,7 @@ def _kin(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
     from biocortex_cli.recall.kin import SEEDS, kin
     from biocortex_cli.recall.signals import doc_info, learned
 
-    _complete(conn, info, passing, SEEDS)
-    seeds = _best(passing, info, SEEDS)
+    seeds = _best(passing, info, SEEDS, _complete(conn, info, passing, SEEDS))
     found = kin(conn, [(score, doc) for score, doc, _s in seeds], weight=weight, n_docs=asked.n_docs,
                 max_df=opts.max_df, min_relevance=opts.min_relevance, passed={doc for _s, doc, _sig in passing})
     if not found:
@@ -724,11 +725,12 @@ def _order(info: dict[int, dict[str, Any]]) -> Any:
 
 
 def _ranked(passing: list[tuple[float, int, dict[str, float]]], info: dict[int, dict[str, Any]],
-            top_k: int) -> tuple[list[tuple[float, int, dict[str, float]]], int]:
+            top_k: int, contenders: list[tuple[float, int, dict[str, float]]] | None = None,
+            ) -> tuple[list[tuple[float, int, dict[str, float]]], int]:
     """The best ``top_k`` and how many passed: by rank score, then by evidence (the share of the
     question's informative concepts covered), then quality, then id (the same index gives the
     same order)."""
-    return _best(passing, info, top_k), len(passing)
+    return _best(passing, info, top_k, contenders), len(passing)
 
 
 def _contenders(passing: list[tuple[float, int, dict[str, float]]],
@@ -744,9 +746,11 @@ def _contenders(passing: list[tuple[float, int, dict[str, float]]],
 
 
 def _best(passing: list[tuple[float, int, dict[str, float]]], info: dict[int, dict[str, Any]],
-          k: int) -> list[tuple[float, int, dict[str, float]]]:
-    """The first ``k`` of ``passing`` in :func:`_order`, sorting only the :func:`_contenders`."""
-    return sorted(_contenders(passing, k), key=_order(info))[:k]
+          k: int, contenders: list[tuple[float, int, dict[str, float]]] | None = None,
+          ) -> list[tuple[float, int, dict[str, float]]]:
+    """The first ``k`` of ``passing`` in :func:`_order`, sorting only the :func:`_contenders`
+    (``contenders``, when :func:`_complete` found them already)."""
+    return sorted(_contenders(passing, k) if contenders is None else contenders, key=_order(info))[:k]
 
 
 def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
