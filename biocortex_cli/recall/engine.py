@@ -630,22 +630,24 @@ def _filtered(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, fus
     passing: list[tuple[float, int, dict[str, float]]] = []
     assert asked.concepts is not None
     shares: dict[int, float] = {}  # mask -> coverage: episodes share a few masks
+    all_rows, relevance_w, outcome_w, wanted = asked.all_rows, fusion.relevance_w, fusion.outcome_w, fusion.wanted
     for fused, _relevance, doc, signals, covered in scored:
         coverage = shares.get(covered)
         if coverage is None:
             coverage = shares[covered] = asked.concepts.share(covered)
-        if asked.all_rows:
-            row = info[doc]
-            row["covered"], row["coverage"] = covered, coverage
-        else:
-            row = info[doc] = {"covered": covered, "coverage": coverage}
-        if asked.all_rows and not _kept(row, opts):  # else no filter can drop it (_rows_needed)
+        if not all_rows:  # no filter can drop it (_rows_needed), no outcome to weigh
+            info[doc] = {"covered": covered, "coverage": coverage}
+            passing.append((fused / relevance_w, doc, signals))
             continue
-        score = fused / fusion.relevance_w
-        if fusion.outcome_w > 0:
-            value = 1.0 if row["success"] is fusion.wanted else 0.0
+        row = info[doc]
+        row["covered"], row["coverage"] = covered, coverage
+        if not _kept(row, opts):
+            continue
+        score = fused / relevance_w
+        if outcome_w > 0:
+            value = 1.0 if row["success"] is wanted else 0.0
             signals["outcome"] = value
-            score = (fused + fusion.outcome_w * value) / (fusion.relevance_w + fusion.outcome_w)
+            score = (fused + outcome_w * value) / (relevance_w + outcome_w)
         passing.append((score, doc, signals))
     return learned(conn, meta, opts, info, passing), info
 
