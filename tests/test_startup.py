@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from conftest import Cli
 from hypothesis import given, settings
@@ -186,3 +187,78 @@ def test_an_admitted_mask_holds_a_needed_concept(case: tuple[list[float], int, l
         assert concepts.admits(mask)
     elif concepts.admits(mask):
         assert mask & needed
+
+
+def _text_scores_plain(ordered: list[tuple[float, list[int], dict[int, int]]], light: set[int], seeds: set[int],
+                       dls: list[int], avg_dl: float, denominator: float,
+                       concepts: list[tuple[int, bool] | None] | None, masks: list[int],
+                       within: set[int] | None) -> tuple[dict[int, float], dict[int, int]]:
+    """recall/signals.py ``text_scores`` as it was written before its lists were added in place:
+    one gain per (list, episode), summed in query order, the concepts' sums last."""
+    from biocortex_cli.recall.signals import B, K1
+
+    scoring = set(seeds)
+    for i, (_w, docs, _tfs) in enumerate(ordered):
+        if i not in light:
+            scoring.update(docs)
+    if within is not None:
+        scoring &= within
+    sums = dict.fromkeys(scoring, 0.0)
+    covered: dict[int, int] = {}
+    own: dict[int, dict[int, float]] = {}
+    best: dict[int, dict[int, float]] = {}
+    k1_1 = K1 + 1
+    lengths = {doc: K1 * (1 - B + B * dls[doc] / avg_dl) for doc in scoring}
+    at_tf1 = {doc: k1_1 / (1 + part) for doc, part in lengths.items()}
+    for i, (w, docs, tfs) in enumerate(ordered):
+        concept = concepts[i] if concepts is not None else None
+        found = scoring.intersection(docs)
+        gains = [(doc, w * (at_tf1[doc] if (tf := tfs.get(doc, 1)) == 1 else tf * k1_1 / (tf + lengths[doc])))
+                 for doc in found]
+        if concept is None:
+            for doc, gain in gains:
+                sums[doc] += gain
+        elif concept[1]:
+            synonym = best.setdefault(concept[0], {})
+            for doc, gain in gains:
+                synonym[doc] = max(synonym.get(doc, 0.0), gain)
+        else:
+            mine = own.setdefault(concept[0], {})
+            for doc, gain in gains:
+                mine[doc] = mine.get(doc, 0.0) + gain
+        if masks[i]:
+            for doc in found:
+                covered[doc] = covered.get(doc, 0) | masks[i]
+    for c in sorted(own.keys() | best.keys()):
+        mine, synonym = own.get(c, {}), best.get(c, {})
+        for doc in mine.keys() | synonym.keys():
+            sums[doc] += max(mine.get(doc, 0.0), synonym.get(doc, 0.0))
+    return {doc: s / denominator for doc, s in sums.items()}, covered
+
+
+_LIST = st.tuples(st.floats(0.05, 6), st.sets(st.integers(0, 29), max_size=20),
+                  st.dictionaries(st.integers(0, 29), st.integers(2, 9), max_size=6),
+                  st.one_of(st.none(), st.tuples(st.integers(0, 2), st.booleans())), st.integers(0, 7))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LIST, max_size=8), st.sets(st.integers(0, 8)), st.sets(st.integers(0, 29), max_size=8),
+       st.one_of(st.none(), st.sets(st.integers(0, 29))), st.lists(st.integers(1, 400), min_size=30, max_size=30),
+       st.booleans())
+def test_text_scores_match_one_gain_per_list(lists: list[Any], light: set[int], seeds: set[int],
+                                             within: set[int] | None, dls: list[int], synonyms: bool) -> None:
+    """recall/signals.py ``text_scores`` adds a list's gains straight to the sums when the list
+    stands for no concept, and takes a concept's first list as its sum: the same scores, to the
+    last bit, and the same coverage as one gain per (list, episode) summed in query order."""
+    from array import array
+
+    from biocortex_cli.recall.signals import text_scores
+
+    ordered = [(w, sorted(docs), tfs) for w, docs, tfs, _c, _m in lists]
+    concepts = [c for _w, _d, _t, c, _m in lists] if synonyms else None
+    masks = [m for _w, _d, _t, _c, m in lists]
+    expected = _text_scores_plain(ordered, light, seeds, dls, 57.5, 3.25, concepts, masks, within)
+    got = text_scores([(w, array("q", docs), tfs) for w, docs, tfs in ordered], light, seeds,
+                      store_dls=array("q", dls), avg_dl=57.5, denominator=3.25, concepts=concepts, masks=masks,
+                      within=within)
+    assert got[0] == expected[0] and got[1] == expected[1]  # floats compared exactly
