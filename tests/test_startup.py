@@ -195,7 +195,7 @@ def _text_scores_plain(ordered: list[tuple[float, list[int], dict[int, int]]], l
                        within: set[int] | None) -> tuple[dict[int, float], dict[int, int]]:
     """recall/signals.py ``text_scores`` as it was written before its lists were added in place:
     one gain per (list, episode), summed in query order, the concepts' sums last."""
-    from biocortex_cli.recall.signals import B, K1
+    from biocortex_cli.recall.signals import K1, B
 
     scoring = set(seeds)
     for i, (_w, docs, _tfs) in enumerate(ordered):
