@@ -69,9 +69,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         sys.stderr.write(f"the tests' files are kept in {own} (in memory: remove it when done)\n")
 
 
-@pytest.fixture(autouse=True)
-def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path_factory.mktemp("home")
+def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """The environment of every test: ``home`` as HOME, no user or system git config, no
+    biocortex or git identity from outside."""
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -82,6 +82,12 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(home / "no-tiktoken-cache"))
     # no hand-edit watcher outliving a test (index/watch.py); tests/test_hand_edits.py turns it on
     monkeypatch.setenv("BIOCORTEX_WATCH", "0")
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    isolate(monkeypatch, home)
     return home
 
 
@@ -115,6 +121,18 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
         return Result(code, captured.out, captured.err)
 
     return run
+
+
+def invoke(*args: str | Path, home: Path) -> Result:
+    """Run biocortex in-process outside a test, isolated with ``home`` as HOME: for a vault that
+    a module or session fixture builds once (the ``cli`` fixture belongs to one test)."""
+    import contextlib
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        isolate(mp, home)
+        code = main([str(a) for a in args])
+    return Result(code, out.getvalue(), err.getvalue())
 
 
 class BuiltVaults:
