@@ -58,7 +58,7 @@ def test_alike_episodes_that_swap_a_word_suggest_a_pair(vault: Path, cli: Cli) -
     build(vault, cli)
     r = cli("vocabulary", "suggest")
     assert r.code == 0, r.err
-    assert "trogocytosis | membrane transfer    support 2 (2 alike episode pairs)" in r.out
+    assert "trogocytosis | membrane transfer    support 2 (2 alike episode pairs), association 1.00" in r.out
     assert "1 suggestion(s) from 7 episodes and 0 feedback records" in r.err
 
 
@@ -107,3 +107,39 @@ def test_show_and_check(vault: Path, cli: Cli) -> None:
     assert "nrf2: not expanded (ambiguous" in r.out
     r = cli("vocabulary", "check")
     assert r.code == 1 and r.out.startswith("vocabulary.md:2: 'alone' alone is not a group")
+
+
+def test_a_word_that_pairs_with_every_question_is_not_suggested(vault: Path, cli: Cli) -> None:
+    # Eight helpful episodes all say "Overloaded"; four different question words each lacked it
+    # twice. Every pair has support 2, but "overloaded" is in all eight units of evidence: it
+    # pairs with anything (association 2*2 / (2 + 8) = 0.4 < MIN_ASSOCIATION), so none is offered.
+    names = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
+    hub = [{"id": f"hub-{n}", "task": f"Overloaded {n} lane", "tools": [f"T{i}"], "success": True}
+           for i, n in enumerate(names)]
+    r = cli("episode", "import", "-", stdin="\n".join(json.dumps(e) for e in hub) + "\n")
+    assert r.code == 0, r.err
+    for word, pair in zip(["snafu", "glitch", "hiccup", "mishap"], [names[0:2], names[2:4], names[4:6], names[6:8]],
+                          strict=True):
+        for name in pair:
+            helpful(cli, f"{word} in the {name} lane", f"hub-{name}")
+    data = cli("vocabulary", "suggest", "--json").json()
+    assert data["suggestions"] == []
+    assert data["weak"] == 4  # snafu, glitch, hiccup, mishap | overloaded
+
+
+def test_a_pair_said_consistently_is_suggested_with_its_association(vault: Path, cli: Cli) -> None:
+    build(vault, cli)
+    helpful(cli, "superloaded lanes: what doublet rate?", "lane-a")
+    helpful(cli, "rescue a superloaded chip", "lane-b")
+    first = cli("vocabulary", "suggest", "--json").json()["suggestions"][0]
+    assert first["words"] == ["superloaded", "overloaded"] and first["association"] == 1.0
+
+
+def test_a_pair_of_two_separate_entities_is_not_offered(vault: Path, cli: Cli) -> None:
+    # `accept` refuses a group naming two entity notes (entity merge joins them), so `suggest`
+    # must not offer it: "accept 1 2 3" would otherwise fail on one of them and write nothing.
+    build(vault, cli)
+    assert cli("entity", "alias", "Trogocytosis", "trogo").code == 0
+    assert cli("entity", "alias", "membrane transfer", "mtx").code == 0
+    data = cli("vocabulary", "suggest", "--json").json()
+    assert data["suggestions"] == [] and data["separate_entities"] == 1

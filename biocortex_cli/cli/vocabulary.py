@@ -24,7 +24,8 @@ def suggest(
     state.emit_json(report.as_json()) if json_ else state.write(suggestions_text(report))
     state.info(f"biocortex: {len(report.suggestions)} suggestion(s) from {report.episodes} episodes and "
                f"{report.feedback_records} feedback records ({report.known} already in the vocabulary, "
-               f"{report.below_support} with support below {min_support})")
+               f"{report.below_support} with support below {min_support}, {report.weak} whose words pair with too "
+               f"much else, {report.separate_entities} joining two entities)")
     return 0
 
 

@@ -14,8 +14,14 @@ ones to ``vocabulary.md`` (one commit). Two kinds of evidence, each counted:
   side (the same sentence with words swapped): each word only the first task has is paired with
   each word only the second has. One pair of episodes is one unit.
 
-A pair is suggested when its support reaches ``min_support`` (2: one coincidence is not evidence)
-and its two words never appear together in one task (synonyms replace each other; words that
+A pair is suggested when its support reaches ``min_support`` (2: one coincidence is not evidence),
+its **association** reaches :data:`MIN_ASSOCIATION` (0.5) — the Dice coefficient of its units of
+evidence, ``2 * support / (units(a) + units(b))``, where ``units(w)`` counts the helpful episodes
+and alike pairs in whose evidence ``w`` took part (on either side): a word that took part with
+many different words (``multiome`` in every helpful multiome episode's task) pairs with anything,
+and is nobody's synonym — its two words are not two separate entity notes (``accept`` would refuse
+the group: merging entities is ``biocortex entity merge``), and its two words never appear together
+in one task (synonyms replace each other; words that
 appear together are not alternatives). Pairs the vocabulary already joins (the vault's or the
 shipped one) are left out. Words are the index's tokens (stems), shown as the word people wrote
 most often. The numbers are deterministic for a vault commit.
@@ -31,7 +37,7 @@ import re
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import DataError, UsageError
@@ -49,6 +55,7 @@ MAX_GROUP = 60  # episodes listing one tool that are paired
 ALIKE = 0.5  # share of their tools and entities two alike episodes have in common
 MAX_SWAPPED = 2  # words only one of two alike tasks has, at most, on each side
 MAX_DF = 0.2  # a word in more tasks than this share is too common to be a synonym of anything
+MIN_ASSOCIATION = 0.5  # a pair's evidence, as a share of its words' (Dice): below, one word pairs with anything
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -59,6 +66,7 @@ class Suggestion:
     feedback: int  # helpful episodes that said words[1] where the question said words[0]
     alike: int  # pairs of alike episodes, one saying words[0], the other words[1]
     evidence: tuple[str, ...]  # recall ids and episode ids (the first few)
+    association: float = 1.0  # Dice: 2 * the pair's units / (the units of either word) (module docstring)
 
     @property
     def support(self) -> int:
@@ -76,7 +84,7 @@ class Suggestion:
     def as_json(self) -> dict[str, Any]:
         return {"group": " | ".join(self.words), "words": list(self.words), "tokens": list(self.keys),
                 "support": self.support, "feedback": self.feedback, "alike_episodes": self.alike,
-                "evidence": list(self.evidence)}
+                "association": round(self.association, 3), "evidence": list(self.evidence)}
 
 
 @dataclass(frozen=True)
@@ -87,11 +95,14 @@ class SuggestReport:
     known: int  # pairs with enough support that the vocabulary already joins
     below_support: int  # candidate pairs with less support than asked
     min_support: int = MIN_SUPPORT
+    weak: int = 0  # pairs with enough support whose association is below MIN_ASSOCIATION
+    separate_entities: int = 0  # pairs that would join two entity notes (`entity merge` does that)
 
     def as_json(self) -> dict[str, Any]:
         return {"suggestions": [s.as_json() for s in self.suggestions], "episodes": self.episodes,
                 "feedback_records": self.feedback_records, "already_in_vocabulary": self.known,
-                "below_support": self.below_support, "min_support": self.min_support}
+                "below_support": self.below_support, "weak": self.weak,
+                "separate_entities": self.separate_entities, "min_support": self.min_support}
 
 
 @dataclass(frozen=True)
@@ -144,6 +155,7 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
     common = {w for w, ids in in_tasks.items() if len(tasks) >= 20 and len(ids) > MAX_DF * len(tasks)}
 
     helped: dict[tuple[str, str], set[str]] = {}  # pair -> the helpful episodes that support it
+    units: dict[str, set[str]] = {}  # word -> the units of evidence it is part of (either side)
     alike: Counter[tuple[str, str]] = Counter()
     evidence: dict[tuple[str, str], list[str]] = {}
     records = _feedback(vault)
@@ -153,6 +165,8 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
             if ident not in tasks:
                 continue
             lacking = asked - _all_words(task_words[ident], attrs.get(ident))
+            for word in (lacking | (task_words[ident] - asked)) - common:
+                units.setdefault(word, set()).add(ident)
             for pair in _pairs(lacking, task_words[ident] - asked, common):
                 helped.setdefault(pair, set()).add(ident)
                 evidence.setdefault(pair, []).append(record.recall_id)
@@ -161,7 +175,10 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
         a, b = task_words[first] - common, task_words[second] - common
         if not 0 < len(a - b) <= MAX_SWAPPED or not 0 < len(b - a) <= MAX_SWAPPED:
             continue  # tasks that say different things, not the same thing in other words
-        for pair in _pairs(_runs(sequences[first], a - b), _runs(sequences[second], b - a), common):
+        left, right = _runs(sequences[first], a - b), _runs(sequences[second], b - a)
+        for word in (left | right) - common:
+            units.setdefault(word, set()).add(f"{first}+{second}")
+        for pair in _pairs(left, right, common):
             alike[pair] += 1
             evidence.setdefault(pair, []).append(f"{first}+{second}")
 
@@ -184,9 +201,26 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
         found.append(Suggestion((shown[0], shown[1]), pair, feedback[pair], alike[pair],
                                 tuple(dict.fromkeys(evidence[pair]))[:5]))
     found = _one_per_word_pair(found)
+    weak = 0
+    strong = []
+    for suggestion in found:
+        share = min(1.0, 2 * suggestion.support / sum(len(units.get(key, ())) for key in suggestion.keys))
+        if share < MIN_ASSOCIATION:
+            weak += 1
+        else:
+            strong.append(replace(suggestion, association=share))
+    found = strong
+    separate = 0
+    if found:
+        from biocortex_cli.store.vocabulary import Parsed, entity_problems
+
+        with _entity_owner(vault) as owner:  # what `accept` would refuse is not offered
+            offered = [s for s in found if not entity_problems(Parsed((s.group,), ()), owner)]
+        separate, found = len(found) - len(offered), offered
     rarity = {s.keys: sum(len(in_tasks.get(w, ())) for side in s.keys for w in side.split(" ")) for s in found}
     found.sort(key=lambda s: (-s.support, -s.feedback, rarity[s.keys], s.keys))
-    return SuggestReport(found[:limit] if limit else found, len(tasks), len(records), known, below, min_support)
+    return SuggestReport(found[:limit] if limit else found, len(tasks), len(records), known, below, min_support,
+                         weak, separate)
 
 
 def accept(vault: Vault, chosen: Sequence[str], author: Author, *, min_support: int = MIN_SUPPORT) -> AcceptReport:

@@ -9,7 +9,8 @@ if TYPE_CHECKING:
 
 
 def suggestions_text(report: SuggestReport) -> str:
-    """One numbered line per suggestion (the number ``vocabulary accept`` takes), with its support."""
+    """One numbered line per suggestion (the number ``vocabulary accept`` takes), with its support and
+    association."""
     lines = []
     for n, s in enumerate(report.suggestions, start=1):
         why = []
@@ -17,8 +18,8 @@ def suggestions_text(report: SuggestReport) -> str:
             why.append(f"{s.feedback} helpful episodes")
         if s.alike:
             why.append(f"{s.alike} alike episode pairs")
-        lines.append(f"{n:>3}. {' | '.join(s.words)}    support {s.support} ({', '.join(why)}) · "
-                     f"e.g. {', '.join(s.evidence[:3])}")
+        lines.append(f"{n:>3}. {' | '.join(s.words)}    support {s.support} ({', '.join(why)}), "
+                     f"association {s.association:.2f} · e.g. {', '.join(s.evidence[:3])}")
     return "\n".join(lines) + "\n" if lines else ""
 
 
