@@ -86,7 +86,10 @@ def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
 
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path_factory.mktemp("home")
+    # in a folder of their own: pytest's mktemp lists the whole base folder to number a new one
+    homes = tmp_path_factory.getbasetemp() / "homes"
+    homes.mkdir(exist_ok=True)
+    home = Path(tempfile.mkdtemp(prefix="home", dir=homes))
     isolate(monkeypatch, home)
     return home
 
