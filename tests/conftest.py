@@ -49,8 +49,22 @@ def pytest_configure(config: pytest.Config) -> None:
     except OSError:
         roomy = False
     if roomy and os.environ.get("BIOCORTEX_TEST_TMP") != "disk":
-        config.option.basetemp = tempfile.mkdtemp(prefix="biocortex-tests-", dir=TMPFS)
+        _remove_ended_runs()
+        config.option.basetemp = tempfile.mkdtemp(prefix=f"biocortex-tests-{os.getpid()}-", dir=TMPFS)
         config.stash[_OWN_BASETEMP] = Path(config.option.basetemp)
+
+
+def _remove_ended_runs() -> None:
+    """The folders a failed run kept, once its process is gone (a run still going keeps its own)."""
+    for folder in TMPFS.glob("biocortex-tests-*-*"):
+        try:
+            os.kill(int(folder.name.split("-")[2]), 0)
+        except ValueError:
+            continue
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:
+            continue  # alive, someone else's
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -59,14 +73,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """The in-memory folder goes when the run passed; after a failure it stays for a look."""
+    """The in-memory folder goes when the run passed; after a failure it stays for a look, until
+    the next run starts."""
     own = config.stash.get(_OWN_BASETEMP, None)
     if own is None:
         return
     if config.stash.get(_PASSED, False):
         shutil.rmtree(own, ignore_errors=True)
     else:
-        sys.stderr.write(f"the tests' files are kept in {own} (in memory: remove it when done)\n")
+        sys.stderr.write(f"the tests' files are kept in {own} until the next run (in memory)\n")
 
 
 def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
