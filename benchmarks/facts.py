@@ -1,14 +1,16 @@
 """Facts on the real write path, from a TRRUST-like TSV (issue 15 finding 9). Fetches nothing.
 
 Run: .venv/bin/python benchmarks/facts.py --tsv PATH [--scale 10000 100000] [--adds 30] [--runs 15]
-                                          [--matrix 200] [--out benchmarks/out/facts]
+                                          [--matrix 200] [--imports 3] [--out benchmarks/out/facts]
 
 PATH is a TRRUST-like file: TF, target, mode (Activation / Repression / Unknown), PMIDs separated
 by ";", with or without a header (TRRUST v2 human, CC BY-SA 4.0: keep it outside the repository,
 e.g. under /work/tmp/). For each size it builds a fresh vault through `biocortex fact import` —
 entity notes, index, one commit, packing: what a user runs — and reports:
 
-* import: wall and CPU seconds of the whole process, facts per second; history (.git) per fact
+* import: wall and CPU seconds of the whole process (its git children included), facts per
+  second, the load average before each import (other jobs on the machine); ``--imports N``
+  imports N times, each into a vault of its own, and gives the median; history (.git) per fact
   after the import's own packing, loose objects left;
 * `fact add`: single adds as whole processes on that vault (new facts; the index warm), median;
 * `fact query` / `fact verify`: whole processes against `python -c pass`;
@@ -29,6 +31,7 @@ import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -68,6 +71,30 @@ def scaled(rows: list[tuple[str, str, str, str]], n: int, seed: int = 15) -> lis
         tf, _target, mode, pmids = rng.choice(rows)
         out.append((tf, rng.choice(genes), mode, pmids))
     return out
+
+
+def hgnc_aliases(names: set[str]) -> str:
+    """A TSV of aliases (``symbol``, ``alias``, ``hgnc_id``) for the genes among ``names``, from the
+    HGNC table biocortex ships (biocortex_cli/data/vocabulary.sqlite, CC0): each gene's alias and
+    previous symbols, without those that name another gene of the file or are given to several
+    (which `entity import` refuses, as it should)."""
+    import sqlite3
+
+    conn = sqlite3.connect(ROOT / "biocortex_cli" / "data" / "vocabulary.sqlite")
+    genes: dict[str, tuple[str, list[str]]] = {}
+    for label, members in conn.execute("SELECT label, members FROM synonym_group WHERE source = 'hgnc'"):
+        spellings = [line.split("\t", 1)[0].lstrip("<>") for line in str(members).split("\n")]
+        if spellings and spellings[0] in names:
+            genes[spellings[0]] = (str(label), spellings[1:])
+    taken = Counter(a.casefold() for _id, aliases in genes.values() for a in set(aliases))
+    folded = {n.casefold() for n in names}
+    lines = ["symbol\talias\thgnc_id"]
+    for symbol, (label, aliases) in sorted(genes.items()):
+        keep = [a for a in dict.fromkeys(aliases) if taken[a.casefold()] == 1 and a.casefold() not in folded
+                and len(a) > 1]
+        if keep:
+            lines.append(f"{symbol}\t{';'.join(keep)}\t{label}")
+    return "\n".join(lines) + "\n"
 
 
 def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, subprocess.CompletedProcess[str]]:
@@ -115,6 +142,36 @@ def confusion(vault: Path, rows: list[tuple[str, str, str, str]], stored: list[t
             for label, triples in cases.items()}
 
 
+def alias_imports(out: Path, n: int, count: int, names: set[str]) -> dict[str, object]:
+    """`entity import` of :func:`hgnc_aliases` into the ``count`` vaults of size ``n`` (their
+    entity notes exist: each is edited) and into ``count`` new vaults (each note is made)."""
+    data = out / "hgnc-aliases.tsv"
+    data.write_text(hgnc_aliases(names), encoding="utf-8")
+    result: dict[str, object] = {"rows": data.read_text(encoding="utf-8").count("\n") - 1}
+    for label, vaults in (("into the imported vaults", [out / f"vault-{n}-{i}" for i in range(count)]),
+                          ("into new vaults", [out / f"aliases-{i}" for i in range(count)])):
+        runs = []
+        for vault in vaults:
+            if not vault.exists():
+                subprocess.run([BIN, "init", str(vault)], check=True, capture_output=True, env={**os.environ, **ENV})
+            load = os.getloadavg()[0]
+            env = {**ENV, "BIOCORTEX_VAULT": str(vault)}
+            wall, cpu, proc = run([BIN, "entity", "import", str(data), "--json"], env)
+            if proc.returncode != 0:
+                raise SystemExit(proc.stderr[-2000:])
+            report = json.loads(proc.stdout)
+            runs.append((wall, cpu, load, report))
+            print(f"entity import {label}: {result['rows']} rows -> {report['aliases']} aliases, {report['notes']} "
+                  f"notes ({report['entities']} new): {wall:.2f} s wall, {cpu:.2f} s CPU, load average {load:.1f}: "
+                  f"{report['aliases'] / wall:,.0f} aliases/s wall")
+        wall = statistics.median(r[0] for r in runs)
+        result[label] = {"aliases": runs[0][3]["aliases"], "notes": runs[0][3]["notes"],
+                         "wall_s": [round(r[0], 2) for r in runs], "cpu_s": [round(r[1], 2) for r in runs],
+                         "load_average": [round(r[2], 1) for r in runs],
+                         "aliases_per_s_wall": round(runs[0][3]["aliases"] / wall)}
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tsv", type=Path, required=True, help="a TRRUST-like TSV (nothing is fetched)")
@@ -123,6 +180,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--matrix", type=int, default=200,
                         help="triples per row of the confusion matrix (0: none)")
+    parser.add_argument("--imports", type=int, default=1, help="imports per size, each into a new vault (median)")
+    parser.add_argument("--aliases", action="store_true",
+                        help="also time `entity import` of the file's genes' HGNC aliases (shipped table), "
+                             "into each imported vault (notes exist) and into as many new vaults")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "facts")
     args = parser.parse_args()
     rows = read_tsv(args.tsv)
@@ -130,33 +191,51 @@ def main() -> None:
     print(f"input: {args.tsv} ({len(rows)} rows)")
     results = []
     for n in args.scale:
-        vault = args.out / f"vault-{n}"
-        if vault.exists():
-            shutil.rmtree(vault)
-            # ext4 skips inodes freed in the last ~30 s when it allocates new ones: right after
-            # deleting a 10k-note vault, creating the next one's notes spent 18 % of the import's
-            # samples in the kernel's recently_deleted() (perf); a user's import follows no such purge
+        stale = [p for p in (args.out / f"vault-{n}", *sorted(args.out.glob(f"vault-{n}-*")),
+                             *sorted(args.out.glob("aliases-*"))) if p.exists()]
+        for old in stale:
+            shutil.rmtree(old)
+        if stale:
+            # ext4 without a journal skips inodes freed in the last ~30 s when it allocates new ones:
+            # right after deleting a 10k-note vault, creating the next one's notes spent 18 % of the
+            # import's samples in the kernel's recently_deleted() (perf); a user's import follows no purge
             time.sleep(35)
-        vault.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([BIN, "init", str(vault)], check=True, capture_output=True, env={**os.environ, **ENV})
+        args.out.mkdir(parents=True, exist_ok=True)
         data = args.out / f"rows-{n}.tsv"
         data.write_text("".join("\t".join(r) + "\n" for r in scaled(rows, n)), encoding="utf-8")
-        env = {**ENV, "BIOCORTEX_VAULT": str(vault)}
-        wall, cpu, proc = run([BIN, "fact", "import", str(data), *IMPORT_ARGS, "--json"], env)
-        if proc.returncode != 0:
-            raise SystemExit(proc.stderr[-2000:])
-        report = json.loads(proc.stdout)
+        imports = []
+        for i in range(max(1, args.imports)):
+            vault = args.out / f"vault-{n}-{i}"
+            subprocess.run([BIN, "init", str(vault)], check=True, capture_output=True, env={**os.environ, **ENV})
+            env = {**ENV, "BIOCORTEX_VAULT": str(vault)}
+            load = os.getloadavg()[0]
+            wall, cpu, proc = run([BIN, "fact", "import", str(data), *IMPORT_ARGS, "--json"], env)
+            if proc.returncode != 0:
+                raise SystemExit(proc.stderr[-2000:])
+            report = json.loads(proc.stdout)
+            print(f"import {i + 1}: {wall:.2f} s wall, {cpu:.2f} s CPU, load average {load:.1f}: "
+                  f"{report['facts'] / wall:,.0f} facts/s wall")
+            imports.append((wall, cpu, load, report))
+        wall = statistics.median(w for w, _c, _l, _r in imports)
+        cpu = statistics.median(c for _w, c, _l, _r in imports)
+        report = imports[0][3]
         sizes = git_sizes(vault)
         history = (sizes["size-pack"] + sizes["size"]) * 1024
         facts = report["facts"]
-        row = {"rows": n, "facts": facts, "entities": report["entities"], "import_wall_s": round(wall, 1),
-               "import_cpu_s": round(cpu, 1), "facts_per_s_wall": round(facts / wall),
-               "facts_per_s_cpu": round(facts / cpu), "history_bytes_per_fact": round(history / facts),
+        row = {"rows": n, "facts": facts, "entities": report["entities"], "imports": len(imports),
+               "import_wall_s": [round(w, 2) for w, _c, _l, _r in imports],
+               "import_cpu_s": [round(c, 2) for _w, c, _l, _r in imports],
+               "load_average": [round(ld, 1) for _w, _c, ld, _r in imports],
+               "facts_per_s_wall": round(facts / wall), "facts_per_s_cpu": round(facts / cpu),
+               "history_bytes_per_fact": round(history / facts),
                "loose_objects": sizes["count"], "packs": sizes["packs"], "contradictions": report["contradictions"]}
         print(f"\n== {n} rows -> {report['facts']} facts, {report['entities']} entity notes")
-        print(f"fact import: {wall:.1f} s wall, {cpu:.1f} s CPU: {row['facts_per_s_wall']} facts/s wall, "
-              f"{row['facts_per_s_cpu']} facts/s CPU; history {history / 2**20:.1f} MiB "
-              f"({row['history_bytes_per_fact']} B a fact), {sizes['count']} loose objects, {sizes['packs']} pack(s)")
+        print(f"fact import, median of {len(imports)}: {wall:.2f} s wall, {cpu:.2f} s CPU: "
+              f"{row['facts_per_s_wall']} facts/s wall, {row['facts_per_s_cpu']} facts/s CPU; history "
+              f"{history / 2**20:.1f} MiB ({row['history_bytes_per_fact']} B a fact), {sizes['count']} loose "
+              f"objects, {sizes['packs']} pack(s)")
+        if args.aliases:
+            row["alias_import"] = alias_imports(args.out, n, len(imports), {r[0] for r in rows} | {r[1] for r in rows})
         genes = sorted({r[1] for r in rows})
         adds = []
         for i in range(args.adds):
@@ -167,11 +246,12 @@ def main() -> None:
             if done.returncode != 0:
                 raise SystemExit(done.stderr.decode()[-1000:])
             adds.append(time.perf_counter() - started)
-        row["fact_add"] = summary(adds)
-        print(f"fact add (new fact, whole process) {row['fact_add']}")
+        if adds:
+            row["fact_add"] = summary(adds)
+            print(f"fact add (new fact, whole process) {row['fact_add']}")
         hub = Counter(r[0] for r in rows).most_common(1)[0][0]
         tf, target, mode, _p = rows[len(rows) // 2]
-        for label, cmd in [("python -c pass (the floor)", [sys.executable, "-c", "pass"]),
+        for label, cmd in [] if not args.runs else [("python -c pass (the floor)", [sys.executable, "-c", "pass"]),
                            (f"fact query {tf}", [BIN, "fact", "query", tf]),
                            (f"fact query {hub} (the biggest hub)", [BIN, "fact", "query", hub]),
                            (f"fact verify {tf} {MODES[mode]} {target} (via sh)",

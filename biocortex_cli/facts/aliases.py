@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +29,7 @@ from biocortex_cli.facts.model import clean_text, fact_id, fact_rel, name_key
 from biocortex_cli.facts.notes import _rewrite, evidence_updates, merge_evidence, render_fact
 from biocortex_cli.store import entity_notes
 from biocortex_cli.store.git import Author
-from biocortex_cli.store.notes import edit_frontmatter, iso_utc, read_note, rendered_note
+from biocortex_cli.store.notes import Note, edit_frontmatter, iso_utc, read_note, rendered_note
 from biocortex_cli.store.vault import Transaction, Vault
 
 if TYPE_CHECKING:
@@ -306,6 +306,26 @@ class AliasImport:
                 "problems": [{"path": p.path, "line": p.line, "message": p.message} for p in self.problems]}
 
 
+def _frontmatter_editor(checks: int = 2) -> Callable[[Note, str, dict[str, Any]], str]:
+    """``edit(note, text, updates)``: :func:`edit_frontmatter` for many notes, through
+    ``edit_rendered`` where it applies; its first ``checks`` results are compared with the round
+    trip's, and any difference sends every later note through the round trip."""
+    from biocortex_cli.store.notes import edit_rendered
+
+    left = [checks]
+
+    def edit(note: Note, text: str, updates: dict[str, Any]) -> str:
+        quick = edit_rendered(note, text, updates) if left[0] >= 0 else None
+        if quick is not None and left[0] == 0:
+            return quick
+        slow = edit_frontmatter(text, updates, note.rel)
+        if quick is not None:
+            left[0] = left[0] - 1 if quick == slow else -1
+        return slow
+
+    return edit
+
+
 def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_: str | None = None,
                    columns: list[str] | None = None, allow_ambiguous: bool = False) -> AliasImport:
     """Aliases from a file (``name``, ``alias`` — several separated by ``;`` or ``|`` — and
@@ -366,6 +386,7 @@ def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_
         now = iso_utc(dt.datetime.now(dt.timezone.utc))
         added = created = written = 0
         notes: list[tuple[str, str, Any]] = []  # written at once (Transaction.write_many)
+        edited = _frontmatter_editor()
         pending: set[str] = set()  # their paths, case-folded
         for canonical, entry in wanted.items():
             rel_note = entity_notes.note_rel(vault.root, canonical)
@@ -376,7 +397,8 @@ def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_
             pending.add(rel_note.casefold())
             path = vault.root / rel_note
             if path.exists():
-                meta = read_note(path, rel_note).meta
+                note = read_note(path, rel_note)
+                meta = note.meta
                 current = [a for a in meta.get("aliases") or [] if isinstance(a, str)]
                 new = [a for a in dict.fromkeys(entry["aliases"]) if name_key(a) not in {name_key(c) for c in current}]
                 updates: dict[str, Any] = {}
@@ -388,8 +410,7 @@ def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_
                 if entry["kind"] and entry["kind"] != meta.get("kind"):
                     updates["kind"] = entry["kind"]
                 if updates:
-                    notes.append((rel_note, edit_frontmatter(path.read_text(encoding="utf-8"), updates, rel_note),
-                                  None))
+                    notes.append((rel_note, edited(note, path.read_text(encoding="utf-8"), updates), None))
                     written += 1
                     added += len(new)
             else:

@@ -359,6 +359,8 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
         txn.message = message.replace(f"({seen} rows)", f"({seen} rows: {created} new, {merged} merged)") + \
             "\n\n" + "\n".join(f"- {r['id']}" for r in list(records.values())[:200]) + \
             (f"\n- … and {total - 200} more" if total > 200 else "")
+    # the fact tables take the new notes from memory: the next command reads none of them back
+    open_facts(vault, written=txn.rendered)[0].close()
     conflicts = _conflicts(records, nearby, rules)
     return ImportReport(shown, seen, facts=total, created=created, merged=merged, reopened=reopened,
                         entities=entities, conflicts=conflicts, seconds=time.perf_counter() - started,

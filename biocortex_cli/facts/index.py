@@ -21,9 +21,12 @@ stats every note, which catches hand edits not yet committed.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from stat import S_ISREG
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from biocortex_cli.errors import DataError
@@ -33,6 +36,7 @@ from biocortex_cli.store.walk import note_stamps
 if TYPE_CHECKING:
     from biocortex_cli.bio.vocabulary import Local
     from biocortex_cli.facts.model import Fact
+    from biocortex_cli.store.notes import Note
 
 T = TypeVar("T")
 SCHEMA = """
@@ -58,8 +62,11 @@ def _state(conn: sqlite3.Connection) -> dict[str, str]:
     return dict(conn.execute("SELECT key, value FROM fact_state"))
 
 
-def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: bool = False) -> list[DataError]:
-    """Bring the fact tables up to date; returns the notes that could not be read."""
+def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: bool = False,
+                  written: Mapping[str, tuple[Note, int]] | None = None) -> list[DataError]:
+    """Bring the fact tables up to date; returns the notes that could not be read. ``written``:
+    notes this process has just written (rel -> (the note, its size in bytes)), taken from memory
+    instead of read back when their file still has that size."""
     from biocortex_cli.facts import render
 
     version = conn.execute("SELECT value FROM fact_state WHERE key = 'tables'").fetchone() if conn.execute(
@@ -88,7 +95,7 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
         known.update((r, (0, -1)) for (r,) in conn.execute("SELECT rel FROM fact_problems"))
         now = note_stamps(vault.root, ("facts", "entities"))
         todo = {r for r, st in now.items() if known.get(r) != st} | (set(known) - set(now))
-    _update(conn, vault, sorted(todo), encoding)
+    _update(conn, vault, sorted(todo), encoding, written or {})
     if "header_tokens" not in state:
         from biocortex_cli.facts.render import RECALL_HEADER
         from biocortex_cli.tokens import get_counter
@@ -121,43 +128,49 @@ def _damaged(conn: sqlite3.Connection, state: dict[str, str]) -> bool:
     return True
 
 
-def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding: str) -> None:
+def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding: str,
+            written: Mapping[str, tuple[Note, int]]) -> None:
     from biocortex_cli.facts.model import Fact, fact_from_note
     from biocortex_cli.facts.render import recall_line
     from biocortex_cli.store.notes import read_note
     from biocortex_cli.tokens import get_counter
 
-    counter = None
-    fact_rows, alias_rows, entity_rows, problems, gone = [], [], [], [], []
+    fact_rows: list[tuple[Any, ...]] = []
+    alias_rows, entity_rows, problems, gone = [], [], [], []
+    root = str(vault.root)
     for rel in rels:
-        path = vault.root / rel
-        if not path.is_file():
+        path = f"{root}/{rel}"
+        try:
+            st = os.stat(path)
+        except OSError:
+            st = None
+        if st is None or not S_ISREG(st.st_mode):
             gone.append(rel)
             continue
-        st = path.stat()
         try:
-            note = read_note(path, rel)
+            note, size = written.get(rel, (None, -1))
+            if note is None or size != st.st_size:
+                note = read_note(Path(path), rel)
             if rel.startswith("facts/"):
                 fact = fact_from_note(note)
                 fact = Fact(record=fact.record, path=rel)
-                counter = counter or get_counter(encoding)
                 line = recall_line(fact)
                 fact_rows.append((rel, fact.id, fact.subject.casefold(), fact.object.casefold(), fact.predicate,
                                   fact.confidence, fact.status, json.dumps(fact.as_json(), ensure_ascii=False),
-                                  line, counter.count(line), st.st_mtime_ns, st.st_size))
+                                  line, 0, st.st_mtime_ns, st.st_size))
             else:
-                alias_rows += entity_alias_rows(note.meta, rel, path.stem)
+                alias_rows += entity_alias_rows(note.meta, rel, os.path.splitext(rel.rpartition("/")[2])[0])
                 entity_rows.append((rel, st.st_mtime_ns, st.st_size))
             gone.append(rel)  # replaced below
         except DataError as exc:
             gone.append(rel)
             problems.append((rel, exc.line or 1, exc.message))
+    if fact_rows:  # the lines' tokens (count_many's threads cost more than they save on one-line texts)
+        count = get_counter(encoding).count
+        fact_rows = [(*row[:9], count(row[8]), *row[10:]) for row in fact_rows]
     with write_txn(conn):
-        for rel in gone:
-            conn.execute("DELETE FROM facts WHERE rel = ?", (rel,))
-            conn.execute("DELETE FROM entity_aliases WHERE rel = ?", (rel,))
-            conn.execute("DELETE FROM entity_files WHERE rel = ?", (rel,))
-            conn.execute("DELETE FROM fact_problems WHERE rel = ?", (rel,))
+        for table in ("facts", "entity_aliases", "entity_files", "fact_problems"):
+            conn.executemany(f"DELETE FROM {table} WHERE rel = ?", [(rel,) for rel in gone])
         conn.executemany("INSERT OR REPLACE INTO facts VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", fact_rows)
         conn.executemany("INSERT OR REPLACE INTO entity_aliases VALUES(?,?,?,?)", alias_rows)
         conn.executemany("INSERT OR REPLACE INTO entity_files VALUES(?,?,?)", entity_rows)
@@ -301,13 +314,17 @@ def with_facts(vault: Any, use: Callable[[IndexedFacts], T]) -> tuple[T, list[Da
     raise AssertionError("unreachable")
 
 
-def open_facts(vault: Any, *, full: bool = False) -> tuple[sqlite3.Connection, IndexedFacts, list[DataError]]:
-    """The vault's index, refreshed (episodes and facts), as a fact source."""
+def open_facts(vault: Any, *, full: bool = False,
+               written: Mapping[str, tuple[Note, int]] | None = None) -> tuple[sqlite3.Connection, IndexedFacts,
+                                                                                list[DataError]]:
+    """The vault's index, refreshed (episodes and facts), as a fact source; ``written``: see
+    :func:`refresh_facts` (a bulk import hands over its notes: the next command after a 10,000-fact
+    import read all 12,000 back, ~5 s)."""
     from biocortex_cli.index.build import refresh
     from biocortex_cli.store.vocabulary import local_vocabulary
 
     encoding = vault.config.tokenizer.encoding
     conn, _report = refresh(vault, encoding)
-    problems = refresh_facts(conn, vault, encoding, full=full)
+    problems = refresh_facts(conn, vault, encoding, full=full, written=written)
     local = local_vocabulary(vault.root) if vault.config.episodic.vocabulary else None
     return conn, IndexedFacts(conn, local), problems

@@ -69,19 +69,28 @@ def atomic_write(path: Path, data: str | bytes, *, fsync: bool = True) -> None:
         raise
 
 
-def write_fresh(path: str, raw: bytes, tag: str) -> None:
-    """:func:`atomic_write` of a file that does not exist yet, for a batch of thousands (no fsync:
-    the batch syncs once): its folder exists, and the batch names the temporary file with its own
-    ``tag`` (8 letters or digits) instead of drawing a name per file. The file gets the mode the
-    user's umask gives a new one, as :func:`atomic_write` gives it."""
+def write_fresh(path: str, raw: bytes, tag: str, *, replace: bool = False) -> None:
+    """:func:`atomic_write` of a file that does not exist yet (``replace``: or does), for a batch
+    of thousands (no fsync: the batch syncs once): its folder exists, and the batch names the
+    temporary file with its own ``tag`` (8 letters or digits) instead of drawing a name per file.
+    The file gets the mode the user's umask gives a new one, or the one it replaces had, as
+    :func:`atomic_write` gives it."""
     folder, _sep, name = path.rpartition("/")
     tmp = f"{folder}/.{name}.{tag}.tmp"
+    mode = None
+    if replace:
+        try:
+            mode = stat.S_IMODE(os.lstat(path).st_mode)
+        except OSError:
+            mode = None
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
     except FileExistsError:  # a temporary file of that name was left behind: draw a fresh name
         atomic_write(Path(path), raw, fsync=False)
         return
     try:
+        if mode is not None and mode != 0o666 & ~_umask():
+            os.fchmod(fd, mode)
         view = memoryview(raw)
         while view:
             view = view[os.write(fd, view):]

@@ -8,11 +8,10 @@ Every commit happens inside the vault's write lock (:func:`biocortex_cli.store.f
 so concurrent writers never mix files into each other's commits or race on ``index.lock``.
 """
 
-from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -25,6 +24,10 @@ DEFAULT_AUTHOR = "biocortex <biocortex@localhost>"
 #: A git ``index.lock`` older than this, found while we hold the vault write lock, was left by
 #: a killed process (every biocortex writer holds our lock while git runs).
 STALE_LOCK_SECONDS = 10.0
+#: glibc's heap padding for git's bulk commands: without it ``fast-import`` grows and trims its heap
+#: (``brk``) ~4 times a blob, 49,000 calls for 12,000 notes: 1.4 s of system time against 0.26 s
+#: in all with it (docs/performance.md). Other C libraries ignore the variable.
+BULK_ENV = {"MALLOC_TOP_PAD_": str(64 << 20)}
 
 
 class Author(NamedTuple):
@@ -48,7 +51,7 @@ def parse_author(text: str) -> Author:
 
 
 def call(root: Path, *args: str, env: dict[str, str] | None = None,
-         timeout: float | None = None) -> subprocess.CompletedProcess[str]:
+         timeout: float | None = None) -> "subprocess.CompletedProcess[str]":
     """Run git and return the finished process whatever its exit status, for callers that explain
     failures themselves (sync). Never prompts; ``timeout`` seconds bound a network call."""
     import subprocess  # here, not at the top: reading commands such as recall start no git
@@ -301,8 +304,10 @@ def hooks(root: Path) -> list[str]:
     return [n for n in names if (folder / n).is_file() and os.access(folder / n, os.X_OK)]
 
 
-def commit(root: Path, paths: Sequence[str], message: str, author: Author) -> None:
+def commit(root: Path, paths: Sequence[str], message: str, author: Author, *,
+           ready: Callable[[], None] | None = None) -> None:
     """Stage ``paths`` (added, changed or removed) and commit exactly them. Call under the lock.
+    ``ready()`` is called before HEAD moves (a batch's sync of its files runs meanwhile).
 
     Commits are signed when the repository asks for it (``commit.gpgsign``), as ``git commit``
     would; git hooks are not run (``--no-verify``): a hook may prompt, take seconds or reject
@@ -314,10 +319,12 @@ def commit(root: Path, paths: Sequence[str], message: str, author: Author) -> No
     # literal path it is (added, changed, or removed when it is gone); `git add -A` matches
     # thousands of pathspecs against every file, 3.5-4.7 s for 10,000 notes against 0.3 s here.
     spec = "\0".join(paths)
-    run_stdin(root, ["update-index", "--add", "--remove", "-z", "--stdin"], spec + "\0", ident)
+    run_stdin(root, ["update-index", "--add", "--remove", "-z", "--stdin"], spec + "\0", {**ident, **BULK_ENV})
     sign = signing(root)
-    if _commit_staged(root, paths, message, ident, sign):
+    if _commit_staged(root, paths, message, ident, sign, ready):
         return
+    if ready is not None:
+        ready()
     try:
         run_stdin(root, ["-c", "gc.auto=0", "commit", "-q", "--no-verify", "-m", message,
                           "--pathspec-from-file=-", "--pathspec-file-nul"], spec, ident)
@@ -332,7 +339,8 @@ SIGNING_HINT = ("commit.gpgsign is on for this repository: make the signing key 
                 "(git -C {root} config commit.gpgsign false); nothing was committed")
 
 
-def _commit_staged(root: Path, paths: Sequence[str], message: str, ident: dict[str, str], sign: bool) -> bool:
+def _commit_staged(root: Path, paths: Sequence[str], message: str, ident: dict[str, str], sign: bool,
+                   ready: Callable[[], None] | None) -> bool:
     """Commit the index as it is, with plumbing, when it holds exactly our staged paths.
 
     ``git commit -- paths`` builds a temporary index (two passes over every entry): at 100k notes
@@ -358,6 +366,8 @@ def _commit_staged(root: Path, paths: Sequence[str], message: str, ident: dict[s
             raise BiocortexError(f"the commit could not be signed: {reason(proc.stderr)}", path=str(root),
                                  hint=SIGNING_HINT.format(root=root))
         return False
+    if ready is not None:
+        ready()
     run(root, "update-ref", "-m", f"commit: {message.splitlines()[0]}", "HEAD", proc.stdout.strip(), head,
         env=ident)
     return True
@@ -430,7 +440,7 @@ def maintain(root: Path, written: int) -> bool:
         return False
     import subprocess
 
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **BULK_ENV}
     steps: list[tuple[list[str], str | None]] = [(["repack", "-d", "-q"], None)]
     if estimate < left + LOOSE_LIMIT:
         # a large write with few loose objects (its blobs were packed first: preload): pack the
@@ -454,23 +464,70 @@ def maintain(root: Path, written: int) -> bool:
     return True
 
 
-def preload(root: Path, blobs: Sequence[bytes]) -> bool:
-    """Write ``blobs`` into the object store as one pack (``git fast-import``) before a large
-    write stages their files: ``git add`` then finds each object there and writes no loose file
-    (measured on the 2-core reference machine: 12,000 notes staged in 0.7 s instead of 6-7 s,
-    which went to creating 12,000 loose object files). Harmless when the write fails: the
-    objects are unreachable and ``git gc`` prunes them. Best effort: False if git refused."""
+def have_blobs(root: Path, ids: Sequence[str]) -> set[str]:
+    """Those of ``ids`` that are blobs in the repository's object store (one ``cat-file``)."""
+    if not ids:
+        return set()
     import subprocess
 
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    proc = subprocess.run(["git", "-C", str(root), "cat-file", "--batch-check=%(objectname) %(objecttype)"],
+                          input="".join(f"{i}\n" for i in ids), capture_output=True, text=True, check=False,
+                          env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+    if proc.returncode != 0:
+        return set()
+    return {line.split(" ", 1)[0] for line in proc.stdout.splitlines() if line.endswith(" blob")}
+
+
+def blob(root: Path, ident: str) -> bytes | None:
+    """The bytes of the blob ``ident``, None when the object store lacks it."""
+    import subprocess
+
+    proc = subprocess.run(["git", "-C", str(root), "cat-file", "blob", ident], capture_output=True, check=False,
+                          env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+    return proc.stdout if proc.returncode == 0 else None
+
+
+#: the ref a preload's commit is made on, deleted in the same stream (it never outlives the preload)
+PRELOAD_REF = "refs/biocortex/preload"
+
+
+def preload(root: Path, notes: Sequence[tuple[str, bytes]], parent: str | None = None) -> bool:
+    """Write the blobs of ``notes`` ((path from the repository's top, bytes)) into the object
+    store as one pack (``git fast-import``) before a large write stages their files, together
+    with the trees of ``parent``'s tree holding them: ``update-index`` then finds each blob there
+    and writes no loose object, and the commit's ``write-tree`` finds its trees there when the
+    index holds ``parent`` and these files (what a batch write stages), so it writes none either
+    — no loose objects to pack and delete afterwards (each file created or deleted costs, and
+    ext4 skips recently freed inodes when it makes new ones). The trees come with a commit on
+    :data:`PRELOAD_REF`, deleted by the same stream. Harmless when the write fails or stages
+    something else: the objects are unreachable and ``git gc`` prunes them. Best effort: False
+    if git refused."""
+    import subprocess
+
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **BULK_ENV}
     try:
         proc = subprocess.Popen(["git", "-C", str(root), "fast-import", "--quiet", "--done"],
                                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         assert proc.stdin is not None
-        for blob in blobs:
-            proc.stdin.write(b"blob\ndata %d\n%s\n" % (len(blob), blob))
-        proc.stdin.write(b"done\n")
-        proc.stdin.close()
+        out = proc.stdin
+        for mark, (_path, blob) in enumerate(notes, 1):
+            out.write(b"blob\nmark :%d\ndata %d\n%s\n" % (mark, len(blob), blob))
+        out.write(b"commit %s\ncommitter biocortex <biocortex@localhost> 0 +0000\ndata 0\n" % PRELOAD_REF.encode())
+        if parent:
+            out.write(b"from %s\n" % parent.encode())
+        for mark, (path, _blob) in enumerate(notes, 1):
+            out.write(b"M 100644 :%d %s\n" % (mark, _quoted(path)))
+        out.write(b"\nreset %s\nfrom %s\n\ndone\n" % (PRELOAD_REF.encode(), b"0" * 40))
+        out.close()
         return proc.wait(timeout=600) == 0
     except (OSError, subprocess.TimeoutExpired, BrokenPipeError):
         return False
+
+
+def _quoted(path: str) -> bytes:
+    """``path`` as fast-import reads it: as it is, or C-quoted when it starts with a quote or
+    holds a newline or a backslash."""
+    raw = path.encode("utf-8", "surrogateescape")
+    if not raw.startswith(b'"') and b"\n" not in raw and b"\\" not in raw:
+        return raw
+    return b'"' + raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n") + b'"'

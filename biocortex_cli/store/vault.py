@@ -5,7 +5,6 @@ A vault is a folder with ``.biocortex/config.yaml`` inside a git repository. Wri
 and commits exactly those files with one message (docs/json.md, "Commits").
 """
 
-from __future__ import annotations
 
 import contextlib
 import errno
@@ -17,7 +16,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, NamedTuple, TextIO
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TextIO
 
 from biocortex_cli.errors import BiocortexError, DataError, NotAVault
 from biocortex_cli.store import files, git
@@ -73,6 +72,10 @@ class Vault:
     def state_dir(self) -> Path:
         return self.root / ".biocortex"
 
+    def git_prefix(self) -> str:
+        """The vault's folder from the top of its repository (``.`` when it is the top)."""
+        return self.root.resolve().relative_to(self.git_root.resolve()).as_posix()
+
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
 
@@ -102,7 +105,7 @@ class Vault:
         return git.configured_author(self.root) or git.parse_author(git.DEFAULT_AUTHOR)
 
     @contextlib.contextmanager
-    def transaction(self, message: str, author: git.Author) -> Iterator[Transaction]:
+    def transaction(self, message: str, author: git.Author) -> "Iterator[Transaction]":
         """Hold the write lock; commit the files written through the transaction, once.
 
         If anything fails before the commit, files the transaction wrote are put back as they
@@ -114,19 +117,21 @@ class Vault:
                 recover_killed_transaction(self)
                 txn = Transaction(self)
                 start = self.head()
+                synced = None
                 try:
                     yield txn
-                    if txn.unsynced:
-                        os.sync()
+                    synced = _sync_started() if txn.unsynced else None
                     if txn.paths:
-                        prefix = self.root.resolve().relative_to(self.git_root.resolve()).as_posix()
+                        prefix = self.git_prefix()
                         paths = [posixpath.normpath(f"{prefix}/{p}") for p in sorted(txn.paths)]
                         final = txn.guard_commit(txn.message or message, author)
                         if txn.allowed_secrets:
                             final += f"\n\nSecret-Allowed: {txn.allowed_secrets} finding(s) written with --allow-secret"
-                        git.commit(self.git_root, paths, final, author)
+                        git.commit(self.git_root, paths, final, author, ready=synced.join if synced else None)
                         git.maintain(self.git_root, len(paths))  # history stays packed
                 except BaseException:
+                    if synced is not None:
+                        synced.join()
                     if txn.paths and self.head() != start:
                         raise  # interrupted once the commit had landed: the write is complete
                     txn.rollback()
@@ -156,19 +161,24 @@ class Transaction:
         # what each touched file held before (None: it did not exist), for rollback
         self._before: dict[str, bytes | None] = {}
         self._journal_fh: TextIO | None = None
+        #: rel -> (its note as rendered, its size in bytes) for files written exactly as rendered:
+        #: the index can take them from memory after the commit (facts/index.py ``refresh_facts``)
+        self.rendered: dict[str, tuple[Note, int]] = {}
 
-    def write(self, rel: str, text: str, *, batch: bool = False, parsed: Note | None = None) -> Path:
+    def write(self, rel: str, text: str, *, batch: bool = False, parsed: "Note | None" = None) -> Path:
         """Write one file atomically; ``batch`` defers the fsync to one sync before the commit;
         ``parsed``: the note of ``text`` (``notes.rendered_note``), not parsed again."""
         path = self.vault.path(rel)
-        raw = self._guard(rel, text, parsed).encode("utf-8")
+        guarded = self._guard(rel, text, parsed)
+        raw = guarded.encode("utf-8")
+        self._note_rendered(rel, parsed, text, guarded, len(raw))
         self._remember(rel, path, raw)
         files.atomic_write(path, raw, fsync=not batch)
         self.unsynced |= batch
         self.paths.add(rel)
         return path
 
-    def write_many(self, notes: Iterable[tuple[str, str, Note | None]],
+    def write_many(self, notes: "Iterable[tuple[str, str, Note | None]]",
                    progress: Callable[[int], None] | None = None) -> int:
         """:meth:`write` with ``batch=True`` of every (rel, text, parsed note or None), giving the
         same files byte for byte, at the cost of thousands of files rather than thousands of
@@ -191,29 +201,31 @@ class Transaction:
             new = name not in names and name not in ("", ".", "..") and "\0" not in name and rel not in self._before
             path = f"{base}/{name}" if new else str(self.vault.path(rel))
             names.add(name)  # the same file twice: the second write replaces the first
-            ready.append((rel, path, self._guard(rel, text, parsed).encode("utf-8"), new))
+            guarded = self._guard(rel, text, parsed)
+            raw = guarded.encode("utf-8")
+            self._note_rendered(rel, parsed, text, guarded, len(raw))
+            ready.append((rel, path, raw, new))
         fresh = [(rel, path, raw) for rel, path, raw, new in ready if new]
         for rel, _path, _raw in fresh:
             self._before[rel] = None
         if fresh:  # journaled before any is written: a kill leaves files the journal names
             self._journal("\n".join(json.dumps({"path": rel, "post": blob_id(raw)}, ensure_ascii=False)
                                      for rel, _path, raw in fresh))
+        self._remember_many([(rel, path, raw) for rel, path, raw, new in ready if not new])
         for base, _names in listed.values():
             base.mkdir(parents=True, exist_ok=True)
         packer = None
-        if len(fresh) >= git.PACK_AFTER_FILES:  # one pack for the new files, not a loose object each,
-            import threading  # made by git while this thread writes the files
+        if len(ready) >= git.PACK_AFTER_FILES:  # one pack for the files and their trees, not a loose
+            import threading  # object each, made by git while this thread writes the files
 
-            packer = threading.Thread(target=git.preload, args=(self.vault.git_root, [f[2] for f in fresh]))
+            prefix = self.vault.git_prefix()
+            batch = [(posixpath.normpath(f"{prefix}/{rel}"), raw) for rel, _path, raw, _new in ready]
+            packer = threading.Thread(target=git.preload, args=(self.vault.git_root, batch, self.vault.head()))
             packer.start()
         tag = random_names.token_hex(4)
         try:
             for done, (rel, path, raw, new) in enumerate(ready, 1):
-                if new:
-                    files.write_fresh(path, raw, tag)
-                else:
-                    self._remember(rel, Path(path), raw)
-                    files.atomic_write(Path(path), raw, fsync=False)
+                files.write_fresh(path, raw, tag, replace=not new)
                 self.paths.add(rel)
                 if progress is not None and done % 1000 == 0:
                     progress(done)
@@ -234,6 +246,7 @@ class Transaction:
         whole = before.decode("utf-8", errors="replace") + line
         guarded = self._guard(rel, whole)
         raw = before + line.encode("utf-8") if guarded == whole else guarded.encode("utf-8")
+        self.rendered.pop(rel, None)
         self._remember(rel, path, raw)
         files.atomic_write(path, raw)
         self.paths.add(rel)
@@ -242,6 +255,8 @@ class Transaction:
     def move(self, src_rel: str, dst_rel: str) -> Path:
         src, dst = self.vault.path(src_rel), self.vault.path(dst_rel)
         moved = files.read_regular(src)
+        for rel in (src_rel, dst_rel):
+            self.rendered.pop(rel, None)
         self._remember(src_rel, src, None)
         self._remember(dst_rel, dst, moved)
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -249,7 +264,15 @@ class Transaction:
         self.paths.update((src_rel, dst_rel))
         return dst
 
-    def _guard(self, rel: str, text: str, parsed: Note | None = None) -> str:
+    def _note_rendered(self, rel: str, parsed: "Note | None", text: str, guarded: str, size: int) -> None:
+        """Keep ``parsed`` as ``rel``'s note when the file gets the ``text`` it was rendered from
+        (``guarded``, what the secret check let through, is that text: nothing was redacted)."""
+        if parsed is not None and guarded == text:
+            self.rendered[rel] = (parsed, size)
+        else:
+            self.rendered.pop(rel, None)
+
+    def _guard(self, rel: str, text: str, parsed: "Note | None" = None) -> str:
         from biocortex_cli.store import secrets
         from biocortex_cli.store.notes import check_writable
 
@@ -306,6 +329,32 @@ class Transaction:
             entry["copy"] = copy
         self._journal(json.dumps(entry, ensure_ascii=False))
 
+    def _remember_many(self, items: list[tuple[str, str, bytes]]) -> None:
+        """:meth:`_remember` of many (rel, path, bytes to write) at once: one journal append, and a
+        copy of a file's pre-image only when git's object store lacks it (recovery reads it back
+        from there, :func:`_put_back`): a batch edit of 2,300 committed notes makes no copies."""
+        todo = [(rel, path, after) for rel, path, after in items if rel not in self._before]
+        for rel, path, after in items:
+            if rel in self._before:
+                self._remember(rel, Path(path), after)
+        if not todo:
+            return
+        befores = [files.read_regular(Path(path)) for _rel, path, _after in todo]
+        held = git.have_blobs(self.vault.git_root, [git_blob_id(b) for b in befores if b is not None]) \
+            if len(todo) > 1 else set()
+        lines = []
+        for (rel, _path, after), before in zip(todo, befores, strict=True):
+            self._before[rel] = before
+            pre = blob_id(before)
+            entry = {"path": rel, "pre": pre, "post": blob_id(after)}
+            if before is not None and pre not in held:
+                copy = entry["copy"] = f"{len(self._before)}.pre"
+                target = self.vault.state_dir / JOURNAL_COPIES / copy
+                files.refuse_linked(self.vault.root, target)
+                files.write_private(target, before)
+            lines.append(json.dumps(entry, ensure_ascii=False))
+        self._journal("\n".join(lines))
+
     def _journal(self, line: str) -> None:
         """Append one entry to the journal before touching a file, so a killed write can be undone."""
         if self._journal_fh is None:
@@ -326,6 +375,17 @@ class Transaction:
             _remove_tree(self.vault.state_dir / JOURNAL_COPIES)
 
 
+def _sync_started() -> Any:
+    """``os.sync`` of a batch's files, in a thread while git stages them (it reads them from the
+    page cache): the commit waits for it before HEAD moves (``git.commit``'s ``ready``), so the
+    files reach the disk before a commit names them, without the stage waiting for the disk."""
+    import threading
+
+    thread = threading.Thread(target=os.sync, name="biocortex-sync")
+    thread.start()
+    return thread
+
+
 def _names_in(folder: Path) -> set[str]:
     """The names in ``folder`` (none when it does not exist yet)."""
     try:
@@ -337,8 +397,10 @@ def _names_in(folder: Path) -> set[str]:
 
 def blob_id(data: bytes | None) -> str | None:
     """git's id of a blob holding ``data`` (None for no file): comparable with HEAD and the index."""
-    if data is None:
-        return None
+    return None if data is None else git_blob_id(data)
+
+
+def git_blob_id(data: bytes) -> str:
     import hashlib
 
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
@@ -474,9 +536,10 @@ def _put_back(vault: Vault, rel: str, path: Path, entry: _Journaled) -> bool:
     if entry.pre is None:
         path.unlink(missing_ok=True)
         return True
-    if entry.copy is None:
-        return False
-    copy = files.read_regular(vault.state_dir / JOURNAL_COPIES / entry.copy)
+    if entry.copy is None:  # a batch keeps no copy of what git's object store holds
+        copy = git.blob(vault.git_root, entry.pre)
+    else:
+        copy = files.read_regular(vault.state_dir / JOURNAL_COPIES / entry.copy)
     if copy is None or blob_id(copy) != entry.pre:
         return False
     files.atomic_write(path, copy)
