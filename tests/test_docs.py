@@ -137,3 +137,13 @@ def test_the_package_says_its_licence_and_platforms(tmp_path: Path, monkeypatch:
     with zipfile.ZipFile(tmp_path / built) as zf:
         names = zf.namelist()
         assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names
+
+
+def test_every_environment_variable_the_code_reads_is_documented() -> None:
+    from biocortex_cli.cli.docs import ENVIRONMENT
+
+    read = re.compile(r'environ\.get\(\s*"(BIOCORTEX_\w+)"|environ\[\s*"(BIOCORTEX_\w+)"\s*\]'
+                      r'|getenv\(\s*"(BIOCORTEX_\w+)"|^\w+_ENV\s*=\s*"(BIOCORTEX_\w+)"', re.MULTILINE)
+    found = {name for path in (ROOT / "biocortex_cli").rglob("*.py")
+             for match in read.finditer(path.read_text(encoding="utf-8")) for name in match.groups() if name}
+    assert found == set(ENVIRONMENT), "document it in biocortex_cli/cli/docs.py ENVIRONMENT"

@@ -158,6 +158,32 @@ def test_where_the_check_is_slow_a_watcher_names_every_edit_to_the_next_recall(w
     assert "tamarind" not in cli("recall", "tamarind protocol").out.lower()
 
 
+def test_a_small_vault_gets_no_watcher_even_when_one_check_was_slow(vault: Path, cli: Cli,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """One slow check on a loaded machine must not leave a process behind for a vault of a few
+    notes (watch.MIN_NOTES): without BIOCORTEX_WATCH=1 the throttled check applies."""
+    if not watch.usable_platform():
+        pytest.skip("the watcher needs inotify (Linux)")
+    monkeypatch.delenv("BIOCORTEX_WATCH")  # the default: a watcher only for large vaults
+    note = _add(cli, "Doublet removal on 10x Multiome PBMC", "Call doublets per sample before merging.")
+    assert cli("recall", "doublets multiome").code == 0
+    _pretend_slow(vault)
+    try:
+        assert cli("recall", "doublets multiome").code == 0
+        assert "watch" not in _meta(vault)
+        assert not (vault / ".biocortex" / "tmp" / watch.LOCK).exists()
+        # the throttle still finds an edit once its check is due (forget the last check's time)
+        _save_in_place(note, "before merging", "before merging (kakapo protocol)")
+        conn = sqlite3.connect(vault / ".biocortex" / "index.sqlite")
+        with conn:
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('edits_checked', '0')")
+        conn.close()
+        r = cli("recall", "kakapo protocol", "--json")
+        assert r.code == 0 and [h["id"] for h in r.json()["results"]] == [note.stem]
+    finally:
+        watch.stop(vault / ".biocortex")
+
+
 def test_a_dead_watcher_falls_back_to_the_full_check(watched: Path, cli: Cli) -> None:
     vault = watched
     note = _add(cli, "GWAS fine-mapping with SuSiE", "Check LD reference ancestry.")

@@ -55,7 +55,24 @@ def configuration_markdown() -> str:
             meaning = help.replace("|", "\\|")
             lines.append(f"| `{section}.{name}` | {_type_name(hints[name])} | {_value(default)} | {meaning} |")
         lines.append("")
+    lines += ["## Environment variables", "",
+              "Read by every command; a command-line option wins over its variable.", "",
+              "| variable | meaning |", "|---|---|"]
+    lines += [f"| `{name}` | {meaning} |" for name, meaning in ENVIRONMENT.items()]
+    lines.append("")
     return "\n".join(lines)
+
+
+#: Every BIOCORTEX_* variable the code reads (tests/test_docs.py checks the code for others).
+ENVIRONMENT = {
+    "BIOCORTEX_VAULT": "the vault's folder when `--vault` is not given (else the nearest parent folder with "
+                       "`.biocortex/config.yaml`)",
+    "BIOCORTEX_AUTHOR": "`NAME <EMAIL>` of the commits a command makes when `--author` is not given (else git "
+                        "config, else `biocortex`)",
+    "BIOCORTEX_WATCH": "`0`: never start the hand-edit watcher (docs/architecture.md, \"The sidecar index\"); "
+                       "`1`: allow it at any vault size; unset: only for vaults of 2,000 indexed notes or more, "
+                       "where a full check of hand edits is slow",
+}
 
 
 def cli_markdown() -> str:

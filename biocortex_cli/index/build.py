@@ -269,7 +269,7 @@ def hand_edits(vault: Any, conn: sqlite3.Connection, meta: dict[str, Any],
         from biocortex_cli.index import watch
 
         now = time.time()
-        if watch.usable() and now >= float(meta.get("watch_retry") or 0.0):
+        if watch.usable(int(meta.get("n_docs") or 0)) and now >= float(meta.get("watch_retry") or 0.0):
             if not forced:
                 seen = watch.edits_since(vault.state_dir, meta.get("watch"))
                 if seen is not None:

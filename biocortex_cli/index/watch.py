@@ -20,7 +20,9 @@ in the log), a cookie not taken in time — the refresh runs the full check (``g
 when that check began. The watcher ends after ``IDLE`` seconds without a cookie, when its log
 grows past ``LOG_MAX``, or when an indexed top folder is removed or created; the next refresh
 starts another. ``BIOCORTEX_WATCH=0`` turns it off (the throttled check of ``build.py`` then
-applies).
+applies). A vault of fewer than ``MIN_NOTES`` indexed notes never gets one: its check costs
+milliseconds, and one slow check on a loaded machine should not leave a process behind;
+``BIOCORTEX_WATCH=1`` allows it at any size.
 
 Only writes are logged (``IN_MODIFY``, ``IN_CLOSE_WRITE``, ``IN_ATTRIB``): a note added, removed
 or renamed changes its folder's mtime, which the quick scan sees anyway.
@@ -53,9 +55,19 @@ _WRITES = _IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE
 _FOLDER = _WRITES | _IN_CREATE | _IN_MOVED_TO | _IN_DELETE_SELF | _IN_MOVE_SELF
 
 
-def usable() -> bool:
-    """Whether a watcher can run here: Linux (inotify), and not turned off."""
-    return usable_platform() and os.environ.get("BIOCORTEX_WATCH", "1") != "0"
+#: Indexed notes below which no watcher starts unless BIOCORTEX_WATCH=1: the full check costs ~6 µs
+#: a note (57 ms of CPU at 10k on the machine of docs/performance.md), so below this it stays near
+#: build.EDITS_ALWAYS (10 ms) and is over it only when the machine is loaded.
+MIN_NOTES = 2000
+
+
+def usable(notes: int | None = None) -> bool:
+    """Whether a watcher can run here: Linux (inotify), not turned off, and (given the vault's
+    ``notes``) a vault of at least MIN_NOTES, unless ``BIOCORTEX_WATCH=1`` asks for one at any size."""
+    setting = os.environ.get("BIOCORTEX_WATCH", "")
+    if not usable_platform() or setting == "0":
+        return False
+    return notes is None or setting == "1" or notes >= MIN_NOTES
 
 
 def usable_platform() -> bool:
