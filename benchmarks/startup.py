@@ -11,6 +11,9 @@ of a shared machine (git's child processes are not counted). Where a process's t
 ``python -X importtime -m biocortex_cli … 2> imports.txt`` (with PYTHONDONTWRITEBYTECODE unset).
 ``--before DIR`` adds a row for the code in DIR (an exported tree of another commit, run on the
 same vault with ``PYTHONPATH=DIR``): before and after side by side, in the same rounds.
+``--facts VAULT`` adds ``fact verify`` of ``--claim`` (default ``MAP100 activates BRCA10000``) on
+that vault — one with a registered dataset, e.g. the 1M-edge file of benchmarks/datasets.py (issue
+15's target: ≤ 3× the floor) — with its instructions, and before/after with ``--before``.
 
 Recall is measured without the check for hand edits (index/build.py): ``BIOCORTEX_WATCH=0`` (no
 watcher process, index/watch.py) and, before every run, the index's bookkeeping says the check
@@ -103,6 +106,8 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=10000, help="episodes in the recall vault (0: no recall row)")
     parser.add_argument("--instructions", action="store_true", help="count instructions with valgrind (callgrind)")
     parser.add_argument("--before", type=Path, help="also recall with the code in this folder (an exported tree)")
+    parser.add_argument("--facts", type=Path, help="also `fact verify` on this vault (with a registered dataset)")
+    parser.add_argument("--claim", default="MAP100 activates BRCA10000", help="what `fact verify` is asked")
     args = parser.parse_args()
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -128,20 +133,42 @@ def main() -> None:
                              {**recall_env, "PYTHONPATH": str(args.before.resolve())}))
             rows.append((f"biocortex recall ({args.size:,} episodes)", [BIN, "--vault", str(big), "recall", QUERY],
                          recall_env))
+        recall_at = len(rows) - 1  # the recall row (after it, before's), when --size
+        verify_rows = []
+        if args.facts:
+            facts_env = {"HOME": tmp, "BIOCORTEX_WATCH": "0"}
+            verify = [BIN, "--vault", str(args.facts), "fact", "verify", *args.claim.split()]
+            subprocess.run(verify, capture_output=True, env={**os.environ, **facts_env}, check=False)  # indexes fresh
+            if args.before:
+                before_env = {**facts_env, "PYTHONPATH": str(args.before.resolve())}
+                verify_rows.append(("fact verify, before", verify, before_env))
+            verify_rows.append((f"fact verify {args.claim}", verify, facts_env))
+        rows += verify_rows
         times = in_turns(rows, args.runs, before=lambda label: check_not_due(big) if "recall (" in label else None)
         for label, (wall, cpu) in times.items():
             print(f"{label:<44} {summary(wall)}  CPU median {statistics.median(cpu) * 1000:6.1f} ms")
         if args.size:
-            (floor, floor_cpu), (recall, recall_cpu) = times[rows[0][0]], times[rows[-1][0]]
+            (floor, floor_cpu), (recall, recall_cpu) = times[rows[0][0]], times[rows[recall_at][0]]
             print(f"recall / floor, medians: wall {statistics.median(recall) / statistics.median(floor):.1f}x, "
                   f"CPU {statistics.median(recall_cpu) / statistics.median(floor_cpu):.1f}x")
+        if verify_rows:
+            floor, floor_cpu = times[rows[0][0]]
+            wall, cpu = times[verify_rows[-1][0]]
+            print(f"verify / floor, medians: wall {statistics.median(wall) / statistics.median(floor):.1f}x, "
+                  f"CPU {statistics.median(cpu) / statistics.median(floor_cpu):.1f}x")
+        if verify_rows and args.instructions:
+            floor_i = instructions([sys.executable, "-c", "pass"], {})
+            for label, cmd, env in verify_rows:
+                count = instructions(cmd, env)
+                print(f"instructions: {label} {count / 1e6:.1f}M "
+                      f"({count / floor_i:.1f}x the floor, {floor_i / 1e6:.1f}M)")
         if args.size and args.instructions:
             floor_i = instructions([sys.executable, "-c", "pass"], {})
             check_not_due(big)
-            recall_i = instructions(rows[-1][1], rows[-1][2])
+            recall_i = instructions(rows[recall_at][1], rows[recall_at][2])
             if args.before:
                 check_not_due(big)
-                before_i = instructions(rows[-2][1], rows[-2][2])
+                before_i = instructions(rows[recall_at - 1][1], rows[recall_at - 1][2])
                 print(f"instructions: recall before {before_i / 1e6:.1f}M ({before_i / floor_i:.1f}x the floor)")
             imports = " ".join(f"import {m};" for m in recall_modules(big))
             imports_i = instructions([sys.executable, "-c", imports], {})

@@ -16,7 +16,6 @@ One line per stage: a notice whose stage is already announced and not finished (
 it builds the index, then the index build says so again) is not repeated.
 """
 
-from __future__ import annotations
 
 import contextlib
 import sys

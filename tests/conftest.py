@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,47 @@ REPO = Path(__file__).resolve().parents[1]
 # example, no health check on slow data generation. Tests assert behaviour; benchmarks/ measure.
 settings.register_profile("biocortex", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("biocortex")
+
+#: Where the tests' vaults live when nobody says (``--basetemp``): in memory (tmpfs) if the machine
+#: has one with room. Every test writes real notes and commits with real git; on a disk, the
+#: flushes of those thousands of small writes cost as much as the tests (docs/performance.md).
+TMPFS = Path("/dev/shm")
+_OWN_BASETEMP = pytest.StashKey[Path]()
+_PASSED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    # Bytecode cached, as on any normal machine (benchmarks/common.py does the same): with
+    # PYTHONDONTWRITEBYTECODE (set in some sandboxes) every biocortex process the tests start
+    # compiled the package again, and every xdist worker rewrote every test module again.
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+        sys.dont_write_bytecode = False
+    if config.option.basetemp is not None or hasattr(config, "workerinput"):
+        return  # chosen by the user, or by the controller for this xdist worker
+    try:
+        roomy = os.access(TMPFS, os.W_OK) and shutil.disk_usage(TMPFS).free > 4 << 30
+    except OSError:
+        roomy = False
+    if roomy and os.environ.get("BIOCORTEX_TEST_TMP") != "disk":
+        config.option.basetemp = tempfile.mkdtemp(prefix="biocortex-tests-", dir=TMPFS)
+        config.stash[_OWN_BASETEMP] = Path(config.option.basetemp)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    session.config.stash[_PASSED] = exitstatus == 0
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The in-memory folder goes when the run passed; after a failure it stays for a look."""
+    own = config.stash.get(_OWN_BASETEMP, None)
+    if own is None:
+        return
+    if config.stash.get(_PASSED, False):
+        shutil.rmtree(own, ignore_errors=True)
+    else:
+        sys.stderr.write(f"the tests' files are kept in {own} (in memory: remove it when done)\n")
 
 
 @pytest.fixture(autouse=True)

@@ -80,9 +80,9 @@ def test_5_verdicts_have_their_own_exit_codes_and_a_missing_vault_is_not_contrad
     monkeypatch.setenv("BIOCORTEX_VAULT", str(tmp_path / "nowhere"))
     r = cli("fact", "verify", "A", "activates", "B")
     assert r.code == 1
-    from biocortex_cli.facts.query import Verdict
+    from biocortex_cli.facts.query import EXIT_CODES
 
-    codes = Verdict.EXIT_CODES
+    codes = EXIT_CODES
     assert codes["supported"] == 0 and len(set(codes.values())) == 4
     assert all(code >= 4 for verdict, code in codes.items() if verdict != "supported")
 

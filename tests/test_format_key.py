@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import Cli
+from conftest import BuiltVaults, Cli
 
 from biocortex_cli.facts import render as fact_render
 from biocortex_cli.lessons import render as lesson_render
@@ -18,16 +18,18 @@ QUERY = "KEAP1 knockout and TP53 in lung cancer doublets"
 
 
 @pytest.fixture
-def memory(vault: Path, cli: Cli) -> Path:
-    for ident, task in (("e1", "KEAP1 knockout RNA-seq in lung cancer cells"),
-                        ("e2", "Doublet removal before clustering lung cancer cells")):
-        r = cli("episode", "add", "--id", ident, "--task", task, "--lesson", "Call doublets per sample first.",
-                "--domain", "RNA-seq", "--success", "--no-suggest")
-        assert r.code == 0, r.err
-    for triple in (("KEAP1", "inhibits", "NFE2L2"), ("TP53", "regulates", "MDM2")):
-        assert cli("fact", "add", *triple, "--source", "PMID:1").code == 0
-    assert cli("lessons", "promote", "Call doublets per sample first.").code == 0
-    return vault
+def memory(vault: Path, cli: Cli, built_vaults: BuiltVaults) -> Path:
+    def build() -> None:
+        for ident, task in (("e1", "KEAP1 knockout RNA-seq in lung cancer cells"),
+                            ("e2", "Doublet removal before clustering lung cancer cells")):
+            r = cli("episode", "add", "--id", ident, "--task", task, "--lesson", "Call doublets per sample first.",
+                    "--domain", "RNA-seq", "--success", "--no-suggest")
+            assert r.code == 0, r.err
+        for triple in (("KEAP1", "inhibits", "NFE2L2"), ("TP53", "regulates", "MDM2")):
+            assert cli("fact", "add", *triple, "--source", "PMID:1").code == 0
+        assert cli("lessons", "promote", "Call doublets per sample first.").code == 0
+
+    return built_vaults.get("format-key-memory", vault, build)
 
 
 def _recall(cli: Cli) -> str:

@@ -227,3 +227,29 @@ def test_a_watcher_that_cannot_start_is_not_waited_for_and_tried_again_later(wat
         assert r.code == 0 and [h["id"] for h in r.json()["results"]] == [note.stem]
     finally:
         tmp.unlink()
+
+
+@pytest.mark.parametrize("stat_all", [0, build.STAT_ALL])
+def test_a_small_index_stats_its_notes_and_finds_what_git_finds(vault: Path, cli: Cli,
+                                                                 monkeypatch: pytest.MonkeyPatch,
+                                                                 stat_all: int) -> None:
+    """Up to STAT_ALL indexed notes, the check compares every note's stamp itself (no git, no
+    ``subprocess`` on the hot commands' path); above, it asks git. Both find the edit, and
+    nothing when nothing changed."""
+    from biocortex_cli.store.vault import Vault
+
+    monkeypatch.setattr(build, "STAT_ALL", stat_all)
+    note = _add(cli, "Spatial deconvolution with cell2location", "Use the matched single-cell reference.")
+    _add(cli, "Peak calling with MACS2", "Set the genome size.")
+    assert cli("recall", "cell2location").code == 0  # the index is fresh
+    v = Vault(vault)
+    conn = sqlite3.connect(vault / ".biocortex" / "index.sqlite")
+    try:
+        assert build.edited_in_place(v, conn) == set()
+        _save_in_place(note, "matched single-cell", "matched single-nucleus")
+        assert build.edited_in_place(v, conn) == {note.relative_to(vault).as_posix()}
+    finally:
+        conn.close()
+    _check_due(vault)
+    r = cli("recall", "matched single-nucleus reference cell2location", "--json")
+    assert r.code == 0 and "single-nucleus" in r.json()["context"]

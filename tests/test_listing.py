@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Cli, git
+from conftest import BuiltVaults, Cli, git
 
 from biocortex_cli.index import listing
 from biocortex_cli.ops.history import digest
@@ -36,33 +36,37 @@ RECORDS = [
 
 
 @pytest.fixture
-def listed_vault(vault: Path, cli: Cli) -> Path:
-    batch = "".join(json.dumps(r) + "\n" for r in RECORDS)
-    assert cli("episode", "import", "-", stdin=batch).code == 0, "import"
-    folder = vault / "episodes" / "2026" / "04"
-    folder.mkdir(parents=True, exist_ok=True)
-    # written by hand: wrong types (listed by the note-parsing path, refused by the index), a YAML
-    # error (skipped with a warning by both), a note deeper than YYYY/MM, created as a YAML date
-    (folder / "hand-quality.md").write_text("---\nid: hand-quality\ntype: episode\ncreated: 2026-04-02T09:00:00Z\n"
-                                            "task: Quality written as a word\nquality: high\ndomains: [scRNA-seq]\n"
-                                            "---\nbody\n")
-    (folder / "hand-broken.md").write_text("---\nid: hand-broken\ntask: [unclosed\n---\n")
-    (folder / "deep").mkdir()
-    (folder / "deep" / "hand-deep.md").write_text("---\nid: hand-deep\ntype: episode\ncreated: 2026-04-03 10:00:00\n"
-                                                  "task: Placed one folder deeper by hand\ntools: [MAGeCK]\n"
-                                                  "success: true\n---\n")
-    # the same note copied by hand into a second folder: equal (created, id), listed by path
-    twin = "---\nid: hand-twin\ntype: episode\ncreated: 2026-04-04T10:00:00Z\ntask: Copied into two folders\n---\n"
-    for sub in ("extra", "deep"):
-        (folder / sub).mkdir(exist_ok=True)
-        (folder / sub / "hand-twin.md").write_text(twin)
-    archived = vault / "archive" / "episodes" / "2026" / "01"
-    archived.mkdir(parents=True)
-    (archived / "gone.md").write_text("---\nid: gone\ntype: episode\ncreated: 2026-01-05T00:00:00Z\n"
-                                      "task: Archived, never listed\n---\n")
-    git(vault, "add", "-A")
-    git(vault, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "hand-written notes")
-    return vault
+def listed_vault(vault: Path, cli: Cli, built_vaults: BuiltVaults) -> Path:
+    """Imported and hand-written episodes (built once per process, then copied)."""
+
+    def build() -> None:
+        batch = "".join(json.dumps(r) + "\n" for r in RECORDS)
+        assert cli("episode", "import", "-", stdin=batch).code == 0, "import"
+        folder = vault / "episodes" / "2026" / "04"
+        folder.mkdir(parents=True, exist_ok=True)
+        # written by hand: wrong types (listed by the note-parsing path, refused by the index), a YAML
+        # error (skipped with a warning by both), a note deeper than YYYY/MM, created as a YAML date
+        (folder / "hand-quality.md").write_text("---\nid: hand-quality\ntype: episode\ncreated: 2026-04-02T09:00:00Z\n"
+                                                "task: Quality written as a word\nquality: high\ndomains: [scRNA-seq]\n"
+                                                "---\nbody\n")
+        (folder / "hand-broken.md").write_text("---\nid: hand-broken\ntask: [unclosed\n---\n")
+        (folder / "deep").mkdir()
+        (folder / "deep" / "hand-deep.md").write_text(
+            "---\nid: hand-deep\ntype: episode\ncreated: 2026-04-03 10:00:00\n"
+            "task: Placed one folder deeper by hand\ntools: [MAGeCK]\nsuccess: true\n---\n")
+        # the same note copied by hand into a second folder: equal (created, id), listed by path
+        twin = "---\nid: hand-twin\ntype: episode\ncreated: 2026-04-04T10:00:00Z\ntask: Copied into two folders\n---\n"
+        for sub in ("extra", "deep"):
+            (folder / sub).mkdir(exist_ok=True)
+            (folder / sub / "hand-twin.md").write_text(twin)
+        archived = vault / "archive" / "episodes" / "2026" / "01"
+        archived.mkdir(parents=True)
+        (archived / "gone.md").write_text("---\nid: gone\ntype: episode\ncreated: 2026-01-05T00:00:00Z\n"
+                                          "task: Archived, never listed\n---\n")
+        git(vault, "add", "-A")
+        git(vault, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "hand-written notes")
+
+    return built_vaults.get("listing", vault, build)
 
 
 def _both(vault: Path, filt: EpisodeFilter) -> tuple[object, object]:

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from biocortex_cli.store.entity_notes import file_stem
-from tests.conftest import REPO, Cli
+from tests.conftest import REPO, BuiltVaults, Cli
 
 SAMPLE = REPO / "examples" / "sample_episodes.jsonl"
 TEMPLATE = REPO / "vault_template"
@@ -20,13 +20,17 @@ FOLDERS = ("episodes", "facts", "entities", "lessons", "datasets", "archive")
 
 
 @pytest.fixture
-def demo(vault: Path, cli: Cli) -> Path:
-    """Like `make demo`: the sample episodes, a few facts and an alias."""
-    assert cli("episode", "import", SAMPLE).code == 0
-    assert cli("entity", "alias", "TP53", "p53").code == 0
-    for triple in (("TP53", "activates", "CDKN1A"), ("p53", "regulates", "MDM2"), ("KRAS", "interacts_with", "SOS1")):
-        assert cli("fact", "add", *triple, "--source", "PMID:1").code == 0
-    return vault
+def demo(vault: Path, cli: Cli, built_vaults: BuiltVaults) -> Path:
+    """Like `make demo`: the sample episodes, a few facts and an alias (built once per process)."""
+
+    def build() -> None:
+        assert cli("episode", "import", SAMPLE).code == 0
+        assert cli("entity", "alias", "TP53", "p53").code == 0
+        for triple in (("TP53", "activates", "CDKN1A"), ("p53", "regulates", "MDM2"),
+                       ("KRAS", "interacts_with", "SOS1")):
+            assert cli("fact", "add", *triple, "--source", "PMID:1").code == 0
+
+    return built_vaults.get("obsidian-demo", vault, build)
 
 
 def test_obsidian_reads_the_expected_link_graph(demo: Path) -> None:

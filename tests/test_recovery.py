@@ -156,3 +156,25 @@ def test_index_workers_do_not_inherit_the_command_s_signal_handlers() -> None:
 
 def _worker_handlers() -> tuple[object, object]:
     return signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+
+
+POOLS_ENDED_AT_ONCE = """
+import signal
+from biocortex_cli.cli.errors import _on_signal
+from biocortex_cli.index.build import worker_pool
+
+signal.signal(signal.SIGTERM, _on_signal)
+for _ in range(200):
+    with worker_pool(2):
+        pass  # terminate() at once: the workers may not have set their handlers yet
+print("ended")
+"""
+
+
+def test_a_pool_ended_before_its_workers_started_does_not_hang() -> None:
+    """A SIGTERM from ``terminate`` that reached a worker before its initializer went to the
+    inherited handler, was dropped, and the pool waited for that worker forever (it hung
+    ``make test``). Run apart, so that a hang fails this test instead of stopping the suite."""
+    proc = subprocess.run([sys.executable, "-c", POOLS_ENDED_AT_ONCE], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert (proc.returncode, proc.stdout) == (0, "ended\n"), proc.stderr[-2000:]

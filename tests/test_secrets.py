@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Cli, git
+from conftest import BuiltVaults, Cli, git
 from secret_corpus import LOOKALIKES, SHAPES, Shape
 
 from biocortex_cli.store import secrets
@@ -94,14 +94,32 @@ DOORS: dict[str, Door] = {
 _FITS = {"author": lambda t: "<" not in t and ">" not in t and "\n" not in t}
 
 
-def _setup(cli: Cli) -> str:
-    """Episodes a feedback and a lesson can name, and a fact to retract; returns its id."""
-    for ident in ("ep-a", "ep-b"):
-        assert cli("episode", "add", "--no-suggest", "--id", ident, "--task", "Doublet calling",
-                   "--lesson", LESSON).code == 0
-    r = cli("fact", "add", "KEAP1", "inhibits", "NFE2L2", "--json")
-    assert r.code == 0, r.err
-    return str(r.json()["fact"]["id"]) if "fact" in r.json() else str(r.json()["id"])
+_BUILT: dict[str, str] = {}
+
+
+@pytest.fixture
+def fact_id(vault: Path, cli: Cli, built_vaults: BuiltVaults) -> str:
+    """The vault with episodes a feedback and a lesson can name, and a fact to retract (built once
+    per test process, then copied); returns the fact's id."""
+
+    def build() -> None:
+        for ident in ("ep-a", "ep-b"):
+            assert cli("episode", "add", "--no-suggest", "--id", ident, "--task", "Doublet calling",
+                       "--lesson", LESSON).code == 0
+        r = cli("fact", "add", "KEAP1", "inhibits", "NFE2L2", "--json")
+        assert r.code == 0, r.err
+        _BUILT["fact"] = str(r.json()["fact"]["id"]) if "fact" in r.json() else str(r.json()["id"])
+
+    built_vaults.get("secrets-doors", vault, build)
+    return _BUILT["fact"]
+
+
+@pytest.fixture
+def env_author(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commits' author from $BIOCORTEX_AUTHOR: the door tests are about what each door writes,
+    and reading the author from git config took two git processes for each of their 2,000
+    commands (the author door still passes --author, which wins)."""
+    monkeypatch.setenv("BIOCORTEX_AUTHOR", "CI <ci@lab.example>")
 
 
 def _run(cli: Cli, door: Door, text: str, fact_id: str, *flags: str) -> tuple[int, str]:
@@ -117,8 +135,8 @@ def _history(vault: Path) -> str:
 
 
 @pytest.mark.parametrize("door", list(DOORS))
-def test_no_shape_is_committed_through_any_door(vault: Path, cli: Cli, door: str) -> None:
-    fact_id = _setup(cli)
+@pytest.mark.usefixtures("env_author")
+def test_no_shape_is_committed_through_any_door(vault: Path, cli: Cli, door: str, fact_id: str) -> None:
     head = git(vault, "rev-parse", "HEAD")
     fits = _FITS.get(door, lambda t: True)
     wrong = []
@@ -131,12 +149,13 @@ def test_no_shape_is_committed_through_any_door(vault: Path, cli: Cli, door: str
             wrong.append(f"{shape.name}: exit {code}: {said[-300:]}")
     assert wrong == []
     assert git(vault, "rev-parse", "HEAD") == head and git(vault, "status", "--porcelain") == ""
-    assert not [s.name for s in SHAPES if s.needle in _history(vault)]
+    history = _history(vault)
+    assert not [s.name for s in SHAPES if s.needle in history]
 
 
 @pytest.mark.parametrize("door", list(DOORS))
-def test_redact_removes_every_shape_through_any_door(vault: Path, cli: Cli, door: str) -> None:
-    fact_id = _setup(cli)
+@pytest.mark.usefixtures("env_author")
+def test_redact_removes_every_shape_through_any_door(vault: Path, cli: Cli, door: str, fact_id: str) -> None:
     fits = _FITS.get(door, lambda t: True)
     wrong = []
     for shape in SHAPES:
@@ -171,8 +190,8 @@ def test_an_id_or_file_name_with_a_secret_is_refused(vault: Path, cli: Cli, shap
     assert shape.needle not in _history(vault)
 
 
+@pytest.mark.usefixtures("fact_id")
 def test_feedback_copies_a_logged_query_only_after_scanning_it(vault: Path, cli: Cli) -> None:
-    _setup(cli)
     token = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"
     r = cli("recall", f"doublet calling with token:\n{token}", "--json")
     assert r.code == 0, r.err  # reading is never refused
@@ -198,8 +217,8 @@ def test_redact_removes_the_key_body_and_keeps_yaml_valid(vault: Path, cli: Cli)
     assert pem.needle not in _history(vault)
 
 
+@pytest.mark.usefixtures("fact_id")
 def test_commit_subjects_file_names_and_stdout_lose_the_secret(vault: Path, cli: Cli) -> None:
-    _setup(cli)
     r = cli("--redact", "entity", "alias", "TP53", "p53 pwd=Xq7#kLm2Pz9w")
     assert r.code == 0, r.err
     assert "Xq7#" not in r.out + git(vault, "log", "-1", "--format=%B")
@@ -210,8 +229,8 @@ def test_commit_subjects_file_names_and_stdout_lose_the_secret(vault: Path, cli:
 
 @pytest.mark.parametrize("command", [["entity", "alias", "TP53", "p53"], ["forget", "--older-than", "2099-01-01"],
                                      ["restore", "ep-a"], ["lessons", "refresh"]])
+@pytest.mark.usefixtures("fact_id")
 def test_the_author_is_scanned_on_every_write(vault: Path, cli: Cli, command: list[str]) -> None:
-    _setup(cli)
     if command[0] == "restore":
         assert cli("forget", "--older-than", "2099-01-01").code == 0
     if command[0] == "lessons":  # a promoted lesson with a new supporting episode to add

@@ -12,9 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 #: dataclasses (with inspect, ast, dis, tokenize: ~43 M instructions, and ~3.5 M per class
-#: defined) and the feedback records (~12 M). (subprocess is imported when the check for hand
-#: edits runs git status, index/build.py ``edited_in_place``; on a small vault, every recall.)
-OFF_RECALL_PATH = ("dataclasses", "inspect", "ast", "biocortex_cli.store.feedback")
+#: defined) and the feedback records (~12 M); subprocess (~17 M), imported only when git must
+#: run: the check for hand edits stats the notes of a small index itself (index/build.py
+#: ``edited_in_place``), and a large one asks git only when the check is due.
+OFF_RECALL_PATH = ("dataclasses", "inspect", "ast", "subprocess", "biocortex_cli.store.feedback")
+#: and on `fact verify` / `fact query`'s path (docs/performance.md, "Fourth round"); yaml: the
+#: notes' parser, not needed while the fact index is fresh
+OFF_FACTS_PATH = ("dataclasses", "inspect", "ast", "subprocess", "yaml", "biocortex_cli.store.feedback",
+                  "biocortex_cli.tokens")
 
 _IMPORTED = """
 import io, sys
@@ -41,6 +46,61 @@ def test_recall_imports_no_dataclasses_or_feedback_records(vault: Path, cli: Cli
         assert code == "0"
         assert "biocortex_cli.recall.engine" in modules
         assert not modules & set(OFF_RECALL_PATH), sorted(modules & set(OFF_RECALL_PATH))
+
+
+def test_fact_verify_and_query_import_no_dataclasses_or_subprocess(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    assert cli("fact", "add", "TP53", "activates", "CDKN1A", "--source", "PMID:8242752").code == 0
+    assert cli("fact", "add", "TP53", "inhibits", "CDKN1A", "--source", "PMID:1", "--confidence", "0.3").code == 0
+    edges = tmp_path / "edges.tsv"
+    edges.write_text("MYC\tCDK4\tActivation\t123\nMYC\tTP53\tRepression\t\n", encoding="utf-8")
+    assert cli("dataset", "add", str(edges), "--name", "grn", "--version", "1", "--licence", "CC0", "--no-header",
+               "--map", "subject=1", "--map", "object=2", "--map", "predicate=3", "--map", "publications=4",
+               "--predicate-map", "Activation=activates", "--predicate-map", "Repression=inhibits").code == 0
+    assert cli("fact", "query", "TP53").code == 0  # the fact index is fresh from here on
+    for argv in (["fact", "verify", "TP53", "activates", "CDKN1A"], ["fact", "verify", "MYC", "activates", "CDK4",
+                 "--json"], ["fact", "verify", "MYC", "activates", "TP53"], ["fact", "query", "MYC", "--json"],
+                 ["fact", "query", "TP53", "--hops", "2"]):
+        code, modules = _recall_modules("--vault", str(vault), *argv)
+        assert code in ("0", "5", "6"), argv  # supported, contested, contradicted
+        assert "biocortex_cli.facts.query" in modules
+        assert not modules & set(OFF_FACTS_PATH), (argv, sorted(modules & set(OFF_FACTS_PATH)))
+
+
+_COMPILES = """
+import sys
+compiled = []
+def hook(event, args):
+    # builtin compile() of a string: typing.ForwardRef compiles each annotation written as a
+    # string (a NamedTuple's fields in a module with `from __future__ import annotations`), and
+    # the first compile of a process costs ~10 M instructions. namedtuple's own generated
+    # `lambda _cls, ...` (an eval) and source files (no bytecode cache yet) are not that.
+    if event == "compile" and isinstance(args[0], (str, bytes)) and not str(args[1]).endswith(".py"):
+        text = args[0].decode() if isinstance(args[0], bytes) else args[0]
+        if not text.startswith("lambda _cls"):
+            compiled.append(text)
+sys.addaudithook(hook)
+import io
+from biocortex_cli.cli.main import main
+out, sys.stdout = sys.stdout, io.StringIO()
+main(sys.argv[1:])
+sys.stdout = out
+print(repr(compiled))
+"""
+
+
+def test_recall_and_verify_compile_no_annotation_string(vault: Path, cli: Cli) -> None:
+    """No record on the hot paths has a field typed with a string (docs/performance.md, "Fourth
+    round"): a module that defines one imports the names its fields need at run time and does
+    without ``from __future__ import annotations``."""
+    assert cli("episode", "add", "--task", "Doublet detection in 10x multiome with scDblFinder",
+               "--tool", "scDblFinder", "--entity", "TP53", "--id", "doublets").code == 0
+    assert cli("fact", "add", "TP53", "activates", "CDKN1A", "--source", "PMID:8242752").code == 0
+    for argv in (["recall", "doublet detection TP53"], ["recall", "doublets", "--json", "--explain"],
+                 ["fact", "verify", "TP53", "activates", "CDKN1A", "--json"], ["fact", "query", "TP53"]):
+        assert cli(*argv).code == 0  # indexes fresh
+        proc = subprocess.run([sys.executable, "-c", _COMPILES, "--vault", str(vault), *argv], capture_output=True,
+                              text=True, check=True)
+        assert proc.stdout.strip() == "[]", (argv, proc.stdout)
 
 
 #: what `episode list`, `episode show` and `log` need not import when the index answers (issue 17:

@@ -6,7 +6,6 @@ Messages name an argument as its command-line option (``--hops``); the MCP serve
 the tool's argument (``hops``).
 """
 
-from __future__ import annotations
 
 import functools
 import math

@@ -6,10 +6,9 @@ returns has an ``as_json()`` that is the JSON of ``biocortex recall|context|feed
 (docs/json.md) and of the MCP tools of the same names.
 """
 
-from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.api.checks import UNIT, Bounds, Choice, checked
 
@@ -28,16 +27,23 @@ if TYPE_CHECKING:
 OUTCOME = Choice(("success", "failure"))
 
 
-class Recalled(NamedTuple):  # frozen and typed; a NamedTuple is defined faster than a dataclass (start-up)
-    result: RecallResult
-    explain: bool  # the JSON carries each hit's matched terms and the query's terms
+class Recalled:
+    """A recall's result; ``explain``: the JSON carries each hit's matched terms and the query's terms.
+    A plain class: a NamedTuple field typed with a name imported only for type checking would
+    be compiled at import (``typing.ForwardRef``), the first compile of a process costs ~10 M
+    instructions (docs/performance.md, "Fourth round")."""
+
+    __slots__ = ("explain", "result")
+
+    def __init__(self, result: "RecallResult", explain: bool) -> None:
+        self.result, self.explain = result, explain
 
     def as_json(self) -> dict[str, Any]:
         return self.result.as_json(self.explain)
 
 
 @checked(top_k=Bounds(1, example=5), budget=Bounds(1, example=2000), min_relevance=UNIT)
-def recall(vault: Vault, *, query: str, top_k: int | None = None, budget: int | None = None,
+def recall(vault: "Vault", *, query: str, top_k: int | None = None, budget: int | None = None,
            min_relevance: float | None = None, domain: str | None = None, success_only: bool = False,
            include_archived: bool = False, explain: bool = False, compact: bool = False) -> Recalled:
     """The past analyses (and promoted lessons and facts) relevant to ``query``, within a token
@@ -52,9 +58,9 @@ def recall(vault: Vault, *, query: str, top_k: int | None = None, budget: int | 
 
 
 @checked(budget=Bounds(1, example=4000))
-def context(vault: Vault, *, query: str, budget: int | None = None,
+def context(vault: "Vault", *, query: str, budget: int | None = None,
             conversation: str | list[Any] | dict[str, Any] | None = None, conversation_path: str | None = None,
-            where: str = "<conversation>") -> ContextResult:
+            where: str = "<conversation>") -> "ContextResult":
     """One token budget for a planner prompt: the conversation so far (compressed into its
     share), promoted lessons, past analyses and facts. The conversation is given inline (text in
     any format ``compress`` reads, or its messages as a list or ``{"messages": [...]}``; ``where``
@@ -71,7 +77,7 @@ def context(vault: Vault, *, query: str, budget: int | None = None,
     return build_context(vault, query, budget=budget, conversation=conversation, conversation_path=where)
 
 
-def vault_text(vault: Vault, path: str) -> tuple[str, str]:
+def vault_text(vault: "Vault", path: str) -> tuple[str, str]:
     """The text of a file inside the vault (a path relative to it, or absolute inside it) and its
     relative path. Refused: anything that resolves outside the vault (``..``, a link), and hidden
     files and folders (``.git``, ``.biocortex``), which hold no memory."""
@@ -99,8 +105,8 @@ def vault_text(vault: Vault, path: str) -> tuple[str, str]:
 
 
 @checked(outcome=OUTCOME)
-def feedback(vault: Vault, *, recall_id: str, outcome: str, helpful: Sequence[str] = (),
-             unhelpful: Sequence[str] = (), note: str = "", author: Author) -> FeedbackWrite:
+def feedback(vault: "Vault", *, recall_id: str, outcome: str, helpful: "Sequence[str]" = (),
+             unhelpful: "Sequence[str]" = (), note: str = "", author: "Author") -> "FeedbackWrite":
     """How a recall went: its id, the outcome of the task it served and the episodes or lessons
     that helped or misled; later recalls rank helpful memory higher (docs/learning.md)."""
     from biocortex_cli.store.feedback import record_feedback
@@ -112,7 +118,7 @@ def feedback(vault: Vault, *, recall_id: str, outcome: str, helpful: Sequence[st
 @checked(budget=Bounds(1), keep_recent=Bounds(0), timeout=Bounds(0.1))
 def compress(*, raw: bytes, path: str = "<stdin>", budget: int | None = None, model: str | None = None,
              keep_recent: int | None = None, summarizer: str | None = None, timeout: float | None = None,
-             vault: str | None = None) -> CompressResult:
+             vault: str | None = None) -> "CompressResult":
     """A conversation (its bytes; ``path`` names it) fitted into a token budget (``budget``, else 60%
     of ``model``'s context, else the config's ``working_memory``): system and latest messages
     verbatim, the oldest summarised. ``vault`` names the vault whose settings apply (default: the
@@ -125,7 +131,7 @@ def compress(*, raw: bytes, path: str = "<stdin>", budget: int | None = None, mo
 
 
 @checked(k=Bounds(1, example=10), relevance_level=Bounds(1))
-def evaluate(*, dataset: Path, k: int = 10, relevance_level: int = 1, config: Path | None = None) -> EvalReport:
+def evaluate(*, dataset: "Path", k: int = 10, relevance_level: int = 1, config: "Path | None" = None) -> "EvalReport":
     """Recall quality on a BEIR-style set (R@k, Hit@k, NDCG, MRR) beside a BM25 baseline; its
     phases are reported as progress (biocortex_cli/progress.py)."""
     from biocortex_cli.evaluate.run import evaluate as run

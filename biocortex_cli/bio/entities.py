@@ -21,7 +21,6 @@ ontology CURIEs with their canonical prefix (``go:0008150`` → ``GO:0008150``, 
 data accessions upper-case. Gene symbols and variants are kept as written.
 """
 
-from __future__ import annotations
 
 import functools
 import re

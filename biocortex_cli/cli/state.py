@@ -1,6 +1,5 @@
 """Global options (``--vault``, ``--author``, ``--debug``) and output helpers for commands."""
 
-from __future__ import annotations
 
 import json
 import re
@@ -24,14 +23,14 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _C1 = re.compile("[\x80-\x9f]")
 
 
-def vault() -> Vault:
+def vault() -> "Vault":
     from biocortex_cli.store.vault import Vault, find_vault
 
     found = find_vault(OPTIONS.vault)
     return found if OPTIONS.secret_policy == found.secret_policy else Vault(found.root, OPTIONS.secret_policy)
 
 
-def author(vault: Vault) -> Author:
+def author(vault: "Vault") -> "Author":
     """Who the commits of this command are by (``--author``, else the environment, else git)."""
     return vault.author(OPTIONS.author)
 

@@ -13,7 +13,6 @@ so the hot path never imports PyYAML (:func:`read_datasets`). Reading the files 
 facts/datasets_read.py.
 """
 
-from __future__ import annotations
 
 import json
 import os
@@ -218,7 +217,7 @@ def check_name(name: str) -> str:
     return text
 
 
-def dataset_from_note(note: Note) -> Dataset:
+def dataset_from_note(note: "Note") -> Dataset:
     """The dataset a note records (DataError with the line of the first bad field)."""
     meta = note.meta
 
@@ -304,7 +303,7 @@ def dataset_from_note(note: Note) -> Dataset:
 _CHECKSUM = re.compile(r"sha256:[0-9a-f]{64}")
 
 
-def dataset_problems(note: Note) -> list[DataError]:
+def dataset_problems(note: "Note") -> list[DataError]:
     """What ``check`` reports about a dataset note (its fields; the file is checked apart)."""
     try:
         dataset = dataset_from_note(note)
@@ -395,7 +394,7 @@ def note_rels(root: Path) -> dict[str, tuple[int, int]]:
         return {}
 
 
-def read_datasets(vault: Vault) -> tuple[list[Dataset], list[DataError]]:
+def read_datasets(vault: "Vault") -> tuple[list[Dataset], list[DataError]]:
     """Every registered dataset (notes in ``datasets/``) and the notes that cannot be read."""
     rels = note_rels(vault.root)
     if not rels:
@@ -427,7 +426,7 @@ def _from_record(rel: str, record: dict[str, Any]) -> Dataset:
     return dataset_from_note(Note(rel=rel, meta=record, body="", body_line=1))
 
 
-def _parse(vault: Vault, rel: str) -> Dataset:
+def _parse(vault: "Vault", rel: str) -> Dataset:
     from biocortex_cli.store.notes import read_note
 
     note = read_note(vault.root / rel, rel)
@@ -458,7 +457,7 @@ def _write_cache(state_dir: Path, data: dict[str, Any]) -> None:
         atomic_write(state_folder(state_dir) / NOTES_CACHE, json.dumps(data, ensure_ascii=False), fsync=False)
 
 
-def find_dataset(vault: Vault, name: str) -> Dataset:
+def find_dataset(vault: "Vault", name: str) -> Dataset:
     datasets, problems = read_datasets(vault)
     for dataset in datasets:
         if dataset.name == name:

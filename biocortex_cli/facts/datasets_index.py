@@ -29,7 +29,6 @@ itself whatever version of this code reads it; only a change to how rows are rea
 key) or to the tables (SCHEMA_VERSION) rebuilds one.
 """
 
-from __future__ import annotations
 
 import contextlib
 import json
@@ -334,14 +333,14 @@ class DatasetEdges:
             "SELECT DISTINCT n.name FROM names k JOIN nodes n ON n.id = k.node WHERE k.key LIKE ? ESCAPE '\\' "
             "ORDER BY length(n.name), n.name LIMIT ?", (like, limit))]
 
-    def touching(self, keys: Iterable[str], limit: int | None = None) -> list[Fact]:
+    def touching(self, keys: Iterable[str], limit: int | None = None) -> "list[Fact]":
         """Edges whose subject or object is one of ``keys``, best documented first."""
         nodes = self.nodes(keys)
         if not nodes:
             return []
         return [self._fact(row) for row in self._rows(nodes, limit)]
 
-    def about(self, s_keys: Iterable[str], o_keys: Iterable[str], predicates: Iterable[str] = ()) -> list[Fact]:
+    def about(self, s_keys: Iterable[str], o_keys: Iterable[str], predicates: Iterable[str] = ()) -> "list[Fact]":
         """Edges from one of ``s_keys`` to one of ``o_keys``, or from one of ``s_keys`` with one of
         ``predicates`` (what can support or contradict a claim: a hub's other edges are not read)."""
         subjects, objects = self.nodes(s_keys), self.nodes(o_keys)
@@ -359,7 +358,7 @@ class DatasetEdges:
                 f"{self._select('0')} WHERE {where} ORDER BY e.nrefs DESC, e.line", [*chunk, *objects[:MAX_IN], *ps])]
         return facts
 
-    def by_rowids(self, rowids: Iterable[int]) -> list[Fact]:
+    def by_rowids(self, rowids: Iterable[int]) -> "list[Fact]":
         ids = sorted(set(rowids))
         out: list[Fact] = []
         for i in range(0, len(ids), MAX_IN):
@@ -395,7 +394,7 @@ class DatasetEdges:
             return out[:limit] if limit is not None else out
         return self.conn.execute(sql, args).fetchall()
 
-    def _fact(self, row: tuple[Any, ...]) -> Fact:
+    def _fact(self, row: tuple[Any, ...]) -> "Fact":
         from biocortex_cli.facts.model import Fact
 
         _ends, line, s, p, o, quals, _n, refs, _tokens, _qtext, _ptext = row
@@ -588,7 +587,7 @@ class Consulted(NamedTuple):
             source.close()
 
 
-def consult(vault: Vault, *, encoding: str | None = None, notice: Notice | None = stderr_notice,
+def consult(vault: "Vault", *, encoding: str | None = None, notice: Notice | None = stderr_notice,
             build: bool = True) -> Consulted:
     """Open every registered dataset that can answer; an index missing or out of date is built
     (with a notice). A missing or changed file, or an unreadable note, is a warning, and answers

@@ -40,7 +40,6 @@ its mass is at least ``ratio`` times the other's (``facts.outweigh``, 3 by defau
 0.9 (2.3) is contested.
 """
 
-from __future__ import annotations
 
 import math
 import re

@@ -7,13 +7,11 @@ one it always was), so the same statement always lands in the same file, and ``M
 Cdk4`` in mouse and ``MYC activates CDK4`` in human are two facts.
 """
 
-from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from biocortex_cli.errors import DataError, UsageError
 
@@ -44,8 +42,7 @@ MAX_NAME = 500
 _SLUG_PART = re.compile(r"[^a-z0-9]+")
 
 
-@dataclass(frozen=True)
-class Fact:
+class Fact(NamedTuple):  # not a dataclass: `dataclasses` costs `fact verify` ~60 M instructions of imports
     record: dict[str, Any]
     path: str
     line: int = 1
@@ -95,7 +92,7 @@ class Fact:
         edge of a registered dataset (set in its record by the dataset source)."""
         return str(self.record.get("origin") or "note")
 
-    def evidence(self) -> list[Evidence]:
+    def evidence(self) -> "list[Evidence]":
         """One item per independent source (facts/evidence.py): what `fact verify` weighs."""
         from biocortex_cli.facts.evidence import evidence_items
 
@@ -112,20 +109,19 @@ class Fact:
         return {**_plain(self.record), "path": self.path}
 
 
-@dataclass(frozen=True)
-class FactRules:
+class FactRules(NamedTuple):
     """What predicates mean to each other (config: facts): which take one object only, which
     contradict each other, which chain, which are narrower than which, and when one side of the
     evidence clearly outweighs the other."""
 
     single_valued: frozenset[str] = frozenset()
-    opposites: Mapping[str, str] = field(default_factory=dict)
+    opposites: Mapping[str, str] = {}  # shared by instances, never changed in place
     transitive: frozenset[str] = frozenset()
-    broader: Mapping[str, str] = field(default_factory=dict)  # narrower -> broader
+    broader: Mapping[str, str] = {}  # narrower -> broader; shared, never changed in place
     outweigh: float = 3.0
 
     @classmethod
-    def from_config(cls, vault: Vault) -> FactRules:
+    def from_config(cls, vault: "Vault") -> "FactRules":
         conf = vault.config.facts
         opposites: dict[str, str] = {}
         for a, b in conf.opposites.items():
@@ -270,7 +266,7 @@ def qualifier_text(qualifiers: Mapping[str, str]) -> str:
 # --- reading ------------------------------------------------------------------------------
 
 
-def fact_from_note(note: Note) -> Fact:
+def fact_from_note(note: "Note") -> Fact:
     for key in ("id", "subject", "predicate", "object"):
         value = note.meta.get(key)
         if not isinstance(value, str) or not value.strip():

@@ -11,12 +11,10 @@ Names are matched exactly first (the name, any alias, case-insensitively): ``MYC
 with MYCN's facts. Substrings of names only on request (``fuzzy``).
 """
 
-from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from biocortex_cli.facts.evidence import Evidence, Side, weigh
 from biocortex_cli.facts.model import Fact, FactRules, name_key, normalize_predicate
@@ -40,13 +38,14 @@ class FactSource(EdgeSource, Protocol):
     def synonyms_of(self, name: str) -> list[str]: ...
 
 
-@dataclass
 class Layered:
     """The vault's facts with other sources' edges beside them: names and aliases come from the
     vault; ``touching`` asks every source and merges, most confident first."""
 
-    notes: FactSource
-    extra: Sequence[EdgeSource]
+    __slots__ = ("extra", "notes")
+
+    def __init__(self, notes: FactSource, extra: Sequence[EdgeSource]) -> None:
+        self.notes, self.extra = notes, extra
 
     def resolve(self, name: str) -> str:
         return self.notes.resolve(name)
@@ -92,14 +91,13 @@ class Layered:
         return found
 
 
-@dataclass(frozen=True)
-class QueryResult:
+class QueryResult(NamedTuple):
     entity: str  # as asked
     matched: list[str]  # entity names the question resolved to
     how: str  # "name", "alias", "synonym", "substring" or "none"
-    facts: list[tuple[Fact, int]] = field(default_factory=list)  # (fact, hops from the entity)
+    facts: list[tuple[Fact, int]] = []  # noqa: RUF012 - shared default, never changed in place; (fact, hops from the entity)
     truncated: bool = False  # the limit stopped the walk
-    suggestions: list[str] = field(default_factory=list)  # names containing the text (exact miss)
+    suggestions: list[str] = []  # noqa: RUF012 - shared default, never changed in place; names containing the text (exact miss)
 
     def as_json(self) -> dict[str, Any]:
         return {"entity": self.entity, "matched": self.matched, "match": self.how, "truncated": self.truncated,
@@ -181,8 +179,11 @@ def query_facts(source: FactSource, entity: str, *, predicate: str | None = None
                        truncated=limit is not None and len(found) >= limit, suggestions=suggestions)
 
 
-@dataclass(frozen=True)
-class Verdict:
+#: one exit code per verdict of `fact verify`; 1-3 stay docs/json.md's (failed, usage, internal error)
+EXIT_CODES = {"supported": 0, "unknown": 4, "contested": 5, "contradicted": 6}
+
+
+class Verdict(NamedTuple):
     """What memory says about a claim, with the evidence on each side, counted per independent
     source (facts/evidence.py ``weigh``)."""
 
@@ -194,15 +195,12 @@ class Verdict:
     contradicting: list[Fact]
     pro: Side
     con: Side
-    qualifiers: Mapping[str, str] = field(default_factory=dict)
+    qualifiers: Mapping[str, str] = {}  # shared default, never changed in place
     outweigh: float = 3.0
-
-    #: one exit code per verdict; 1-3 stay docs/json.md's (failed, usage, internal error)
-    EXIT_CODES: ClassVar[dict[str, int]] = {"supported": 0, "unknown": 4, "contested": 5, "contradicted": 6}
 
     @property
     def exit_code(self) -> int:
-        return self.EXIT_CODES[self.verdict]
+        return EXIT_CODES[self.verdict]
 
     def as_json(self) -> dict[str, Any]:
         return {"verdict": self.verdict,
@@ -289,8 +287,7 @@ def _chains(source: FactSource, pred: str, s_keys: set[str], o_keys: set[str], h
     return out[:10]
 
 
-@dataclass(frozen=True)
-class Contest:
+class Contest(NamedTuple):
     """Two current assertions that contradict each other (an opposite predicate, or another object
     of a single-valued one), the one with more evidence first: information for `check --facts`,
     not a problem of the vault. ``verdict`` is what `fact verify` says of the stronger one:

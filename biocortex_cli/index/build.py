@@ -15,7 +15,6 @@ A rebuild reads and tokenises the notes on every core (``multiprocessing``, in o
 same vault gives the same index) and loads them in batches (:class:`store.BulkLoader`).
 """
 
-from __future__ import annotations
 
 import contextlib
 import os
@@ -177,6 +176,9 @@ def dirs_unchanged(root: Path, known_dirs: dict[str, list[Any]]) -> bool:
 #: takes more than 1/EDITS_FACTOR of the time (docs/architecture.md, "The sidecar index").
 EDITS_ALWAYS = 0.010
 EDITS_FACTOR = 20
+#: an index of at most this many notes (and broken notes) has the check for hand edits stat every
+#: note, not ask git (edited_in_place): ~3 µs a note against a child process and its import
+STAT_ALL = 500
 #: After a watcher could not start (index/watch.py), seconds before a refresh tries again.
 WATCH_RETRY = 600.0
 
@@ -206,7 +208,12 @@ def uncommitted(vault: Any, folders: Iterable[str]) -> set[str] | None:
 def edited_in_place(vault: Any, conn: sqlite3.Connection) -> set[str]:
     """Indexed notes saved since the index read them, by hand and in place (a rename would have
     changed their folder's mtime): those :func:`uncommitted` names whose mtime or size is not
-    the one the index recorded."""
+    the one the index recorded. An index of at most ``STAT_ALL`` notes has every note's stamp
+    compared instead: fewer instructions than starting git (and importing ``subprocess``), and
+    it names every note git would."""
+    few = store.few_known(conn, STAT_ALL)
+    if few is not None:
+        return _differing(vault, set(few), few)
     return _stamps_differ(vault, conn, uncommitted(vault, INDEXED) or set())
 
 
@@ -216,6 +223,11 @@ def _stamps_differ(vault: Any, conn: sqlite3.Connection, named: set[str]) -> set
         return set()
     known = store.known_files(conn, {rel.rsplit("/", 1)[0] for rel in named if "/" in rel})
     known.update(store.known_problems(conn, {rel.rsplit("/", 1)[0] for rel in named if "/" in rel}))
+    return _differing(vault, named, known)
+
+
+def _differing(vault: Any, named: set[str], known: dict[str, tuple[int, int]]) -> set[str]:
+    """The notes among ``named`` whose (mtime, size) is not the one ``known`` records."""
     out = set()
     for rel in named:
         if not rel.endswith(".md") or rel not in known:
@@ -371,7 +383,7 @@ def build_row(root: Path, rel: str, stamp: tuple[int, int], counter: Any) -> Doc
     fingerprints = field_fingerprints(fields)
     return DocRow(rel=rel, id=ep.id, kind="episode", mtime_ns=stamp[0], size=stamp[1],
                   created=created.strftime("%Y-%m-%dT%H:%M:%SZ"), success=ep.success,
-                  quality=ep.quality, archived=rel.startswith("archive/"), task=ep.task,
+                  quality=ep.quality, archived=rel.startswith(store.ARCHIVE_PREFIX), task=ep.task,
                   sections_blob=store.pack_sections(rows), tokens_blob=store.pack_tokens(fields),
                   dl=sum(fingerprints.values()), fingerprints=fingerprints, attrs=attrs,
                   lessons=tuple(ep.strings("lessons")), record_blob=store.pack_record(note.meta),
@@ -513,17 +525,26 @@ def worker_pool(workers: int) -> Any:
     turn SIGTERM into an exception: the pool's own shutdown (``terminate`` sends SIGTERM) then
     raised it inside a worker, at times while the worker held the task queue's lock, printing a
     traceback or leaving the pool hung. Ctrl-C reaches the parent, which rolls back and ends the
-    pool."""
+    pool. The two signals are blocked while the workers are forked, until each has set its own
+    handlers: a SIGTERM that reached a worker before then went to the inherited handler, was
+    dropped, and ``terminate`` waited for that worker forever (a pool ended right after it
+    started, on a loaded machine). The parent gets any signal held meanwhile when they unblock."""
     import multiprocessing
+    import signal
 
-    return multiprocessing.Pool(workers, initializer=_worker_signals)
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    try:
+        return multiprocessing.Pool(workers, initializer=_worker_signals, initargs=(held,))
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
-def _worker_signals() -> None:
+def _worker_signals(mask: Iterable[int]) -> None:
     import signal
 
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 @contextlib.contextmanager

@@ -384,6 +384,30 @@ def known_files(conn: sqlite3.Connection, folders: set[str] | None = None) -> di
             if _direct(rel, folders)}
 
 
+#: an archived note is one under this folder (``docs.archived``, index/build.py)
+ARCHIVE_PREFIX = "archive/"
+
+
+def has_archived(conn: sqlite3.Connection) -> bool:
+    """Whether the index holds an archived note: one probe of the ``rel`` index (the range of
+    paths under ARCHIVE_PREFIX; ``0`` follows ``/``), however many notes there are."""
+    return conn.execute("SELECT 1 FROM docs WHERE rel >= ? AND rel < ? LIMIT 1",
+                        (ARCHIVE_PREFIX, ARCHIVE_PREFIX[:-1] + "0")).fetchone() is not None
+
+
+def few_known(conn: sqlite3.Connection, most: int) -> dict[str, tuple[int, int]] | None:
+    """rel -> (mtime_ns, size) of every indexed note and broken note, if there are at most ``most``
+    of them together (reading at most ``most`` + 1 rows); else None."""
+    rows = conn.execute("SELECT rel, mtime_ns, size FROM docs LIMIT ?", (most + 1,)).fetchall()
+    if len(rows) > most:
+        return None
+    known = {rel: (m, s) for rel, m, s in rows}
+    for rel, message in conn.execute("SELECT rel, message FROM problems LIMIT ?", (most + 1 - len(rows),)):
+        stamp = json.loads(message).get("stamp", [0, 0])
+        known[rel] = (stamp[0], stamp[1])
+    return None if len(known) > most else known
+
+
 def known_problems(conn: sqlite3.Connection, folders: set[str] | None = None) -> dict[str, tuple[int, int]]:
     # a broken note is remembered with the mtime/size it had, so it is not re-read until it changes
     where, params = _in_folders("rel", folders)
@@ -451,12 +475,18 @@ def insert(conn: sqlite3.Connection, rows: Iterable[DocRow]) -> int:
     return added
 
 
-class ChunkPostings(NamedTuple):
+class ChunkPostings:
     """The posting lists of a batch of notes, with their final note numbers: what a rebuild's
-    worker hands back (arrays pickle as bytes, a dict per note would cost the loader ~0.3 ms)."""
+    worker hands back (arrays pickle as bytes, a dict per note would cost the loader ~0.3 ms).
+    A plain class: a NamedTuple's field typed ``array[int]`` would be a string here (``array``
+    takes no subscript at run time before Python 3.12), compiled at import, and a process's
+    first compile costs ~10 M instructions (docs/performance.md, "Fourth round")."""
 
-    docs: "dict[int, array[int]]"
-    tfs: "dict[int, array[int]]"  # fp -> (note, tf) pairs for tf > 1
+    __slots__ = ("docs", "tfs")
+
+    def __init__(self, docs: "dict[int, array[int]]", tfs: "dict[int, array[int]]") -> None:
+        self.docs = docs
+        self.tfs = tfs  # fp -> (note, tf) pairs for tf > 1
 
     @classmethod
     def of(cls, rows: Sequence[DocRow], numbers: Sequence[int]) -> "ChunkPostings":

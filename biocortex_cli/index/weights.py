@@ -26,10 +26,11 @@ inside an expanded term and for its synonyms, the gram itself for any other.
 import math
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
-if TYPE_CHECKING:
-    from biocortex_cli.bio.vocabulary import Expanded, Expansion
+# at run time, not only for type checking: a field typed with a name in quotes is compiled when
+# the class is made, and a process's first compile costs ~10 M instructions (docs/performance.md)
+from biocortex_cli.bio.vocabulary import Expanded, Expansion
 
 #: words of a query beyond this many are not searched
 MAX_QUERY_TERMS = 512
@@ -51,10 +52,10 @@ class QueryWeights(NamedTuple):  # a NamedTuple, not a dataclass: defined faster
     synonym_weights: dict[int, float] = {}
     # synonyms no episode has, weighed the same way: a lesson note may have them (lessons/recall.py)
     unknown_synonym_weights: dict[int, float] = {}
-    synonyms: "dict[int, Expansion]" = {}  # the expansions of both
+    synonyms: dict[int, Expansion] = {}  # the expansions of both
     concept_of: dict[int, str] = {}  # weighted fingerprint -> its concept
     concept_weights: dict[str, float] = {}  # concept -> its weight in the denominator
-    expanded: "Expanded | None" = None  # what the vocabulary gave: --explain lists it
+    expanded: Expanded | None = None  # what the vocabulary gave: --explain lists it
     absent_synonyms: list[str] = []  # synonyms no episode has, or too common
     grouped: frozenset[str] = frozenset()  # the concepts with a weighted synonym
 

@@ -35,11 +35,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from biocortex_cli.errors import UsageError
 from biocortex_cli.recall.signals import ATTR_COLUMN, ATTR_SIGNAL, K1, MIN_COVERAGE, SIGNALS
+from biocortex_cli.render.recall import RecallPart  # at run time: a field's type (see index/weights.py)
 
 if TYPE_CHECKING:
     from biocortex_cli.bio.vocabulary import Expanded, Local
     from biocortex_cli.index.weights import QueryWeights
-    from biocortex_cli.render.recall import Header, RecallPart
+    from biocortex_cli.render.recall import Header
 
 #: Entity credit of an episode that lists the gene of a variant the query names but not the
 #: variant (a query for KRAS G12C, an episode about KRAS); the reverse counts fully, since the
@@ -114,7 +115,7 @@ class RecallResult(NamedTuple):
     withheld_terms: list[dict[str, str]] = []  # terms the vocabulary will not expand
     synonyms_dropped: int = 0  # synonyms cut by the vocabulary's caps
     recall_id: str = ""
-    parts: "tuple[RecallPart, ...]" = ()  # the output, as printed (render/recall.py: compose)
+    parts: tuple[RecallPart, ...] = ()  # the output, as printed (render/recall.py: compose)
 
     @property
     def context(self) -> str:
@@ -228,7 +229,8 @@ class _Asked:
     """What every stage reads: the options, the query's terms and weights, the index's state;
     the stages fill in the last three."""
 
-    __slots__ = ("concepts", "encoding", "expanded", "head", "n_docs", "opts", "recall_id", "tokens", "words")
+    __slots__ = ("all_rows", "concepts", "encoding", "expanded", "head", "n_docs", "opts", "recall_id", "tokens",
+                 "words")
 
     def __init__(self, opts: RecallOptions, head: str | None, encoding: str, n_docs: int, recall_id: str,
                  tokens: list[str]) -> None:
@@ -237,6 +239,7 @@ class _Asked:
         self.expanded: Expanded | None = None  # the vocabulary's synonyms of the tokens
         self.words: QueryWeights | None = None
         self.concepts: _Concepts | None = None
+        self.all_rows = True  # every candidate's row is read (_rows_needed)
 
     def empty(self, reason: str, dropped: int = 0, over_top_k: int = 0, over_budget: int = 0) -> Found:
         words = self.words
@@ -361,6 +364,7 @@ def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
     passing, info = _filtered(conn, meta, asked, fusion, scored)
     below = candidates - len(passing)
     passing += _kin(conn, meta, asked, passing, info)
+    _complete(conn, info, passing, opts.top_k)
     top, matched = _ranked(passing, info, opts.top_k)
     if not top:
         reason = (f"no past analysis reached min_relevance {opts.min_relevance:g}"
@@ -604,8 +608,12 @@ def _filtered(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, fus
     from biocortex_cli.recall.signals import doc_info, learned
 
     opts = asked.opts
-    info = doc_info(conn, [doc for _f, _r, doc, _s, _c in scored],
-                    domain_norm=" ".join(tokenize(opts.domain)) if opts.domain else None)
+    asked.all_rows = _rows_needed(conn, meta, opts, fusion)
+    if asked.all_rows:
+        info = doc_info(conn, [doc for _f, _r, doc, _s, _c in scored],
+                        domain_norm=" ".join(tokenize(opts.domain)) if opts.domain else None)
+    else:  # no filter can drop an episode: rows are read only for those that can be ranked (_complete)
+        info = {doc: {} for _f, _r, doc, _s, _c in scored}
     passing: list[tuple[float, int, dict[str, float]]] = []
     assert asked.concepts is not None
     shares: dict[int, float] = {}  # mask -> coverage: episodes share a few masks
@@ -615,7 +623,7 @@ def _filtered(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, fus
         if coverage is None:
             coverage = shares[covered] = asked.concepts.share(covered)
         row["covered"], row["coverage"] = covered, coverage
-        if not _kept(row, opts):
+        if asked.all_rows and not _kept(row, opts):  # else no filter can drop it (_rows_needed)
             continue
         score = fused / fusion.relevance_w
         if fusion.outcome_w > 0:
@@ -632,6 +640,31 @@ def _kept(row: dict[str, Any], opts: RecallOptions) -> bool:
             and (not opts.domain or row["in_domain"]))
 
 
+def _rows_needed(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions, fusion: _Fusion) -> bool:
+    """Whether every candidate's row (``doc_info``) must be read: when a filter can drop one
+    (archived episodes exist and are not asked for, ``--success-only``, ``--domain``), the
+    outcome signal weighs success, or feedback moves scores (``learned`` reads ids). Else only
+    the episodes that can reach the results are read (:func:`_complete`): the work follows what
+    is printed, not how many episodes match."""
+    from biocortex_cli.index.store import has_archived
+
+    return bool(opts.success_only or opts.domain or fusion.outcome_w > 0
+                or (float(opts.weights.get("utility", 0.0)) > 0 and int(meta.get("feedback_ids", 0)) > 0)
+                or (not opts.include_archived and has_archived(conn)))
+
+
+def _complete(conn: sqlite3.Connection, info: dict[int, dict[str, Any]],
+              passing: list[tuple[float, int, dict[str, float]]], k: int) -> None:
+    """Read the rows of the episodes among ``passing`` that can be in its first ``k`` (those
+    :func:`_best` sorts) where they were not read yet."""
+    from biocortex_cli.recall.signals import doc_info
+
+    missing = [doc for _s, doc, _sig in _contenders(passing, k) if "id" not in info[doc]]
+    if missing:
+        for doc, row in doc_info(conn, missing, domain_norm=None).items():
+            info[doc].update(row)
+
+
 def _kin(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
          passing: list[tuple[float, int, dict[str, float]]], info: dict[int, dict[str, Any]],
          ) -> list[tuple[float, int, dict[str, float]]]:
@@ -645,16 +678,18 @@ def _kin(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
     from biocortex_cli.recall.kin import SEEDS, kin
     from biocortex_cli.recall.signals import doc_info, learned
 
+    _complete(conn, info, passing, SEEDS)
     seeds = _best(passing, info, SEEDS)
     found = kin(conn, [(score, doc) for score, doc, _s in seeds], weight=weight, n_docs=asked.n_docs,
                 max_df=opts.max_df, min_relevance=opts.min_relevance, passed={doc for _s, doc, _sig in passing})
     if not found:
         return []
-    rows = doc_info(conn, [k.doc for k in found], domain_norm=" ".join(tokenize(opts.domain)) if opts.domain else None)
+    rows = doc_info(conn, [k.doc for k in found], domain_norm=" ".join(tokenize(opts.domain)) if opts.domain else None
+                    ) if asked.all_rows else {k.doc: {} for k in found}
     out: list[tuple[float, int, dict[str, float]]] = []
     for k in found:
         row = rows[k.doc]
-        if not _kept(row, opts):
+        if asked.all_rows and not _kept(row, opts):
             continue
         row.update(covered=0, coverage=0.0, via=k.via)
         info[k.doc] = row
@@ -676,16 +711,22 @@ def _ranked(passing: list[tuple[float, int, dict[str, float]]], info: dict[int, 
     return _best(passing, info, top_k), len(passing)
 
 
-def _best(passing: list[tuple[float, int, dict[str, float]]], info: dict[int, dict[str, Any]],
-          k: int) -> list[tuple[float, int, dict[str, float]]]:
-    """The first ``k`` of ``passing`` in :func:`_order`, sorting only those that can be: a rank
-    score more than 2e-6 below the ``k``-th best raw one rounds (to 6 places) below it too, so
-    that episode follows at least ``k`` others whatever its evidence, quality or id."""
+def _contenders(passing: list[tuple[float, int, dict[str, float]]],
+                k: int) -> list[tuple[float, int, dict[str, float]]]:
+    """Those of ``passing`` that can be among the first ``k`` in :func:`_order`: a rank score more
+    than 2e-6 below the ``k``-th best raw one rounds (to 6 places) below it too, so that episode
+    follows at least ``k`` others whatever its evidence, quality or id."""
     if len(passing) > k:
         bar = sorted([t[0] for t in passing], reverse=True)[k - 1]
         bar -= 2e-6 + abs(bar) * 1e-9
         passing = [t for t in passing if t[0] >= bar]
-    return sorted(passing, key=_order(info))[:k]
+    return passing
+
+
+def _best(passing: list[tuple[float, int, dict[str, float]]], info: dict[int, dict[str, Any]],
+          k: int) -> list[tuple[float, int, dict[str, float]]]:
+    """The first ``k`` of ``passing`` in :func:`_order`, sorting only the :func:`_contenders`."""
+    return sorted(_contenders(passing, k), key=_order(info))[:k]
 
 
 def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,

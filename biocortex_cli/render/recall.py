@@ -8,7 +8,6 @@ begins with ``#``, a pre-token boundary in cl100k and o200k (render/blocks.py), 
 the output are the sum of the parts' tokens.
 """
 
-from __future__ import annotations
 
 import math
 from collections.abc import Sequence
@@ -99,7 +98,7 @@ def compose(parts: Sequence[RecallPart], header: Header | None, budget: int) -> 
                  if p.name == EPISODES else p for p in kept)
 
 
-def explain_text(result: RecallResult) -> str:
+def explain_text(result: "RecallResult") -> str:
     lines = [f"explain: query terms: {', '.join(result.query_terms) or '-'}"]
     if result.unknown_terms:
         lines.append(f"explain: not in the vault: {', '.join(result.unknown_terms)}")

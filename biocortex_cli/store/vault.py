@@ -5,7 +5,6 @@ A vault is a folder with ``.biocortex/config.yaml`` inside a git repository. Wri
 and commits exactly those files with one message (docs/json.md, "Commits").
 """
 
-from __future__ import annotations
 
 import contextlib
 import errno
@@ -106,7 +105,7 @@ class Vault:
         return git.configured_author(self.root) or git.parse_author(git.DEFAULT_AUTHOR)
 
     @contextlib.contextmanager
-    def transaction(self, message: str, author: git.Author) -> Iterator[Transaction]:
+    def transaction(self, message: str, author: git.Author) -> "Iterator[Transaction]":
         """Hold the write lock; commit the files written through the transaction, once.
 
         If anything fails before the commit, files the transaction wrote are put back as they
@@ -166,7 +165,7 @@ class Transaction:
         #: the index can take them from memory after the commit (facts/index.py ``refresh_facts``)
         self.rendered: dict[str, tuple[Note, int]] = {}
 
-    def write(self, rel: str, text: str, *, batch: bool = False, parsed: Note | None = None) -> Path:
+    def write(self, rel: str, text: str, *, batch: bool = False, parsed: "Note | None" = None) -> Path:
         """Write one file atomically; ``batch`` defers the fsync to one sync before the commit;
         ``parsed``: the note of ``text`` (``notes.rendered_note``), not parsed again."""
         path = self.vault.path(rel)
@@ -179,7 +178,7 @@ class Transaction:
         self.paths.add(rel)
         return path
 
-    def write_many(self, notes: Iterable[tuple[str, str, Note | None]],
+    def write_many(self, notes: "Iterable[tuple[str, str, Note | None]]",
                    progress: Callable[[int], None] | None = None) -> int:
         """:meth:`write` with ``batch=True`` of every (rel, text, parsed note or None), giving the
         same files byte for byte, at the cost of thousands of files rather than thousands of
@@ -265,7 +264,7 @@ class Transaction:
         self.paths.update((src_rel, dst_rel))
         return dst
 
-    def _note_rendered(self, rel: str, parsed: Note | None, text: str, guarded: str, size: int) -> None:
+    def _note_rendered(self, rel: str, parsed: "Note | None", text: str, guarded: str, size: int) -> None:
         """Keep ``parsed`` as ``rel``'s note when the file gets the ``text`` it was rendered from
         (``guarded``, what the secret check let through, is that text: nothing was redacted)."""
         if parsed is not None and guarded == text:
@@ -273,7 +272,7 @@ class Transaction:
         else:
             self.rendered.pop(rel, None)
 
-    def _guard(self, rel: str, text: str, parsed: Note | None = None) -> str:
+    def _guard(self, rel: str, text: str, parsed: "Note | None" = None) -> str:
         from biocortex_cli.store import secrets
         from biocortex_cli.store.notes import check_writable
 

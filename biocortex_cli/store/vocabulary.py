@@ -22,7 +22,6 @@ derived, rebuilt when missing), and only the question's n-grams are looked up in
 (:func:`local_vocabulary`; docs/performance.md has the cost).
 """
 
-from __future__ import annotations
 
 import re
 import sys
@@ -187,7 +186,7 @@ def note_owner(root: Path) -> Callable[[str], str | None]:
     return owner
 
 
-def local_vocabulary(root: Path) -> Local | None:
+def local_vocabulary(root: Path) -> "Local | None":
     """The vault's compiled vocabulary for ``bio.vocabulary.expand``, compiled first when the note
     changed (its problems then said once on stderr); None when the vault has none."""
     import zlib
@@ -223,7 +222,7 @@ def local_vocabulary(root: Path) -> Local | None:
     return Local(compiled, refuses)
 
 
-def add_groups(vault: Vault, groups: Sequence[Group], author: Author, message: str) -> str:
+def add_groups(vault: "Vault", groups: Sequence[Group], author: "Author", message: str) -> str:
     """Append ``groups`` to the vocabulary note (made if missing), in one commit; returns its path.
     Raises DataError, writing nothing, when a group is not one the note accepts."""
     from biocortex_cli.store.files import read_note_text

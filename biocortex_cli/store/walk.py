@@ -23,7 +23,6 @@ Listing is ``os.scandir`` with relative paths built by concatenation: ``os.walk`
 took 2 s for the 164k entity notes of the 100k benchmark vault.
 """
 
-from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
