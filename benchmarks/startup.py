@@ -9,8 +9,9 @@ The recall vault is benchmarks/synthetic.py's (generated once, cached); ``--size
 alone executes, under valgrind's callgrind: unlike times, the counts do not depend on the load
 of a shared machine (git's child processes are not counted). Where a process's time goes:
 ``python -X importtime -m biocortex_cli … 2> imports.txt`` (with PYTHONDONTWRITEBYTECODE unset).
-``--before DIR`` adds a row for the code in DIR (an exported tree of another commit, run on the
-same vault with ``PYTHONPATH=DIR``): before and after side by side, in the same rounds.
+``--before DIR`` adds a row for the code in DIR (an exported tree of another commit, run on its
+own copy of the vault with ``PYTHONPATH=DIR``, so a renderer changed between the two does not
+re-render the index on every run): before and after side by side, in the same rounds.
 ``--facts VAULT`` adds ``fact verify`` of ``--claim`` (default ``MAP100 activates BRCA10000``) on
 that vault — one with a registered dataset, e.g. the 1M-edge file of benchmarks/datasets.py (issue
 15's target: ≤ 3× the floor) — with its instructions, and before/after with ``--before``.
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -128,9 +130,14 @@ def main() -> None:
             recall_env = {"HOME": tmp, "BIOCORTEX_WATCH": "0"}  # no watcher process left behind
             subprocess.run([BIN, "--vault", str(big), "index"], check=True, capture_output=True,
                            env={**os.environ, **recall_env})
-            if args.before:
-                rows.append((f"recall ({args.size:,}), before", [BIN, "--vault", str(big), "recall", QUERY],
-                             {**recall_env, "PYTHONPATH": str(args.before.resolve())}))
+            if args.before:  # on its own copy: a renderer changed between the two re-renders the index
+                old = Path(tmp) / "before-vault"
+                shutil.copytree(big, old, symlinks=True)
+                before_env = {**recall_env, "PYTHONPATH": str(args.before.resolve())}
+                subprocess.run([BIN, "--vault", str(old), "index"], check=True, capture_output=True,
+                               env={**os.environ, **before_env})
+                rows.append((f"recall ({args.size:,}), before", [BIN, "--vault", str(old), "recall", QUERY],
+                             before_env))
             rows.append((f"biocortex recall ({args.size:,} episodes)", [BIN, "--vault", str(big), "recall", QUERY],
                          recall_env))
         recall_at = len(rows) - 1  # the recall row (after it, before's), when --size
@@ -140,11 +147,19 @@ def main() -> None:
             verify = [BIN, "--vault", str(args.facts), "fact", "verify", *args.claim.split()]
             subprocess.run(verify, capture_output=True, env={**os.environ, **facts_env}, check=False)  # indexes fresh
             if args.before:
+                old_facts = Path(tmp) / "before-facts"
+                shutil.copytree(args.facts, old_facts, symlinks=True)
                 before_env = {**facts_env, "PYTHONPATH": str(args.before.resolve())}
-                verify_rows.append(("fact verify, before", verify, before_env))
+                before_verify = [BIN, "--vault", str(old_facts), *verify[3:]]
+                subprocess.run(before_verify, capture_output=True, env={**os.environ, **before_env}, check=False)
+                verify_rows.append(("fact verify, before", before_verify, before_env))
             verify_rows.append((f"fact verify {args.claim}", verify, facts_env))
         rows += verify_rows
-        times = in_turns(rows, args.runs, before=lambda label: check_not_due(big) if "recall (" in label else None)
+        def not_due(label: str) -> None:
+            if "recall (" in label:
+                check_not_due(Path(tmp) / "before-vault" if label.endswith("before") else big)
+
+        times = in_turns(rows, args.runs, before=not_due)
         for label, (wall, cpu) in times.items():
             print(f"{label:<44} {summary(wall)}  CPU median {statistics.median(cpu) * 1000:6.1f} ms")
         if args.size:
@@ -167,7 +182,7 @@ def main() -> None:
             check_not_due(big)
             recall_i = instructions(rows[recall_at][1], rows[recall_at][2])
             if args.before:
-                check_not_due(big)
+                check_not_due(Path(tmp) / "before-vault")
                 before_i = instructions(rows[recall_at - 1][1], rows[recall_at - 1][2])
                 print(f"instructions: recall before {before_i / 1e6:.1f}M ({before_i / floor_i:.1f}x the floor)")
             imports = " ".join(f"import {m};" for m in recall_modules(big))

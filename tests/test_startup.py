@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 #: ``edited_in_place``), and a large one asks git only when the check is due.
 OFF_RECALL_PATH = ("dataclasses", "inspect", "ast", "subprocess", "biocortex_cli.store.feedback")
 #: and on `fact verify` / `fact query`'s path (docs/performance.md, "Fourth round"); yaml: the
-#: notes' parser, not needed while the fact index is fresh
+#: notes' parser, not needed while the fact index is fresh; bio/vocabulary.py: the synonyms'
+#: records, not needed while the vault's vocabulary note has no group (the template's)
 OFF_FACTS_PATH = ("dataclasses", "inspect", "ast", "subprocess", "yaml", "biocortex_cli.store.feedback",
-                  "biocortex_cli.tokens")
+                  "biocortex_cli.tokens", "biocortex_cli.bio.vocabulary")
 
 _IMPORTED = """
 import io, sys

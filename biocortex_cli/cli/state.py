@@ -19,8 +19,9 @@ class GlobalOptions(NamedTuple):  # replaced whole, never changed; quicker to de
 
 
 OPTIONS = GlobalOptions()
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_C1 = re.compile("[\x80-\x9f]")
+# patterns, not compiled ones: used on a terminal only, so `re` compiles (and caches) them there
+_CONTROL = "[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+_C1 = "[\x80-\x9f]"
 
 
 def vault() -> "Vault":
@@ -53,7 +54,7 @@ def write(text: str) -> None:
 
 def neutralised(text: str) -> str:
     """``text`` with every control character but newline and tab written as ``\\xNN``."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text) if _CONTROL.search(text) else text
+    return re.sub(_CONTROL, lambda m: f"\\x{ord(m.group()):02x}", text) if re.search(_CONTROL, text) else text
 
 
 def emit_json(data: Any) -> None:
@@ -63,7 +64,7 @@ def emit_json(data: Any) -> None:
         data = scrub(data)
     text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     # JSON escapes C0 controls itself; C1 ones (U+0080-U+009F, e.g. the CSI U+009B) it leaves raw
-    sys.stdout.write(_C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if sys.stdout.isatty() else text)
+    sys.stdout.write(re.sub(_C1, lambda m: f"\\u{ord(m.group()):04x}", text) if sys.stdout.isatty() else text)
 
 
 def info(text: str) -> None:

@@ -9,7 +9,6 @@ relevance score; numbers of up to three digits are one token each in both encodi
 count made with ``0`` and ``0.00`` holds for every rank below 1000 and every score.
 """
 
-
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple

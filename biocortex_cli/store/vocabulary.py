@@ -192,7 +192,6 @@ def local_vocabulary(root: Path) -> "Local | None":
     import zlib
 
     from biocortex_cli.bio.text import VERSION
-    from biocortex_cli.bio.vocabulary import Local
     from biocortex_cli.store.files import read_note_text
 
     note = root / VOCABULARY_REL
@@ -213,6 +212,8 @@ def local_vocabulary(root: Path) -> "Local | None":
         if made is None:
             return None
         compiled = made
+    from biocortex_cli.bio.vocabulary import Local  # only here: `fact verify` on the template's note needs none
+
     owner = note_owner(root)
 
     def refuses(terms: Sequence[str]) -> str | None:
