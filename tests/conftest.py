@@ -49,8 +49,22 @@ def pytest_configure(config: pytest.Config) -> None:
     except OSError:
         roomy = False
     if roomy and os.environ.get("BIOCORTEX_TEST_TMP") != "disk":
-        config.option.basetemp = tempfile.mkdtemp(prefix="biocortex-tests-", dir=TMPFS)
+        _remove_ended_runs()
+        config.option.basetemp = tempfile.mkdtemp(prefix=f"biocortex-tests-{os.getpid()}-", dir=TMPFS)
         config.stash[_OWN_BASETEMP] = Path(config.option.basetemp)
+
+
+def _remove_ended_runs() -> None:
+    """The folders a failed run kept, once its process is gone (a run still going keeps its own)."""
+    for folder in TMPFS.glob("biocortex-tests-*-*"):
+        try:
+            os.kill(int(folder.name.split("-")[2]), 0)
+        except ValueError:
+            continue
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:
+            continue  # alive, someone else's
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -59,19 +73,20 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """The in-memory folder goes when the run passed; after a failure it stays for a look."""
+    """The in-memory folder goes when the run passed; after a failure it stays for a look, until
+    the next run starts."""
     own = config.stash.get(_OWN_BASETEMP, None)
     if own is None:
         return
     if config.stash.get(_PASSED, False):
         shutil.rmtree(own, ignore_errors=True)
     else:
-        sys.stderr.write(f"the tests' files are kept in {own} (in memory: remove it when done)\n")
+        sys.stderr.write(f"the tests' files are kept in {own} until the next run (in memory)\n")
 
 
-@pytest.fixture(autouse=True)
-def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path_factory.mktemp("home")
+def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """The environment of every test: ``home`` as HOME, no user or system git config, no
+    biocortex or git identity from outside."""
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -82,6 +97,15 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(home / "no-tiktoken-cache"))
     # no hand-edit watcher outliving a test (index/watch.py); tests/test_hand_edits.py turns it on
     monkeypatch.setenv("BIOCORTEX_WATCH", "0")
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    # in a folder of their own: pytest's mktemp lists the whole base folder to number a new one
+    homes = tmp_path_factory.getbasetemp() / "homes"
+    homes.mkdir(exist_ok=True)
+    home = Path(tempfile.mkdtemp(prefix="home", dir=homes))
+    isolate(monkeypatch, home)
     return home
 
 
@@ -115,6 +139,18 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
         return Result(code, captured.out, captured.err)
 
     return run
+
+
+def invoke(*args: str | Path, home: Path) -> Result:
+    """Run biocortex in-process outside a test, isolated with ``home`` as HOME: for a vault that
+    a module or session fixture builds once (the ``cli`` fixture belongs to one test)."""
+    import contextlib
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        isolate(mp, home)
+        code = main([str(a) for a in args])
+    return Result(code, out.getvalue(), err.getvalue())
 
 
 class BuiltVaults:

@@ -185,3 +185,17 @@ def test_a_batch_alias_edit_gives_the_bytes_of_the_round_trip(vault: Path, cli: 
             assert cli("--vault", str(single), "entity", "alias", name, alias, "--allow-ambiguous").code == 0, alias
     for note in sorted((vault / "entities").glob("*.md")):
         assert note.read_text() == (single / "entities" / note.name).read_text(), note.name
+
+
+def test_an_alias_import_leaves_the_alias_table_as_reading_every_note_would(vault: Path, cli: Cli,
+                                                                             tmp_path: Path) -> None:
+    rows = "".join(f"TF{i}\tactivates\tG{i}\tPMID:{10 + i}\n" for i in range(40))
+    (tmp_path / "f.tsv").write_text("subject\tpredicate\tobject\tsource\n" + rows)
+    assert cli("fact", "import", str(tmp_path / "f.tsv")).code == 0
+    aliases = "".join(f"G{i}\tGENEALIAS{i};GA-{i}\n" for i in range(40)) + "TF3\t1e3\n"
+    (tmp_path / "a.tsv").write_text("name\talias\n" + aliases)
+    assert cli("entity", "import", str(tmp_path / "a.tsv")).code == 0
+    from_memory = _tables(vault)
+    assert ("genealias7", "entities/G7.md", "G7", "GENEALIAS7") in from_memory["entity_aliases"]
+    assert cli("index", "--full").code == 0
+    assert _tables(vault) == from_memory

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import REPO, Cli, git
+from conftest import REPO, Cli, git, invoke
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,17 +21,10 @@ DOUBLETS_Q = "what went wrong last time we removed doublets from 10x multiome da
 @pytest.fixture(scope="module")
 def sample_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One vault with the sample episodes, shared by the read-only tests of this module."""
-    import os
-    import subprocess
-    import sys
-
     root = tmp_path_factory.mktemp("samples") / "vault"
-    env = {**os.environ, "HOME": str(root.parent), "GIT_CONFIG_GLOBAL": str(root.parent / "gc"),
-           "GIT_CONFIG_NOSYSTEM": "1"}
-    for args in (["init", str(root)], ["--vault", str(root), "episode", "import", str(SAMPLES)],
-                 ["--vault", str(root), "index"]):
-        subprocess.run([sys.executable, "-m", "biocortex_cli", *args], check=True, env=env,
-                       capture_output=True)
+    for args in (["init", root], ["--vault", root, "episode", "import", SAMPLES], ["--vault", root, "index"]):
+        r = invoke(*args, home=root.parent)
+        assert r.code == 0, r.err
     return root
 
 
@@ -117,19 +110,13 @@ def test_context_never_exceeds_the_budget(samples: Path, cli: Cli, budget: int, 
 @pytest.fixture(scope="module")
 def lessons_sample_vault(sample_vault: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample vault with every lesson stated by two or more episodes promoted."""
-    import os
-    import subprocess
-    import sys
-
     root = tmp_path_factory.mktemp("lessons") / "vault"
     shutil.copytree(sample_vault, root)
-    env = {**os.environ, "HOME": str(root.parent), "GIT_CONFIG_GLOBAL": str(root.parent / "gc"),
-           "GIT_CONFIG_NOSYSTEM": "1", "BIOCORTEX_VAULT": str(root)}
-    listed = subprocess.run([sys.executable, "-m", "biocortex_cli", "lessons", "--json"], check=True, env=env,
-                            capture_output=True, text=True)
-    for cluster in json.loads(listed.stdout)["clusters"]:
-        subprocess.run([sys.executable, "-m", "biocortex_cli", "lessons", "promote", cluster["id"]], check=True,
-                       env=env, capture_output=True)
+    listed = invoke("--vault", root, "lessons", "--json", home=root.parent)
+    assert listed.code == 0, listed.err
+    for cluster in listed.json()["clusters"]:
+        r = invoke("--vault", root, "lessons", "promote", cluster["id"], home=root.parent)
+        assert r.code == 0, r.err
     return root
 
 

@@ -106,6 +106,24 @@ def test_author_resolution(vault: Path, cli: Cli, monkeypatch: pytest.MonkeyPatc
     assert r.code == 1 and "Name <email>" in r.err
 
 
+def test_author_from_git_config_follows_gits_precedence(vault: Path, cli: Cli) -> None:
+    """The repository's value wins over the global one, per key, as ``git config user.name`` says
+    (read in one process: store/git.py configured_author)."""
+    def last_author() -> str:
+        return git(vault, "log", "-1", "--format=%an <%ae>").strip()
+
+    git(vault, "config", "--global", "user.name", "Global Person")
+    git(vault, "config", "--global", "user.email", "global@lab.example")
+    cli("episode", "add", "--task", "one")
+    assert last_author() == "Global Person <global@lab.example>"
+    git(vault, "config", "user.name", "Ada  Lovelace, PhD")
+    cli("episode", "add", "--task", "two")
+    assert last_author() == "Ada  Lovelace, PhD <global@lab.example>"
+    git(vault, "config", "--global", "--unset", "user.email")
+    cli("episode", "add", "--task", "three")  # no email anywhere: the default author
+    assert last_author() == "biocortex <biocortex@localhost>"
+
+
 def test_read_only_vault_is_refused_cleanly(vault: Path, cli: Cli) -> None:
     import os
     import subprocess

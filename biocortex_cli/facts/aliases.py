@@ -306,22 +306,23 @@ class AliasImport:
                 "problems": [{"path": p.path, "line": p.line, "message": p.message} for p in self.problems]}
 
 
-def _frontmatter_editor(checks: int = 2) -> Callable[[Note, str, dict[str, Any]], str]:
+def _frontmatter_editor(checks: int = 2) -> Callable[[Note, str, dict[str, Any]], tuple[str, Note | None]]:
     """``edit(note, text, updates)``: :func:`edit_frontmatter` for many notes, through
-    ``edit_rendered`` where it applies; its first ``checks`` results are compared with the round
-    trip's, and any difference sends every later note through the round trip."""
+    ``edit_rendered`` where it applies (then with the edited note, not parsed again); its first
+    ``checks`` results are compared with the round trip's, and any difference sends every later
+    note through the round trip."""
     from biocortex_cli.store.notes import edit_rendered
 
     left = [checks]
 
-    def edit(note: Note, text: str, updates: dict[str, Any]) -> str:
+    def edit(note: Note, text: str, updates: dict[str, Any]) -> tuple[str, Note | None]:
         quick = edit_rendered(note, text, updates) if left[0] >= 0 else None
         if quick is not None and left[0] == 0:
             return quick
         slow = edit_frontmatter(text, updates, note.rel)
         if quick is not None:
-            left[0] = left[0] - 1 if quick == slow else -1
-        return slow
+            left[0] = left[0] - 1 if quick[0] == slow else -1
+        return slow, None
 
     return edit
 
@@ -410,7 +411,7 @@ def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_
                 if entry["kind"] and entry["kind"] != meta.get("kind"):
                     updates["kind"] = entry["kind"]
                 if updates:
-                    notes.append((rel_note, edited(note, path.read_text(encoding="utf-8"), updates), None))
+                    notes.append((rel_note, *edited(note, path.read_text(encoding="utf-8"), updates)))
                     written += 1
                     added += len(new)
             else:
@@ -426,4 +427,5 @@ def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_
                 added += len(aliases) - 1
         txn.write_many(notes)
         txn.message = f"entity: import {added} aliases — {rel.rsplit('/', 1)[-1]} ({written} entity notes)"
+    open_facts(vault, written=txn.rendered)[0].close()  # the next command reads none of them back
     return AliasImport(rel, len(rows), aliases=added, entities=created, notes=written, flagged=flagged)

@@ -157,8 +157,15 @@ def head(root: Path) -> str | None:
 
 
 def configured_author(root: Path) -> Author | None:
-    name = run(root, "config", "user.name", check=False).strip()
-    email = run(root, "config", "user.email", check=False).strip()
+    """``user.name`` and ``user.email`` as ``git config`` resolves them (the last value of each,
+    includes followed), in one process: ``--get-regexp`` lists every level's values in order."""
+    out = run(root, "config", "-z", "--get-regexp", r"^user\.(name|email)$", check=False)
+    found: dict[str, str] = {}
+    for entry in out.split("\0"):
+        key, _, value = entry.partition("\n")
+        if key in ("user.name", "user.email"):
+            found[key] = value.strip()
+    name, email = found.get("user.name", ""), found.get("user.email", "")
     if name and email:
         return Author(name, email)
     return None
@@ -347,8 +354,8 @@ def _commit_staged(root: Path, paths: Sequence[str], message: str, ident: dict[s
     it took 0.96 s here, against 0.16 s for write-tree + commit-tree + update-ref. When anything
     else is staged (a person's work in progress), or there is no HEAD yet, returns False and the
     pathspec commit runs instead, so nobody else's staged change ever rides along."""
-    head = run(root, "rev-parse", "-q", "--verify", "HEAD", check=False).strip()
-    if not head:
+    parent = head(root)  # read from the files: one git process fewer per commit
+    if not parent:
         return False
     staged = run(root, "diff", "--cached", "--name-only", "-z", "--no-renames", check=False)
     names = {n for n in staged.split("\0") if n}
@@ -358,7 +365,7 @@ def _commit_staged(root: Path, paths: Sequence[str], message: str, ident: dict[s
     # commit-tree ignores commit.gpgsign (git commit honours it): -S asks for the signature
     import subprocess
 
-    proc = subprocess.run(["git", "-C", str(root), "commit-tree", tree, "-p", head, *(["-S"] if sign else []),
+    proc = subprocess.run(["git", "-C", str(root), "commit-tree", tree, "-p", parent, *(["-S"] if sign else []),
                            "-F", "-"], input=message, capture_output=True, text=True, check=False,
                           env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **ident})
     if proc.returncode != 0:
@@ -368,7 +375,7 @@ def _commit_staged(root: Path, paths: Sequence[str], message: str, ident: dict[s
         return False
     if ready is not None:
         ready()
-    run(root, "update-ref", "-m", f"commit: {message.splitlines()[0]}", "HEAD", proc.stdout.strip(), head,
+    run(root, "update-ref", "-m", f"commit: {message.splitlines()[0]}", "HEAD", proc.stdout.strip(), parent,
         env=ident)
     return True
 
