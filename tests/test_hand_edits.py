@@ -127,6 +127,17 @@ def _pretend_slow(vault: Path) -> None:
         conn.close()
 
 
+def _throttled_check_finds(vault: Path, cli: Cli, note: Path, old: str, new: str, query: str) -> None:
+    """The throttled full check still finds an edit once it is due (the last check's time forgotten)."""
+    _save_in_place(note, old, new)
+    conn = sqlite3.connect(vault / ".biocortex" / "index.sqlite")
+    with conn:
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('edits_checked', '0')")
+    conn.close()
+    r = cli("recall", query, "--json")
+    assert r.code == 0 and [h["id"] for h in r.json()["results"]] == [note.stem]
+
+
 @pytest.fixture
 def watched(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     if not watch.usable_platform():
@@ -172,14 +183,8 @@ def test_a_small_vault_gets_no_watcher_even_when_one_check_was_slow(vault: Path,
         assert cli("recall", "doublets multiome").code == 0
         assert "watch" not in _meta(vault)
         assert not (vault / ".biocortex" / "tmp" / watch.LOCK).exists()
-        # the throttle still finds an edit once its check is due (forget the last check's time)
-        _save_in_place(note, "before merging", "before merging (kakapo protocol)")
-        conn = sqlite3.connect(vault / ".biocortex" / "index.sqlite")
-        with conn:
-            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('edits_checked', '0')")
-        conn.close()
-        r = cli("recall", "kakapo protocol", "--json")
-        assert r.code == 0 and [h["id"] for h in r.json()["results"]] == [note.stem]
+        _throttled_check_finds(vault, cli, note, "before merging", "before merging (kakapo protocol)",
+                               "kakapo protocol")
     finally:
         watch.stop(vault / ".biocortex")
 
@@ -217,14 +222,7 @@ def test_a_watcher_that_cannot_start_is_not_waited_for_and_tried_again_later(wat
         assert cli("recall", "macs2 peaks").code == 0
         meta = _meta(vault)
         assert meta.get("watch") == "null" and float(meta["watch_retry"]) > time.time()
-        # the throttle still finds an edit once its check is due (forget the last check's time)
-        _save_in_place(note, "Tn5 offsets", "Tn5 offsets (okapi batch)")
-        conn = sqlite3.connect(vault / ".biocortex" / "index.sqlite")
-        with conn:
-            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('edits_checked', '0')")
-        conn.close()
-        r = cli("recall", "okapi batch", "--json")
-        assert r.code == 0 and [h["id"] for h in r.json()["results"]] == [note.stem]
+        _throttled_check_finds(vault, cli, note, "Tn5 offsets", "Tn5 offsets (okapi batch)", "okapi batch")
     finally:
         tmp.unlink()
 
