@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import BudgetTooSmall
 from biocortex_cli.index.build import RefreshReport, refresh, warn_problems
@@ -14,7 +13,10 @@ from biocortex_cli.store.vault import Vault
 from biocortex_cli.store.vocabulary import local_vocabulary
 from biocortex_cli.store.walk import has_notes
 
+TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
 if TYPE_CHECKING:
+    from typing import Any
+
     from biocortex_cli.bio.vocabulary import Local
 
 

@@ -15,10 +15,13 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.store.files import NOFOLLOW, local_file, read_regular
+
+TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
+if TYPE_CHECKING:
+    from typing import Any
 
 RECALL_LOG = "logs/recalls-{month}.jsonl"  # under .biocortex/ (git-ignored), month = YYYY-MM
 OLD_RECALL_LOG = "logs/recalls.jsonl"  # one file for every month, before monthly files
