@@ -28,8 +28,8 @@ episode, gives the document frequency without counting, and hands recall arrays 
 intersect with sets at C speed (recall/engine.py).
 """
 
-# No ``from __future__ import annotations``: the NamedTuples' field types are objects, so
-# defining them compiles no string per field (recall's start-up).
+from __future__ import annotations
+
 import json
 import os
 import sqlite3
@@ -39,7 +39,12 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+
+from biocortex_cli.records import NamedTuple
+
+TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
+if TYPE_CHECKING:
+    from typing import Any
 
 # 9: records and labels (listings from the index);
 # 8: feedback by the question it was given on (questions, question_words, question_evidence);
@@ -150,7 +155,7 @@ _TYPECODE = "I" if array("I").itemsize == 4 else "L"
 _SWAP = sys.byteorder != "little"
 
 
-def to_array(blob: bytes | None) -> "array[int]":
+def to_array(blob: bytes | None) -> array[int]:
     out = array(_TYPECODE)
     if blob:
         out.frombytes(blob)
@@ -159,7 +164,7 @@ def to_array(blob: bytes | None) -> "array[int]":
     return out
 
 
-def to_blob(values: "array[int]") -> bytes:
+def to_blob(values: array[int]) -> bytes:
     if _SWAP:  # pragma: no cover - big-endian machines
         values = array(_TYPECODE, values)
         values.byteswap()
@@ -175,7 +180,7 @@ def document_frequencies(conn: sqlite3.Connection, fps: Sequence[int]) -> dict[i
     return out
 
 
-def posting_lists(conn: sqlite3.Connection, fps: Sequence[int]) -> "dict[int, tuple[array[int], dict[int, int]]]":
+def posting_lists(conn: sqlite3.Connection, fps: Sequence[int]) -> dict[int, tuple[array[int], dict[int, int]]]:
     """fingerprint -> (sorted note numbers, {note: tf} for tf > 1)."""
     out: dict[int, tuple[array[int], dict[int, int]]] = {}
     for i in range(0, len(fps), 500):
@@ -187,7 +192,7 @@ def posting_lists(conn: sqlite3.Connection, fps: Sequence[int]) -> "dict[int, tu
     return out
 
 
-def doc_lengths(conn: sqlite3.Connection) -> "array[int]":
+def doc_lengths(conn: sqlite3.Connection) -> array[int]:
     """Every note's length in fingerprints (BM25's dl), indexed by note number."""
     row = conn.execute("SELECT dls FROM doclens WHERE k = 0").fetchone()
     return to_array(row[0] if row else None)
@@ -484,12 +489,12 @@ class ChunkPostings:
 
     __slots__ = ("docs", "tfs")
 
-    def __init__(self, docs: "dict[int, array[int]]", tfs: "dict[int, array[int]]") -> None:
+    def __init__(self, docs: dict[int, array[int]], tfs: dict[int, array[int]]) -> None:
         self.docs = docs
         self.tfs = tfs  # fp -> (note, tf) pairs for tf > 1
 
     @classmethod
-    def of(cls, rows: Sequence[DocRow], numbers: Sequence[int]) -> "ChunkPostings":
+    def of(cls, rows: Sequence[DocRow], numbers: Sequence[int]) -> ChunkPostings:
         """``numbers[i]`` is the note number of ``rows[i]`` (increasing)."""
         docs: dict[int, array[int]] = {}
         tfs: dict[int, array[int]] = {}

@@ -9,9 +9,16 @@ relevance score; numbers of up to three digits are one token each in both encodi
 count made with ``0`` and ``0.00`` holds for every rank below 1000 and every score.
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+
+from biocortex_cli.records import NamedTuple
+
+TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def format_key(*sources: str) -> str:

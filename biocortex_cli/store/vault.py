@@ -5,6 +5,7 @@ A vault is a folder with ``.biocortex/config.yaml`` inside a git repository. Wri
 and commits exactly those files with one message (docs/json.md, "Commits").
 """
 
+from __future__ import annotations
 
 import contextlib
 import errno
@@ -16,14 +17,17 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, TextIO
 
 from biocortex_cli.errors import BiocortexError, DataError, NotAVault
+from biocortex_cli.records import NamedTuple
 from biocortex_cli.store import files, git
 from biocortex_cli.store.config import CONFIG_REL, Config, load_config
 from biocortex_cli.store.walk import MEMORY_DIRS
 
+TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
 if TYPE_CHECKING:
+    from typing import Any, Final, TextIO
+
     from biocortex_cli.store.notes import Note
 
 VAULT_ENV = "BIOCORTEX_VAULT"
@@ -105,7 +109,7 @@ class Vault:
         return git.configured_author(self.root) or git.parse_author(git.DEFAULT_AUTHOR)
 
     @contextlib.contextmanager
-    def transaction(self, message: str, author: git.Author) -> "Iterator[Transaction]":
+    def transaction(self, message: str, author: git.Author) -> Iterator[Transaction]:
         """Hold the write lock; commit the files written through the transaction, once.
 
         If anything fails before the commit, files the transaction wrote are put back as they
@@ -165,7 +169,7 @@ class Transaction:
         #: the index can take them from memory after the commit (facts/index.py ``refresh_facts``)
         self.rendered: dict[str, tuple[Note, int]] = {}
 
-    def write(self, rel: str, text: str, *, batch: bool = False, parsed: "Note | None" = None) -> Path:
+    def write(self, rel: str, text: str, *, batch: bool = False, parsed: Note | None = None) -> Path:
         """Write one file atomically; ``batch`` defers the fsync to one sync before the commit;
         ``parsed``: the note of ``text`` (``notes.rendered_note``), not parsed again."""
         path = self.vault.path(rel)
@@ -178,7 +182,7 @@ class Transaction:
         self.paths.add(rel)
         return path
 
-    def write_many(self, notes: "Iterable[tuple[str, str, Note | None]]",
+    def write_many(self, notes: Iterable[tuple[str, str, Note | None]],
                    progress: Callable[[int], None] | None = None) -> int:
         """:meth:`write` with ``batch=True`` of every (rel, text, parsed note or None), giving the
         same files byte for byte, at the cost of thousands of files rather than thousands of
@@ -264,7 +268,7 @@ class Transaction:
         self.paths.update((src_rel, dst_rel))
         return dst
 
-    def _note_rendered(self, rel: str, parsed: "Note | None", text: str, guarded: str, size: int) -> None:
+    def _note_rendered(self, rel: str, parsed: Note | None, text: str, guarded: str, size: int) -> None:
         """Keep ``parsed`` as ``rel``'s note when the file gets the ``text`` it was rendered from
         (``guarded``, what the secret check let through, is that text: nothing was redacted)."""
         if parsed is not None and guarded == text:
@@ -272,7 +276,7 @@ class Transaction:
         else:
             self.rendered.pop(rel, None)
 
-    def _guard(self, rel: str, text: str, parsed: "Note | None" = None) -> str:
+    def _guard(self, rel: str, text: str, parsed: Note | None = None) -> str:
         from biocortex_cli.store import secrets
         from biocortex_cli.store.notes import check_writable
 

@@ -23,11 +23,13 @@ Listing is ``os.scandir`` with relative paths built by concatenation: ``os.walk`
 took 2 s for the 164k entity notes of the 100k benchmark vault.
 """
 
+from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+
+from biocortex_cli.records import NamedTuple
 
 MEMORY_DIRS = ("episodes", "facts", "entities", "lessons", "datasets", "archive")
 README = "README.md"
