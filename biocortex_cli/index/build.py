@@ -23,7 +23,6 @@ import sqlite3
 import sys
 import time
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.index import store
@@ -31,7 +30,8 @@ from biocortex_cli.index.store import DocRow, IndexUnusable
 from biocortex_cli.progress import Stage, plural
 
 TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pathlib (~18 M) too: a fresh index is checked with os.path (the vault's folder as a str)
+    from pathlib import Path
     from typing import Any
 
 #: Folders whose notes are indexed, and whether what they hold is archived memory.
@@ -162,16 +162,18 @@ def _add_folder(root: Path, scan: Scan, rel_dir: str) -> None:
         scan.files.update(_stat_dir(root, rel_dir)[2])
 
 
-def dirs_unchanged(root: Path, known_dirs: dict[str, list[Any]]) -> bool:
+def dirs_unchanged(root: str, known_dirs: dict[str, list[Any]]) -> bool:
     """True when every indexed folder still has the mtime the index saw (no note added, removed
     or renamed). The same answer as comparing :func:`quick_scan`'s folders with ``known_dirs``,
     without loading the index's list of notes: a stat per folder (about a hundred at 100k notes)."""
+    from biocortex_cli.store.files import is_dir
+
     for top in INDEXED:
-        if (top in known_dirs) != (root / top).is_dir():
+        if (top in known_dirs) != is_dir(os.path.join(root, top)):
             return False
     for rel_dir, stamp in known_dirs.items():
         try:
-            if os.stat(root / rel_dir).st_mtime_ns != stamp[0]:
+            if os.stat(os.path.join(root, rel_dir)).st_mtime_ns != stamp[0]:
                 return False
         except OSError:
             return False
@@ -240,7 +242,7 @@ def _differing(vault: Any, named: set[str], known: dict[str, tuple[int, int]]) -
         if not rel.endswith(".md") or rel not in known:
             continue  # a note that is new or gone changed its folder: the quick scan sees it
         try:
-            st = os.stat(vault.root / rel, follow_symlinks=False)
+            st = os.stat(os.path.join(vault.folder, rel), follow_symlinks=False)
         except OSError:
             continue
         if (st.st_mtime_ns, st.st_size) != known[rel]:
@@ -496,6 +498,8 @@ def _read_chunk(args: tuple[str, int, list[tuple[str, int, int]], str]) -> Chunk
     """Worker: index a chunk of notes, numbered from ``first``. Returns the rows (without their
     fingerprints), their note numbers, their posting lists, and the notes that could not be
     read as (rel, line, message)."""
+    from pathlib import Path
+
     root, first, notes, encoding = args
     counter = _counter(encoding)
     rows: list[DocRow] = []
@@ -579,7 +583,9 @@ def rebuild(vault: Any, encoding: str, reason: str = "") -> RefreshReport:
     same index); this process loads the rows in batches and sorts the postings once at the end.
     """
     started = time.perf_counter()
-    final = store.index_path(vault.state_dir)
+    from pathlib import Path
+
+    final = Path(store.index_path(vault.state_dir))
     tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
     with contextlib.suppress(FileNotFoundError):
         tmp.unlink()
@@ -634,7 +640,9 @@ def refresh(vault: Any, encoding: str, *, full: bool = False,
         meta = store.get_meta(conn)
     except (IndexUnusable, sqlite3.DatabaseError, ValueError) as exc:
         reason = str(exc)
-        if path.exists():
+        from biocortex_cli.store.files import exists
+
+        if exists(path):
             print(f"biocortex: warning: rebuilding the index: {reason}", file=sys.stderr)
         report = rebuild(vault, encoding, reason)
         return store.connect(path), report
@@ -648,7 +656,7 @@ def refresh(vault: Any, encoding: str, *, full: bool = False,
     try:
         edited, checked = hand_edits(vault, conn, meta, edits) if not full else (set(), {})
         if (not full and not edited and meta.get("head") == head
-                and dirs_unchanged(vault.root, meta.get("dirs", {}))):
+                and dirs_unchanged(vault.folder, meta.get("dirs", {}))):
             if checked:  # when the next check is due
                 with write_txn(conn):
                     store.set_meta(conn, checked)

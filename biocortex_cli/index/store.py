@@ -38,12 +38,12 @@ import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path
 
 from biocortex_cli.records import NamedTuple
 
 TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pathlib (~18 M) too: a recall opens the index by a str path
+    from pathlib import Path
     from typing import Any
 
 # 9: records and labels (listings from the index);
@@ -122,7 +122,7 @@ class DocRow(NamedTuple):
     labels: list[tuple[str, str]] = []  # (kind, case-folded domain/tool/entity); shared default: never changed
 
 
-def index_path(state_dir: Path) -> Path:
+def index_path(state_dir: str | os.PathLike[str]) -> str:
     """The index file: in ``.biocortex/``, or in a per-user cache folder when this user cannot
     write there or it is a symbolic link (store/files.py ``local_file``)."""
     from biocortex_cli.store.files import local_file
@@ -130,8 +130,10 @@ def index_path(state_dir: Path) -> Path:
     return local_file(state_dir, INDEX_NAME)
 
 
-def connect(path: Path, *, create: bool = False) -> sqlite3.Connection:
-    if not create and not path.exists():
+def connect(path: str | os.PathLike[str], *, create: bool = False) -> sqlite3.Connection:
+    from biocortex_cli.store.files import exists
+
+    if not create and not exists(os.fspath(path)):
         raise IndexUnusable("no index yet")
     try:
         conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)

@@ -12,7 +12,6 @@ count made with ``0`` and ``0.00`` holds for every rank below 1000 and every sco
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 
 from biocortex_cli.records import NamedTuple
 
@@ -32,7 +31,8 @@ def format_key(*sources: str) -> str:
     crc = 0
     for source in sources:
         try:
-            crc = zlib.crc32(Path(source).read_bytes(), crc)
+            with open(source, "rb") as fh:  # not pathlib: recall's path
+                crc = zlib.crc32(fh.read(), crc)
         except OSError:  # pragma: no cover - no source beside the code (a zip): the version decides
             from biocortex_cli import __version__
 

@@ -19,13 +19,13 @@ applies to a cached file too.
 # No ``from __future__ import annotations``: the sections' field types are objects, not strings,
 # read as they are on every config read (:func:`_section`); names imported only for type
 # checking are quoted.
-from pathlib import Path
+import os
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.records import NamedTuple
 
 TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pathlib (~18 M) too: the config is read by a str path
     from typing import Any, TypeVar
 
     _T = TypeVar("_T")
@@ -168,17 +168,18 @@ SECTIONS: dict[str, type] = {
 }
 
 
-def load_config(root: Path) -> Config:
+def load_config(root: "str | os.PathLike[str]") -> Config:
     """The vault's config, validated (see the module docstring for the cache)."""
     import json
     import zlib
 
     from biocortex_cli.store.files import read_note_text
 
-    text = read_note_text(root / CONFIG_REL, CONFIG_REL)
+    text = read_note_text(os.path.join(root, CONFIG_REL), CONFIG_REL)
     key = f"{zlib.crc32(text.encode('utf-8', 'surrogateescape')):08x}-{len(text)}"
     try:
-        cached = json.loads((root / CACHE_REL).read_bytes())
+        with open(os.path.join(root, CACHE_REL), "rb") as fh:
+            cached = json.loads(fh.read())
         if isinstance(cached, dict) and cached.get("key") == key:
             return parse_config(cached["data"])
     except (OSError, ValueError, KeyError):
@@ -189,11 +190,12 @@ def load_config(root: Path) -> Config:
     config = parse_config(data)
     if _json_plain(data):
         import contextlib
+        from pathlib import Path
 
         from biocortex_cli.store.files import atomic_write
 
         with contextlib.suppress(OSError):  # a read-only vault: parsed again next time
-            atomic_write(root / CACHE_REL, json.dumps({"key": key, "data": data}), fsync=False)
+            atomic_write(Path(root, CACHE_REL), json.dumps({"key": key, "data": data}), fsync=False)
     return config
 
 
