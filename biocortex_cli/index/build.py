@@ -634,7 +634,7 @@ def refresh(vault: Any, encoding: str, *, full: bool = False,
     connection, ready for queries.
     """
     started = time.perf_counter()
-    path = store.index_path(vault.state_dir)
+    path = store.index_path(vault.state_folder)
     try:
         conn = store.connect(path)
         meta = store.get_meta(conn)

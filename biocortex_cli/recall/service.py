@@ -53,7 +53,7 @@ def recall_vault(vault: Vault, opts: RecallOptions, *, log: bool = True, require
 def log_recall(vault: Vault, result: RecallResult) -> None:
     from biocortex_cli.store.recall_log import log_recall as append
 
-    append(vault.state_dir, result.recall_id, result.query, result.vault_commit, [h.id for h in result.results])
+    append(vault.state_folder, result.recall_id, result.query, result.vault_commit, [h.id for h in result.results])
 
 
 def _recall_vault(vault: Vault, opts: RecallOptions) -> RecallResult:
@@ -80,7 +80,7 @@ def _recall_vault(vault: Vault, opts: RecallOptions) -> RecallResult:
 def _lessons_part(conn: sqlite3.Connection, vault: Vault, encoding: str, meta: dict[str, Any],
                   opts: RecallOptions, vocabulary: Local | None) -> list[RecallPart]:
     """The promoted lessons that apply (none when the vault has no lesson notes)."""
-    if not has_notes(vault.root, "lessons"):
+    if not has_notes(vault.folder, "lessons"):
         return []
     from biocortex_cli.lessons.index import refresh_lessons
     from biocortex_cli.lessons.recall import lessons_part
@@ -100,8 +100,8 @@ def _facts_part(conn: sqlite3.Connection, vault: Vault, encoding: str, opts: Rec
                 vocabulary: Local | None) -> list[RecallPart]:
     """The facts about the question's entities (none when the vault holds no facts and no
     registered dataset)."""
-    datasets = has_notes(vault.root, "datasets")
-    if not datasets and not has_notes(vault.root, "facts"):
+    datasets = has_notes(vault.folder, "datasets")
+    if not datasets and not has_notes(vault.folder, "facts"):
         return []
     from biocortex_cli.facts.index import refresh_facts
     from biocortex_cli.facts.recall import facts_part
