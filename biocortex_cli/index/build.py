@@ -292,7 +292,7 @@ def hand_edits(vault: Any, conn: sqlite3.Connection, meta: dict[str, Any],
         now = time.time()
         if watch.usable(int(meta.get("n_docs") or 0)) and now >= float(meta.get("watch_retry") or 0.0):
             if not forced:
-                seen = watch.edits_since(vault.state_dir, meta.get("watch"))
+                seen = watch.edits_since(vault.state_folder, meta.get("watch"))
                 if seen is not None:
                     names, state = seen
                     return _stamps_differ(vault, conn, names), ({"watch": state} if state != meta.get("watch") else {})
