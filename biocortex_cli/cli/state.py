@@ -30,7 +30,7 @@ def vault() -> "Vault":
     from biocortex_cli.store.vault import Vault, find_vault
 
     found = find_vault(OPTIONS.vault)
-    return found if OPTIONS.secret_policy == found.secret_policy else Vault(found.root, OPTIONS.secret_policy)
+    return found if OPTIONS.secret_policy == found.secret_policy else Vault(found.folder, OPTIONS.secret_policy)
 
 
 def author(vault: "Vault") -> "Author":
