@@ -151,14 +151,14 @@ def _gene_regex() -> re.Pattern[str]:
 # regex's \b and lookarounds see the same), at a fraction of the cost (prose is mostly words
 # without digits; the alternation tried at every position was 60% of the tokeniser's time).
 _JOIN = r"(?i:(?<=doi:)|(?<=pmid)|(?<=pmid:))\s+"
-_DIGIT_RUN = re.compile(r"(?<!\S)(?:[^\s\d]|" + _JOIN + r")*\d(?:\S|" + _JOIN + r")*")
+_DIGIT_RUN = r"(?<!\S)(?:[^\s\d]|" + _JOIN + r")*\d(?:\S|" + _JOIN + r")*"  # compiled on first use
 
 
 def _id_matches(text: str) -> Iterator[re.Match[str]]:
     """What ``_id_regex().finditer(text)`` yields, searching only the runs that hold a digit,
     with the patterns of the kinds those runs can hold (:func:`_kinds`): compiling all ten
     costs ~32 M instructions, a recall's largest single cost, and most questions hold none."""
-    runs = [(run.start(), run.end()) for run in _DIGIT_RUN.finditer(text)]
+    runs = [(run.start(), run.end()) for run in re.finditer(_DIGIT_RUN, text)]
     kinds: set[str] = set()
     for start, end in runs:
         kinds |= _kinds(text[start:end])
@@ -198,7 +198,7 @@ def _kinds(run: str) -> set[str]:
     return {kind for kind, possible in checks.items() if possible}
 
 
-_VARIANT_GENE_BEFORE = re.compile(r"([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)?)[ \t]+$")
+_VARIANT_GENE_BEFORE = r"([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)?)[ \t]+$"  # compiled on first use
 
 
 def extract_entities(text: str) -> list[Entity]:
@@ -284,10 +284,25 @@ def normalize_entity(name: str, kind: str | None = None) -> str:
     """The canonical spelling of an entity name (see the module docstring); text that is not
     one entity as a whole is returned stripped and otherwise as given."""
     name = name.strip()
+    if kind is None and _as_written(name):
+        return name
     if kind is None:
         whole = [e for e in extract_entities(name) if e.start == 0 and e.end == len(name)]
         return whole[-1].name if whole else name
     return _NORMALIZERS.get(kind, _as_given)(name)
+
+
+#: the kinds whose canonical spelling can differ from the text (the others are kept as written)
+_RESPELLED = frozenset(("doi", "pmid", "ontology", "ensembl", "dbsnp", "accession"))
+
+
+def _as_written(name: str) -> bool:
+    """Whether :func:`normalize_entity` of ``name`` (stripped) is ``name`` itself, known without
+    a regex: one ASCII word (no whitespace, so no variant after its gene, and the word is the
+    only run an identifier could be in) that can hold no identifier spelled otherwise
+    (:func:`_kinds`). A plain symbol (``TP53``, ``MAP100``, ``p53``) is resolved by every `fact`
+    command and recall's fact part; the patterns it would compile cost ~1 M instructions each."""
+    return name.isascii() and not any(c.isspace() for c in name) and _kinds(name).isdisjoint(_RESPELLED)
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -372,7 +387,7 @@ def _curie_ok(raw: str) -> bool:
 
 
 def _gene_before(text: str, start: int) -> tuple[str, int] | None:
-    m = _VARIANT_GENE_BEFORE.search(text, max(0, start - 24), start)
+    m = re.compile(_VARIANT_GENE_BEFORE).search(text, max(0, start - 24), start)
     if m is None or m.end() != start:
         return None
     gstart = m.start(1)

@@ -39,7 +39,7 @@ TAXON_LABELS = {"NCBITaxon:9606": "human", "NCBITaxon:10090": "mouse", "NCBITaxo
                 "NCBITaxon:7955": "zebrafish", "NCBITaxon:7227": "fly", "NCBITaxon:6239": "worm",
                 "NCBITaxon:559292": "yeast", "NCBITaxon:3702": "arabidopsis", "NCBITaxon:562": "E. coli"}
 MAX_NAME = 500
-_SLUG_PART = re.compile(r"[^a-z0-9]+")
+_SLUG_PART = r"[^a-z0-9]+"  # compiled on first use (re's cache): `fact verify` makes no id
 
 
 class Fact(NamedTuple):  # not a dataclass: `dataclasses` costs `fact verify` ~60 M instructions of imports
@@ -192,7 +192,9 @@ def clean_text(value: Any, what: str) -> str:
 def normalize_predicate(value: str) -> str:
     """``Regulates`` → ``regulates``; ``failed QC on`` → ``failed_qc_on``."""
     text = clean_text(value, "predicate").casefold()
-    return re.sub(r"[\s\-]+", "_", text).strip("_") or "_"
+    if "-" in text or any(map(str.isspace, text)):  # (else nothing to replace: no pattern compiled)
+        text = re.sub(r"[\s\-]+", "_", text)
+    return text.strip("_") or "_"
 
 
 def name_key(name: str) -> str:
@@ -205,7 +207,7 @@ def _slug(text: str, limit: int) -> str:
     from unicodedata import normalize
 
     ascii_text = normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    slug = _SLUG_PART.sub("-", ascii_text).strip("-")[:limit].strip("-")
+    slug = re.sub(_SLUG_PART, "-", ascii_text).strip("-")[:limit].strip("-")
     return slug or "x"
 
 
