@@ -414,7 +414,8 @@ TRICKY_SOURCES = [
     "HTTP://WWW.NCBI.NLM.NIH.GOV/pubmed/12", "PMC1234567", "pmcid: PMC12", "PMC", "DOI:10.1038/nature12373",
     "doi: 10.1038/x.", "https://doi.org/10.1/x", "https://dx.doi.org/10.1234/abc", "10.1038/nature12373",
     "DOI:abc", "Doi:", "episode:2026-01-01-x", "EPISODE:abc", "agent:Claude", "AGENT:x y", "dataset:trrust@2",
-    "DATASET:synth", "dataset:", "dataset:-x", "ꓓataset:x", "dataset:a@b@c", "dataset:x@", "dataset:a_b.c-d@2.0", "https://example.org/a/", "http://x", "notebooks/qc.ipynb",
+    "DATASET:synth", "dataset:", "dataset:-x", "ꓓataset:x",
+    "dataset:a@b@c", "dataset:x@", "dataset:a_b.c-d@2.0", "https://example.org/a/", "http://x", "notebooks/qc.ipynb",
     "qc.py", "GEO:GSE12345", "geo:gse1", "1abc:x", "k:v", "Kelvin:1", "unsourced", "2026-11-10", "free text here",
     "İD:1", "a/b:c", "../x.py", "/abs/path.py", "",
 ]

@@ -13,6 +13,7 @@ so the hot path never imports PyYAML (:func:`read_datasets`). Reading the files 
 facts/datasets_read.py.
 """
 
+from __future__ import annotations
 
 import json
 import os
@@ -20,11 +21,14 @@ import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from biocortex_cli.errors import DataError, NotFoundError, UsageError
+from biocortex_cli.facts.model import Record
 
+TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
+    from typing import Any
+
     from biocortex_cli.store.notes import Note
     from biocortex_cli.store.vault import Vault
 
@@ -44,14 +48,19 @@ Progress = Callable[[int, int], None]
 # --- the mapping --------------------------------------------------------------------------------
 
 
-class ColumnMap(NamedTuple):
-    """Which column holds what, and how predicate (or sign) values become predicates. (Records on
-    the path of ``fact verify`` are NamedTuples: a frozen dataclass costs ~0.5 ms to define.)"""
+class ColumnMap(Record):
+    """Which column holds what (``columns``: field -> header name or 1-based number), and how
+    predicate (or sign) values become predicates (``predicates``: value in the file -> predicate,
+    "" drops the row; ``predicate``: of every row, when no column holds one); ``qualifiers``: of
+    every row (taxon: NCBITaxon:9606). (Records on the path of ``fact verify`` are plain classes,
+    facts/model.py ``Record``.)"""
 
-    columns: Mapping[str, str]  # field -> column (header name or 1-based number)
-    predicates: Mapping[str, str]  # value in the file -> predicate ("" drops the row)
-    predicate: str | None = None  # the predicate of every row, when no column holds one
-    qualifiers: Mapping[str, str] = MappingProxyType({})  # of every row (taxon: NCBITaxon:9606)
+    _fields = ("columns", "predicates", "predicate", "qualifiers")
+    __slots__ = _fields
+
+    def __init__(self, columns: Mapping[str, str], predicates: Mapping[str, str], predicate: str | None = None,
+                 qualifiers: Mapping[str, str] = MappingProxyType({})) -> None:
+        self.columns, self.predicates, self.predicate, self.qualifiers = columns, predicates, predicate, qualifiers
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"columns": dict(self.columns)}
@@ -136,30 +145,32 @@ def normalize_qualifier(key: str, value: str) -> str:
 # --- the dataset (its note) -------------------------------------------------------------------
 
 
-class FileRef(NamedTuple):
-    path: str  # as recorded: relative to the vault, ~/…, or absolute
-    checksum: str  # sha256:<hex>
-    size: int
+class FileRef(Record):
+    """A dataset's file: its path as recorded (relative to the vault, ~/…, or absolute), its
+    checksum (sha256:<hex>) and size."""
+
+    _fields = ("path", "checksum", "size")
+    __slots__ = _fields
+
+    def __init__(self, path: str, checksum: str, size: int) -> None:
+        self.path, self.checksum, self.size = path, checksum, size
 
 
-class Dataset(NamedTuple):
-    """A registered dataset, as its note records it."""
+class Dataset(Record):
+    """A registered dataset, as its note (``rel``) records it (``record``); ``nodes``: the nodes
+    file of a KGX dataset."""
 
-    name: str
-    version: str
-    licence: str
-    file: FileRef
-    format: str
-    header: bool
-    mapping: ColumnMap
-    confidence: float
-    rows: int = 0
-    edges: int = 0
-    title: str = ""
-    url: str = ""
-    nodes: FileRef | None = None  # kgx: the nodes file
-    rel: str = ""  # the note
-    record: Mapping[str, Any] = MappingProxyType({})
+    _fields = ("name", "version", "licence", "file", "format", "header", "mapping", "confidence", "rows", "edges",
+               "title", "url", "nodes", "rel", "record")
+    __slots__ = _fields
+
+    def __init__(self, name: str, version: str, licence: str, file: FileRef, format: str, header: bool,
+                 mapping: ColumnMap, confidence: float, rows: int = 0, edges: int = 0, title: str = "",
+                 url: str = "", nodes: FileRef | None = None, rel: str = "",
+                 record: Mapping[str, Any] = MappingProxyType({})) -> None:
+        self.name, self.version, self.licence, self.file, self.format = name, version, licence, file, format
+        self.header, self.mapping, self.confidence, self.rows, self.edges = header, mapping, confidence, rows, edges
+        self.title, self.url, self.nodes, self.rel, self.record = title, url, nodes, rel, record
 
     @property
     def label(self) -> str:
@@ -217,7 +228,7 @@ def check_name(name: str) -> str:
     return text
 
 
-def dataset_from_note(note: "Note") -> Dataset:
+def dataset_from_note(note: Note) -> Dataset:
     """The dataset a note records (DataError with the line of the first bad field)."""
     return dataset_from_record(note.meta, note.rel, note.line_of)
 
@@ -309,7 +320,7 @@ def _is_checksum(text: str) -> bool:
     return len(text) == 71 and text.startswith("sha256:") and not text[7:].strip("0123456789abcdef")
 
 
-def dataset_problems(note: "Note") -> list[DataError]:
+def dataset_problems(note: Note) -> list[DataError]:
     """What ``check`` reports about a dataset note (its fields; the file is checked apart)."""
     try:
         dataset = dataset_from_note(note)
@@ -400,7 +411,7 @@ def note_rels(root: Path) -> dict[str, tuple[int, int]]:
         return {}
 
 
-def read_datasets(vault: "Vault") -> tuple[list[Dataset], list[DataError]]:
+def read_datasets(vault: Vault) -> tuple[list[Dataset], list[DataError]]:
     """Every registered dataset (notes in ``datasets/``) and the notes that cannot be read."""
     rels = note_rels(vault.root)
     if not rels:
@@ -432,7 +443,7 @@ def _from_record(rel: str, record: dict[str, Any]) -> Dataset:
     return dataset_from_record(record, rel, lambda _key: 1)
 
 
-def _parse(vault: "Vault", rel: str) -> Dataset:
+def _parse(vault: Vault, rel: str) -> Dataset:
     from biocortex_cli.store.notes import read_note
 
     note = read_note(vault.root / rel, rel)
@@ -463,7 +474,7 @@ def _write_cache(state_dir: Path, data: dict[str, Any]) -> None:
         atomic_write(state_folder(state_dir) / NOTES_CACHE, json.dumps(data, ensure_ascii=False), fsync=False)
 
 
-def find_dataset(vault: "Vault", name: str) -> Dataset:
+def find_dataset(vault: Vault, name: str) -> Dataset:
     datasets, problems = read_datasets(vault)
     for dataset in datasets:
         if dataset.name == name:

@@ -40,13 +40,18 @@ its mass is at least ``ratio`` times the other's (``facts.outweigh``, 3 by defau
 0.9 (2.3) is contested.
 """
 
+from __future__ import annotations
 
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
 
 from biocortex_cli.errors import UsageError
+from biocortex_cli.facts.model import Record
+
+TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Evidence", "Side", "Source", "evidence_items", "parse_source", "source_key", "weigh"]
 
@@ -76,10 +81,15 @@ _EPISODE = r"(?i)episode:(\S+)"
 _EPISODE_ID = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
 
 
-class Source(NamedTuple):
-    text: str  # as it is written into the note (normalised)
-    kind: str  # one of KINDS
-    key: str  # the independent source it is: one key, one vote
+class Source(Record):
+    """A source as written into a note (``text``, normalised), its ``kind`` (one of KINDS) and the
+    independent source it is (``key``: one key, one vote)."""
+
+    _fields = ("text", "kind", "key")
+    __slots__ = _fields
+
+    def __init__(self, text: str, kind: str, key: str) -> None:
+        self.text, self.kind, self.key = text, kind, key
 
 
 def parse_source(text: str, *, episode_exists: Callable[[str], bool] | None = None) -> Source:
@@ -116,7 +126,7 @@ def _shown(text: str) -> str:
     return redact(text)
 
 
-def _full(pattern: str, raw: str, possible: bool) -> "re.Match[str] | None":
+def _full(pattern: str, raw: str, possible: bool) -> re.Match[str] | None:
     """``pattern`` matching all of ``raw``, tried only when ``possible`` (it cannot match otherwise)."""
     return re.fullmatch(pattern, raw) if possible else None
 
@@ -207,22 +217,20 @@ def source_kind(text: str) -> str:
     return found.kind if found is not None else "episode" if re.fullmatch(_EPISODE_ID, text) else "unknown"
 
 
-class Evidence(NamedTuple):
+class Evidence(Record):
     """One independent source behind one assertion (a fact note, or a dataset's row).
 
     ``origin`` is where the assertion lives: a fact id, or ``dataset:<name>@<version>`` for an
     edge of a registered dataset; ``refs`` are the citations the source carries (counted once,
     with it)."""
 
-    source: str
-    kind: str
-    key: str
-    confidence: float
-    origin: str
-    refs: tuple[str, ...] = ()
-    version: str | None = None
-    author: str = ""
-    added: str = ""
+    _fields = ("source", "kind", "key", "confidence", "origin", "refs", "version", "author", "added")
+    __slots__ = _fields
+
+    def __init__(self, source: str, kind: str, key: str, confidence: float, origin: str, refs: tuple[str, ...] = (),
+                 version: str | None = None, author: str = "", added: str = "") -> None:
+        self.source, self.kind, self.key, self.confidence, self.origin = source, kind, key, confidence, origin
+        self.refs, self.version, self.author, self.added = refs, version, author, added
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"source": self.source, "kind": self.kind, "confidence": self.confidence,
@@ -275,11 +283,14 @@ def combined_confidence(items: Iterable[Evidence | float]) -> float:
     return round(1.0 - miss, 4)
 
 
-class Side(NamedTuple):
+class Side(Record):
     """The evidence on one side of a claim: one entry per independent source."""
 
-    evidence: tuple[Evidence, ...]
-    mass: float
+    _fields = ("evidence", "mass")
+    __slots__ = _fields
+
+    def __init__(self, evidence: tuple[Evidence, ...], mass: float) -> None:
+        self.evidence, self.mass = evidence, mass
 
     @property
     def sources(self) -> int:

@@ -27,18 +27,20 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from stat import S_ISREG
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.index.build import git_changed, write_txn
 from biocortex_cli.store.walk import note_stamps
 
+TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from biocortex_cli.bio.vocabulary import Local
     from biocortex_cli.facts.model import Fact
     from biocortex_cli.store.notes import Note
 
-T = TypeVar("T")
+    T = TypeVar("T")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts(
   rel TEXT PRIMARY KEY, id TEXT NOT NULL, s_key TEXT NOT NULL, o_key TEXT NOT NULL,

@@ -7,18 +7,23 @@ one it always was), so the same statement always lands in the same file, and ``M
 Cdk4`` in mouse and ``MYC activates CDK4`` in human are two facts.
 """
 
+from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from biocortex_cli.errors import DataError, UsageError
 
+TYPE_CHECKING = False  # `typing` is not imported at run time (~16 M instructions; mypy reads the block)
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from biocortex_cli.facts.evidence import Evidence
     from biocortex_cli.store.notes import Note
     from biocortex_cli.store.vault import Vault
+
+    R = TypeVar("R", bound="Record")
 
 STATUSES = ("current", "retracted", "superseded")
 #: the qualifiers a fact may carry; any of them makes another fact of the same triple
@@ -42,10 +47,53 @@ MAX_NAME = 500
 _SLUG_PART = r"[^a-z0-9]+"  # compiled on first use (re's cache): `fact verify` makes no id
 
 
-class Fact(NamedTuple):  # not a dataclass: `dataclasses` costs `fact verify` ~60 M instructions of imports
-    record: dict[str, Any]
-    path: str
-    line: int = 1
+class Record:
+    """A record of named fields (:attr:`_fields`, also its ``__slots__``), immutable by convention,
+    equal when its fields are. The records on the paths of ``fact verify`` and ``fact query`` are
+    these: a ``NamedTuple`` costs ~0.6 M instructions to define (and ``typing``), this ~0.1 M; a
+    dataclass ``dataclasses`` (~60 M of imports)."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self._fields)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, Record)
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())  # a TypeError when a field is a dict, as for a tuple holding one
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self._fields)})"
+
+    def __iter__(self) -> Iterator[Any]:  # unpacked like the NamedTuple it was
+        return iter(self._values())
+
+    def _asdict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self._fields}
+
+    def _replace(self: R, **changes: Any) -> R:
+        copy = object.__new__(type(self))
+        for name in self._fields:
+            object.__setattr__(copy, name, changes.pop(name, getattr(self, name)))
+        if changes:
+            raise TypeError(f"{type(self).__name__} has no field {next(iter(changes))!r}")
+        return copy
+
+
+class Fact(Record):
+    """An assertion: the record (a fact note's frontmatter, or a dataset edge's), where it is, its line."""
+
+    _fields = ("record", "path", "line")
+    __slots__ = _fields
+
+    def __init__(self, record: dict[str, Any], path: str, line: int = 1) -> None:
+        self.record, self.path, self.line = record, path, line
 
     @property
     def id(self) -> str:
@@ -92,7 +140,7 @@ class Fact(NamedTuple):  # not a dataclass: `dataclasses` costs `fact verify` ~6
         edge of a registered dataset (set in its record by the dataset source)."""
         return str(self.record.get("origin") or "note")
 
-    def evidence(self) -> "list[Evidence]":
+    def evidence(self) -> list[Evidence]:
         """One item per independent source (facts/evidence.py): what `fact verify` weighs."""
         from biocortex_cli.facts.evidence import evidence_items
 
@@ -109,19 +157,25 @@ class Fact(NamedTuple):  # not a dataclass: `dataclasses` costs `fact verify` ~6
         return {**_plain(self.record), "path": self.path}
 
 
-class FactRules(NamedTuple):
+class FactRules(Record):
     """What predicates mean to each other (config: facts): which take one object only, which
     contradict each other, which chain, which are narrower than which, and when one side of the
     evidence clearly outweighs the other."""
 
-    single_valued: frozenset[str] = frozenset()
-    opposites: Mapping[str, str] = {}  # shared by instances, never changed in place
-    transitive: frozenset[str] = frozenset()
-    broader: Mapping[str, str] = {}  # narrower -> broader; shared, never changed in place
-    outweigh: float = 3.0
+    _fields = ("single_valued", "opposites", "transitive", "broader", "outweigh")
+    __slots__ = _fields
+
+    def __init__(self, single_valued: frozenset[str] = frozenset(), opposites: Mapping[str, str] | None = None,
+                 transitive: frozenset[str] = frozenset(), broader: Mapping[str, str] | None = None,
+                 outweigh: float = 3.0) -> None:
+        self.single_valued = single_valued
+        self.opposites: Mapping[str, str] = {} if opposites is None else opposites
+        self.transitive = transitive
+        self.broader: Mapping[str, str] = {} if broader is None else broader  # narrower -> broader
+        self.outweigh = outweigh
 
     @classmethod
-    def from_config(cls, vault: "Vault") -> "FactRules":
+    def from_config(cls, vault: Vault) -> FactRules:
         conf = vault.config.facts
         opposites: dict[str, str] = {}
         for a, b in conf.opposites.items():
@@ -268,7 +322,7 @@ def qualifier_text(qualifiers: Mapping[str, str]) -> str:
 # --- reading ------------------------------------------------------------------------------
 
 
-def fact_from_note(note: "Note") -> Fact:
+def fact_from_note(note: Note) -> Fact:
     for key in ("id", "subject", "predicate", "object"):
         value = note.meta.get(key)
         if not isinstance(value, str) or not value.strip():
