@@ -60,6 +60,17 @@ TABLES_VERSION = "2"
 TABLES = ("facts", "entity_aliases", "entity_files", "fact_problems", "fact_state")
 
 
+#: the tables and indexes SCHEMA creates
+_SCHEMA_OBJECTS = (*TABLES, "facts_s", "facts_o", "entity_aliases_rel")
+
+
+def _present(conn: sqlite3.Connection) -> int:
+    """How many of SCHEMA's tables and indexes the index holds."""
+    marks = ",".join("?" * len(_SCHEMA_OBJECTS))
+    return int(conn.execute(f"SELECT count(*) FROM sqlite_master WHERE name IN ({marks})", _SCHEMA_OBJECTS)
+               .fetchone()[0])
+
+
 def _state(conn: sqlite3.Connection) -> dict[str, str]:
     return dict(conn.execute("SELECT key, value FROM fact_state"))
 
@@ -77,7 +88,8 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
         with write_txn(conn):
             for table in TABLES:
                 conn.execute(f"DROP TABLE IF EXISTS {table}")
-    conn.executescript(SCHEMA)
+    if _present(conn) != len(_SCHEMA_OBJECTS):  # (one query where the script is ten statements)
+        conn.executescript(SCHEMA)
     state = _state(conn)
     head = vault.head() or ""
     if state.get("encoding") != encoding or state.get("format") != render.FORMAT:

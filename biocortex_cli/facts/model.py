@@ -243,8 +243,13 @@ def clean_text(value: Any, what: str) -> str:
     return text
 
 
+_PREDICATE_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+
+
 def normalize_predicate(value: str) -> str:
     """``Regulates`` → ``regulates``; ``failed QC on`` → ``failed_qc_on``."""
+    if isinstance(value, str) and value and len(value) <= MAX_NAME and not value.strip(_PREDICATE_CHARS):
+        return value.strip("_") or "_"  # written as stored (the config's, a dataset's): nothing to clean
     text = clean_text(value, "predicate").casefold()
     if "-" in text or any(map(str.isspace, text)):  # (else nothing to replace: no pattern compiled)
         text = re.sub(r"[\s\-]+", "_", text)
