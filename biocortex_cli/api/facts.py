@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from biocortex_cli.api.checks import UNIT, Bounds, Choice, checked
-from biocortex_cli.facts.model import Record
+from biocortex_cli.facts.record import Record
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from biocortex_cli.errors import DataError, NotFoundError, UsageError
-from biocortex_cli.facts.model import Record
+from biocortex_cli.facts.record import Record
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:

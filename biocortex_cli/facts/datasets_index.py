@@ -42,7 +42,7 @@ from pathlib import Path
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.facts.datasets import STATE_FOLDER, Dataset, Progress, resolve_path, state_folder
-from biocortex_cli.facts.model import Record
+from biocortex_cli.facts.record import Record
 from biocortex_cli.render.blocks import format_key
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)

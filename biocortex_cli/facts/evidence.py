@@ -47,7 +47,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from biocortex_cli.errors import UsageError
-from biocortex_cli.facts.model import Record
+from biocortex_cli.facts.record import Record
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:

@@ -10,20 +10,19 @@ Cdk4`` in mouse and ``MYC activates CDK4`` in human are two facts.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from functools import lru_cache
 
 from biocortex_cli.errors import DataError, UsageError
+from biocortex_cli.facts.record import Record
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (~16 M instructions; mypy reads the block)
 if TYPE_CHECKING:
-    from typing import Any, TypeVar
+    from typing import Any
 
     from biocortex_cli.facts.evidence import Evidence
     from biocortex_cli.store.notes import Note
     from biocortex_cli.store.vault import Vault
-
-    R = TypeVar("R", bound="Record")
 
 STATUSES = ("current", "retracted", "superseded")
 #: the qualifiers a fact may carry; any of them makes another fact of the same triple
@@ -45,45 +44,6 @@ TAXON_LABELS = {"NCBITaxon:9606": "human", "NCBITaxon:10090": "mouse", "NCBITaxo
                 "NCBITaxon:559292": "yeast", "NCBITaxon:3702": "arabidopsis", "NCBITaxon:562": "E. coli"}
 MAX_NAME = 500
 _SLUG_PART = r"[^a-z0-9]+"  # compiled on first use (re's cache): `fact verify` makes no id
-
-
-class Record:
-    """A record of named fields (:attr:`_fields`, also its ``__slots__``), immutable by convention,
-    equal when its fields are. The records on the paths of ``fact verify`` and ``fact query`` are
-    these: a ``NamedTuple`` costs ~0.6 M instructions to define (and ``typing``), this ~0.1 M; a
-    dataclass ``dataclasses`` (~60 M of imports)."""
-
-    __slots__ = ()
-    _fields: tuple[str, ...] = ()
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self._fields)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        assert isinstance(other, Record)
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())  # a TypeError when a field is a dict, as for a tuple holding one
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self._fields)})"
-
-    def __iter__(self) -> Iterator[Any]:  # unpacked like the NamedTuple it was
-        return iter(self._values())
-
-    def _asdict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self._fields}
-
-    def _replace(self: R, **changes: Any) -> R:
-        copy = object.__new__(type(self))
-        for name in self._fields:
-            object.__setattr__(copy, name, changes.pop(name, getattr(self, name)))
-        if changes:
-            raise TypeError(f"{type(self).__name__} has no field {next(iter(changes))!r}")
-        return copy
 
 
 class Fact(Record):

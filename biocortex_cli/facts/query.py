@@ -16,7 +16,8 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 
 from biocortex_cli.facts.evidence import Evidence, Side, weigh
-from biocortex_cli.facts.model import Fact, FactRules, Record, name_key, normalize_predicate
+from biocortex_cli.facts.model import Fact, FactRules, name_key, normalize_predicate
+from biocortex_cli.facts.record import Record
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
