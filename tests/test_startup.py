@@ -274,6 +274,12 @@ def test_text_scores_match_one_gain_per_list(lists: list[Any], light: set[int], 
 
 #: the note parser (store/notes.py: a dataset's cached record needs no Note)
 OFF_VERIFY_PATH = ("biocortex_cli.store.notes",)
+#: verify's own modules import ``typing`` only for type checking (their records are plain classes,
+#: facts/record.py): once the modules every command shares do without it, it is off the path. The
+#: command module still imports ``Annotated`` for typer.
+TYPING_FOR_TYPER = {"biocortex_cli.cli.fact"}
+VERIFY_MODULES = ("biocortex_cli.facts.", "biocortex_cli.api.facts", "biocortex_cli.bio.entities",
+                  "biocortex_cli.store.vocabulary", "biocortex_cli.cli.fact")
 
 _VERIFY_PATTERNS = """
 import re, sys
@@ -316,6 +322,13 @@ def test_verify_of_plain_symbols_compiles_no_pattern_of_its_own(vault: Path, cli
         code, compiled, modules = proc.stdout.strip().split("\n")
         assert code == "0" and compiled == "[]", (argv, compiled)
         assert not set(modules.split()) & set(OFF_VERIFY_PATH), argv
+        ours = {m for m in modules.split() if m.startswith(VERIFY_MODULES)}
+        assert "biocortex_cli.facts.record" in ours
+        typing_at_run_time = {m for m in ours if any(
+            line.startswith(("from typing import", "import typing"))
+            for line in Path(__file__).resolve().parents[1].joinpath(*m.split(".")).with_suffix(".py")
+            .read_text(encoding="utf-8").splitlines())}
+        assert typing_at_run_time <= TYPING_FOR_TYPER, sorted(typing_at_run_time - TYPING_FOR_TYPER)
 
 
 #: names `fact` commands resolve: symbols, ids that are spelled otherwise, lower case, variants
