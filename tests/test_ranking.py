@@ -143,3 +143,34 @@ def test_a_domain_is_enough_when_nothing_else_the_question_names_is_in_memory(or
     assert "qc-failure" in ids(data)
     # a question naming a word the vault knows still needs more than the domain (test above)
     assert not any(h["task"].startswith("Cell type annotation") for h in recall(cli, QC_Q)["results"])
+
+
+@pytest.fixture
+def genomes(vault: Path, cli: Cli) -> Path:
+    """Genome assemblies filed under the domain genomics, and the one analysis that recovered genomes
+    from a digester (metagenomics): the stemmer makes one word, ``genom``, of genomes and genomics."""
+    episodes = [{"id": f"assembly-{i}", "task": f"Assemble {organism} isolates from long reads (ONT + Illumina)",
+                 "plan": "Flye then Medaka, polished with Polypolish.", "domains": ["genomics"],
+                 "tools": ["Flye", "Medaka"], "success": True, "quality": 0.8}
+                for i, organism in enumerate(("Klebsiella", "E. coli", "Staphylococcus"))]
+    episodes.append({"id": "mags-digester",
+                     "task": "Recover genomes from an anaerobic digester time series (nanopore + short reads)",
+                     "plan": "metaFlye per time point, binning with SemiBin2, CheckM2 for completeness.",
+                     "domains": ["metagenomics"], "tools": ["metaFlye", "SemiBin2"], "success": True, "quality": 0.7})
+    load(cli, episodes)
+    return vault
+
+
+def test_a_word_for_genomes_does_not_name_the_field_genomics(genomes: Path, cli: Cli) -> None:
+    """BioRecall q115: "genomes" stems like "genomics", so the assemblies filed under genomics took
+    the domain signal and outranked the one analysis the question describes."""
+    data = recall(cli, "reconstructing microbial genomes from the digester with nanopore")
+    assert ids(data)[0] == "mags-digester"
+    assert all(not hit["signals"].get("domains") for hit in data["results"])
+
+
+@pytest.mark.parametrize("query", ["genomics of Klebsiella isolates", "Klebsiella genomic analysis from long reads"])
+def test_the_field_named_as_a_field_still_counts(genomes: Path, cli: Cli, query: str) -> None:
+    data = recall(cli, query)
+    assert ids(data)[0].startswith("assembly-")
+    assert data["results"][0]["signals"]["domains"] == 1.0

@@ -408,6 +408,8 @@ def _named(conn: sqlite3.Connection, asked: _Asked) -> _Named:
         # one row per value named, its episodes joined: a row per episode costs several times more
         for kind, value, docs in conn.execute(f"SELECT kind, value, group_concat(doc) FROM attrs WHERE {where}"
                                               " GROUP BY kind, value", grams):
+            if kind == "domain" and not _names_field(conn, value, asked.opts.query):
+                continue
             values[ATTR_SIGNAL[kind]].add(value)
             col = column[kind]
             if kind == "entity" and value in in_variants:  # counted below, with its gene
@@ -433,6 +435,31 @@ def _named(conn: sqlite3.Connection, asked: _Asked) -> _Named:
         for doc, names in listed.items():
             hits[doc][0] += sum(1.0 if v in names else VARIANT_GENE_CREDIT if g in names else 0.0 for v, g in pairs)
     return _Named(grams, where, values, hits, count)
+
+
+def _names_field(conn: sqlite3.Connection, value: str, query: str) -> bool:
+    """Whether the question names the domain ``value`` (normalised) as a field. The stemmer makes
+    one word of a field and what it studies (*genomics* and *genomes* are both ``genom``;
+    *proteomics*, *proteome*; *metagenomics*, *metagenome*), so an "-omics" word of a domain's
+    label counts only when the question writes an "-omic(s)" word with its stem: "reconstructing
+    genomes from the digester" does not name genomics. Other domains, and labels that are the
+    "-ome" word itself (*genome assembly*), match on their stems as before. Cheap: only a value
+    with a word ending in "om" (every -omics stem does) reads the labels that start like it."""
+    if not any(word.endswith("om") for word in value.split()):
+        return True
+    from biocortex_cli.bio.text import tokenize
+
+    first = value.split(" ", 1)[0]
+    labels = [label for (label,) in conn.execute(
+        "SELECT DISTINCT value FROM labels WHERE kind = 'domain' AND value >= ? AND value < ?",
+        (first, first + "\uffff")) if " ".join(tokenize(label)) == value]
+    fields = {tokenize(word)[0] for label in labels for word in label.replace("-", " ").split()
+              if word.endswith(("omic", "omics"))}
+    if not fields:
+        return True
+    asked = {tokenize(word)[0] for word in query.lower().replace("-", " ").split()
+             if word.strip(".,;:!?()'\"").endswith(("omic", "omics")) and tokenize(word)}
+    return fields <= asked
 
 
 def _variants(query: str, grams: list[str]) -> dict[str, str]:
