@@ -275,9 +275,8 @@ def test_text_scores_match_one_gain_per_list(lists: list[Any], light: set[int], 
 #: the note parser (store/notes.py: a dataset's cached record needs no Note)
 OFF_VERIFY_PATH = ("biocortex_cli.store.notes",)
 #: verify's own modules import ``typing`` only for type checking (their records are plain classes,
-#: facts/record.py): once the modules every command shares do without it, it is off the path. The
-#: command module still imports ``Annotated`` for typer.
-TYPING_FOR_TYPER = {"biocortex_cli.cli.fact"}
+#: facts/record.py; cli/app.py gives the command module typer's ``Annotated``): once the modules
+#: every command shares do without it, it is off the path.
 VERIFY_MODULES = ("biocortex_cli.facts.", "biocortex_cli.api.facts", "biocortex_cli.bio.entities",
                   "biocortex_cli.store.vocabulary", "biocortex_cli.cli.fact")
 
@@ -328,7 +327,7 @@ def test_verify_of_plain_symbols_compiles_no_pattern_of_its_own(vault: Path, cli
             line.startswith(("from typing import", "import typing"))
             for line in Path(__file__).resolve().parents[1].joinpath(*m.split(".")).with_suffix(".py")
             .read_text(encoding="utf-8").splitlines())}
-        assert typing_at_run_time <= TYPING_FOR_TYPER, sorted(typing_at_run_time - TYPING_FOR_TYPER)
+        assert not typing_at_run_time, sorted(typing_at_run_time)
 
 
 #: names `fact` commands resolve: symbols, ids that are spelled otherwise, lower case, variants
