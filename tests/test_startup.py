@@ -272,12 +272,13 @@ def test_text_scores_match_one_gain_per_list(lists: list[Any], light: set[int], 
 
 # --- `fact verify` at 1M edges (issue 15's start-up target; docs/performance.md "Fourth round: verify")
 
-#: the note parser (store/notes.py: a dataset's cached record needs no Note)
-OFF_VERIFY_PATH = ("biocortex_cli.store.notes",)
+#: the note parser (store/notes.py: a dataset's cached record needs no Note); the entity patterns
+#: (a plain symbol is resolved with bio/symbols.py)
+OFF_VERIFY_PATH = ("biocortex_cli.store.notes", "biocortex_cli.bio.entities")
 #: verify's own modules import ``typing`` only for type checking (their records are plain classes,
 #: facts/record.py; cli/app.py gives the command module typer's ``Annotated``): once the modules
 #: every command shares do without it, it is off the path.
-VERIFY_MODULES = ("biocortex_cli.facts.", "biocortex_cli.api.facts", "biocortex_cli.bio.entities",
+VERIFY_MODULES = ("biocortex_cli.facts.", "biocortex_cli.api.facts", "biocortex_cli.bio.symbols",
                   "biocortex_cli.store.vocabulary", "biocortex_cli.cli.fact")
 
 _VERIFY_PATTERNS = """
@@ -308,7 +309,7 @@ print(" ".join(sorted(sys.modules)))
 
 def test_verify_of_plain_symbols_compiles_no_pattern_of_its_own(vault: Path, cli: Cli, tmp_path: Path) -> None:
     """A claim about plain symbols, facts citing PMIDs and a registered dataset: its names are
-    resolved without a regex (bio/entities.py ``_as_written``), the sources classified without
+    resolved without a regex (bio/symbols.py ``as_written``), the sources classified without
     one (facts/evidence.py), the dataset's record checked without one, and the note parser is
     not imported. (Patterns of the modules all commands share, compiled at import, are not
     counted here.)"""
@@ -357,11 +358,13 @@ def _normalized_by_patterns(name: str) -> str:
                  st.text(alphabet="ACDEGHKLMNPRSTVabdegimnprs0123456789:_-. \tſKİı", max_size=14)))
 def test_a_plain_symbol_is_normalized_as_the_patterns_would(name: str) -> None:
     """bio/entities.py ``normalize_entity`` answers a plain symbol without a regex
-    (``_as_written``): the same name the patterns give, for symbols, identifiers, lower case,
+    (bio/symbols.py ``as_written``): the same name the patterns give, for symbols, identifiers, lower case,
     variants after their gene and the letters case-insensitive matching folds (ſ, K, İ)."""
-    from biocortex_cli.bio.entities import normalize_entity
+    from biocortex_cli.bio.entities import _ID_PATTERNS, normalize_entity
+    from biocortex_cli.bio.symbols import ID_KINDS
 
     assert normalize_entity(name) == _normalized_by_patterns(name)
+    assert set(ID_KINDS) == {kind for kind, _pattern in _ID_PATTERNS}
 
 
 # facts/evidence.py's classifier before it tried a pattern only where it can match (the reference)

@@ -26,7 +26,11 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
-from itertools import pairwise
+
+from biocortex_cli.bio.symbols import AA3 as _AA3
+from biocortex_cli.bio.symbols import ID_KINDS as _ID_KINDS
+from biocortex_cli.bio.symbols import as_written
+from biocortex_cli.bio.symbols import id_kinds as _kinds
 
 __all__ = ["Entity", "entity_names", "extract_entities", "is_identifier", "normalize_entity", "variant_gene"]
 
@@ -69,8 +73,6 @@ _CURIE_PREFIXES = {
 # Prefixes that are also common words or abbreviations need the longer numeric form to count.
 _SHORT_NUMBERS_OK = {"NCBITaxon", "HGNC", "CHEBI", "OMIM", "ORPHA", "Orphanet"}
 
-_AA3 = ("Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val|Sec|Pyl"
-        "|Ter")
 _AA1 = "ACDEFGHIKLMNPQRSTVWY"
 _PROT = (r"(?:(?:" + _AA3 + r")\d{1,5}(?:" + _AA3 + r"|fs\*?\d*|\*|=)"
          r"|[" + _AA1 + r"]\d{1,5}(?:[" + _AA1 + r"*=]|fs\*?\d*))")
@@ -149,9 +151,6 @@ def _not_gene_pattern() -> re.Pattern[str]:
 _HYPHEN_JOINS = frozenset({"HLA", "MT", "IL", "KIR", "TRB", "TRA", "IGH", "IGK", "IGL", "H2"})
 
 
-_ID_KINDS = tuple(kind for kind, _pattern in _ID_PATTERNS)
-
-
 @functools.cache
 def _id_regex(kinds: tuple[str, ...] = _ID_KINDS) -> re.Pattern[str]:
     """The alternation of the identifier patterns of ``kinds`` (in the order of _ID_PATTERNS)."""
@@ -187,35 +186,6 @@ def _id_matches(text: str) -> Iterator[re.Match[str]]:
     finditer = _id_regex(tuple(k for k in _ID_KINDS if k in kinds)).finditer
     for start, end in runs:
         yield from finditer(text, start, end)
-
-
-_AA3_NAMES = tuple(_AA3.split("|"))
-_ACCESSION_PIECES = ("gse", "gsm", "gpl", "gds", "sr", "er", "dr", "e-", "chembl", "prj", "sam", "phs", "cv", "r-")
-
-
-def _kinds(run: str) -> set[str]:
-    """The identifier kinds whose pattern could match inside ``run``: each needs a piece of
-    text (``10.`` for a DOI, ``_`` or ``:`` for an ontology term, an upper-case letter before a
-    digit for a UniProt accession, …) that a run without it cannot hold, so leaving its pattern
-    out changes no match. Every kind for a run that is not ASCII (case-insensitive matching
-    knows more letters than ``lower``)."""
-    if not run.isascii():
-        return set(_ID_KINDS)
-    low = run.lower()
-    upper_digit = any(a.isupper() and b.isdigit() for a, b in pairwise(run))
-    checks = {
-        "doi": "10." in run,
-        "pmid": "pmid" in low,
-        "ontology": ":" in run or "_" in run,
-        "ensembl": "ens" in low,
-        "refseq": "_" in run,
-        "dbsnp": "rs" in low,
-        "accession": any(piece in low for piece in _ACCESSION_PIECES),
-        "uniprot": upper_digit,
-        "variant": upper_digit or "." in run or any(name in run for name in _AA3_NAMES),
-        "histone": "H2" in run or "H3" in run or "H4" in run,
-    }
-    return {kind for kind, possible in checks.items() if possible}
 
 
 _VARIANT_GENE_BEFORE = r"([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)?)[ \t]+$"  # compiled on first use
@@ -304,25 +274,12 @@ def normalize_entity(name: str, kind: str | None = None) -> str:
     """The canonical spelling of an entity name (see the module docstring); text that is not
     one entity as a whole is returned stripped and otherwise as given."""
     name = name.strip()
-    if kind is None and _as_written(name):
+    if kind is None and as_written(name):  # a plain symbol: no pattern needed (bio/symbols.py)
         return name
     if kind is None:
         whole = [e for e in extract_entities(name) if e.start == 0 and e.end == len(name)]
         return whole[-1].name if whole else name
     return _NORMALIZERS.get(kind, _as_given)(name)
-
-
-#: the kinds whose canonical spelling can differ from the text (the others are kept as written)
-_RESPELLED = frozenset(("doi", "pmid", "ontology", "ensembl", "dbsnp", "accession"))
-
-
-def _as_written(name: str) -> bool:
-    """Whether :func:`normalize_entity` of ``name`` (stripped) is ``name`` itself, known without
-    a regex: one ASCII word (no whitespace, so no variant after its gene, and the word is the
-    only run an identifier could be in) that can hold no identifier spelled otherwise
-    (:func:`_kinds`). A plain symbol (``TP53``, ``MAP100``, ``p53``) is resolved by every `fact`
-    command and recall's fact part; the patterns it would compile cost ~1 M instructions each."""
-    return name.isascii() and not any(c.isspace() for c in name) and _kinds(name).isdisjoint(_RESPELLED)
 
 
 # --- helpers -------------------------------------------------------------------------------

@@ -236,9 +236,16 @@ class IndexedFacts:
         return Fact(record=data, path=path)
 
     def resolve(self, name: str) -> str:
-        from biocortex_cli.bio.entities import normalize_entity
+        from biocortex_cli.bio.symbols import as_written
 
-        for candidate in (name.strip(), normalize_entity(name)):
+        stripped = name.strip()
+        if as_written(stripped):  # a plain symbol: normalize_entity keeps it (no patterns imported)
+            normalized = stripped
+        else:
+            from biocortex_cli.bio.entities import normalize_entity
+
+            normalized = normalize_entity(name)
+        for candidate in (stripped, normalized):
             key = candidate.casefold()
             # an entity's own name wins over another note listing it as an alias (a hand-made
             # loop, TP53 listing MDM2 and MDM2 listing TP53, must never turn MDM2 into TP53)
@@ -246,7 +253,7 @@ class IndexedFacts:
                                     "ORDER BY lower(name) != ?, rel LIMIT 1", (key, key)).fetchone()
             if row:
                 return str(row[0])
-        return normalize_entity(name)
+        return normalized
 
     def alias_owner(self, text: str) -> str | None:
         """The entity whose name or alias ``text`` is (case-insensitive), if any."""
