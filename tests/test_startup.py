@@ -453,3 +453,30 @@ def test_sources_are_classified_as_the_patterns_would(raw: str) -> None:
     except UsageError:
         got = "error"
     assert got == _classified_by_patterns(raw)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.sampled_from(["activates", "is_a", "_x_", "___", "regulates", "Regulates", "failed QC on",
+                                  "up-regulates", "a" * 500, "a" * 501, "", " ", "[[x]]", "ﬁnds", "is\u00a0a"]),
+                 st.text(alphabet="abz019_-AZ ſ\tK.[]", max_size=12)))
+def test_a_predicate_written_as_stored_is_normalized_as_before(value: str) -> None:
+    """facts/model.py ``normalize_predicate`` returns a predicate of ``[a-z0-9_]`` as it is: the
+    same answer (or the same refusal) as cleaning the text, case-folding it and replacing runs of
+    whitespace and hyphens."""
+    import re
+
+    from biocortex_cli.errors import UsageError
+    from biocortex_cli.facts.model import clean_text, normalize_predicate
+
+    def cleaned(text: str) -> str:
+        return re.sub(r"[\s\-]+", "_", clean_text(text, "predicate").casefold()).strip("_") or "_"
+
+    try:
+        expected: str | None = cleaned(value)
+    except UsageError:
+        expected = None
+    try:
+        got: str | None = normalize_predicate(value)
+    except UsageError:
+        got = None
+    assert got == expected
