@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from types import ModuleType
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 import typer.main
@@ -42,6 +42,7 @@ from biocortex_cli.cli.errors import guarded
 COMMAND_MODULES: tuple[ModuleType, ...] = (check_cmd, clone_cmd, compress_cmd, doctor_cmd, context_cmd, dataset_cmd, entity_cmd, fact_cmd, feedback_cmd, forget_cmd, guide_cmd, episode_cmd, eval_cmd, index_cmd, init_cmd, lessons_cmd, log_cmd, mcp_cmd, recall_cmd, sync_cmd, vocabulary_cmd)
 for _module in COMMAND_MODULES:
     _module.typer = typer  # type: ignore[attr-defined]  # for evaluating their annotations
+    _module.Annotated = Annotated  # type: ignore[attr-defined]  # (cli/recall.py: recall's path has no `typing`)
 
 SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
