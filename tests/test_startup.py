@@ -28,7 +28,7 @@ OFF_RECALL_PATH = ("dataclasses", "inspect", "ast", "subprocess", "biocortex_cli
 #: records.py's ``NamedTuple``; paths are str, os.path). Once none is left, the module itself is
 #: off the path (docs/performance.md, "Fifth round").
 STILL_IMPORTING = {
-    "typing": {"biocortex_cli.bio.entities", "biocortex_cli.bio.vocabulary", "biocortex_cli.store.vocabulary"},
+    "typing": {"biocortex_cli.bio.vocabulary"},
     "pathlib": {"biocortex_cli.bio.vocabulary", "biocortex_cli.store.vocabulary"},
 }
 #: and on `fact verify` / `fact query`'s path (docs/performance.md, "Fourth round"); yaml: the
@@ -136,14 +136,20 @@ def test_records_named_tuple_is_typings() -> None:
     assert ours.__new__.__defaults__ == theirs.__new__.__defaults__
 
 
-def test_fact_verify_and_query_import_no_dataclasses_or_subprocess(vault: Path, cli: Cli, tmp_path: Path) -> None:
+def _facts_and_a_dataset(cli: Cli, tmp_path: Path) -> None:
+    """Two facts citing PMIDs, contradicting each other, and a registered dataset of three edges."""
     assert cli("fact", "add", "TP53", "activates", "CDKN1A", "--source", "PMID:8242752").code == 0
     assert cli("fact", "add", "TP53", "inhibits", "CDKN1A", "--source", "PMID:1", "--confidence", "0.3").code == 0
     edges = tmp_path / "edges.tsv"
-    edges.write_text("MYC\tCDK4\tActivation\t123\nMYC\tTP53\tRepression\t\n", encoding="utf-8")
+    edges.write_text("MYC\tCDK4\tActivation\t123\nMYC\tTP53\tRepression\t\nMAP100\tBRCA10000\tActivation\t7\n",
+                     encoding="utf-8")
     assert cli("dataset", "add", str(edges), "--name", "grn", "--version", "1", "--licence", "CC0", "--no-header",
                "--map", "subject=1", "--map", "object=2", "--map", "predicate=3", "--map", "publications=4",
                "--predicate-map", "Activation=activates", "--predicate-map", "Repression=inhibits").code == 0
+
+
+def test_fact_verify_and_query_import_no_dataclasses_or_subprocess(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    _facts_and_a_dataset(cli, tmp_path)
     assert cli("fact", "query", "TP53").code == 0  # the fact index is fresh from here on
     for argv in (["fact", "verify", "TP53", "activates", "CDKN1A"], ["fact", "verify", "MYC", "activates", "CDK4",
                  "--json"], ["fact", "verify", "MYC", "activates", "TP53"], ["fact", "query", "MYC", "--json"],
@@ -348,3 +354,215 @@ def test_text_scores_match_one_gain_per_list(lists: list[Any], light: set[int], 
                       store_dls=array("q", dls), avg_dl=57.5, denominator=3.25, concepts=concepts, masks=masks,
                       within=within)
     assert got[0] == expected[0] and got[1] == expected[1]  # floats compared exactly
+
+
+# --- `fact verify` at 1M edges (issue 15's start-up target; docs/performance.md "Fourth round: verify")
+
+#: the note parser (store/notes.py: a dataset's cached record needs no Note); the entity patterns
+#: (a plain symbol is resolved with bio/symbols.py)
+OFF_VERIFY_PATH = ("biocortex_cli.store.notes", "biocortex_cli.bio.entities")
+#: verify's own modules import ``typing`` only for type checking (their records are plain classes,
+#: facts/record.py; cli/app.py gives the command module typer's ``Annotated``): once the modules
+#: every command shares do without it, it is off the path.
+VERIFY_MODULES = ("biocortex_cli.facts.", "biocortex_cli.api.facts", "biocortex_cli.bio.symbols",
+                  "biocortex_cli.store.vocabulary", "biocortex_cli.cli.fact")
+
+_VERIFY_PATTERNS = """
+import re, sys
+ours = []
+compile_ = re._compile
+def counting(pattern, flags):
+    if (type(pattern), pattern, flags) not in re._cache:
+        caller = sys._getframe(1)
+        while caller is not None and caller.f_code.co_filename.endswith(("re/__init__.py", "enum.py")):
+            caller = caller.f_back
+        where = caller.f_code.co_filename if caller is not None else ""
+        if where.endswith(MINE) or "biocortex_cli/facts/" in where:
+            ours.append((where.rsplit("biocortex_cli", 1)[1], str(pattern)[:40]))
+    return compile_(pattern, flags)
+re._compile = counting
+MINE = ("bio/entities.py", "store/notes.py", "store/vocabulary.py", "api/facts.py", "cli/fact.py")
+import io
+from biocortex_cli.cli.main import main
+out, sys.stdout = sys.stdout, io.StringIO()
+code = main(sys.argv[1:])
+sys.stdout = out
+print(code)
+print(repr(ours))
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def test_verify_of_plain_symbols_compiles_no_pattern_of_its_own(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """A claim about plain symbols, facts citing PMIDs and a registered dataset: its names are
+    resolved without a regex (bio/symbols.py ``as_written``), the sources classified without
+    one (facts/evidence.py), the dataset's record checked without one, and the note parser is
+    not imported. (Patterns of the modules all commands share, compiled at import, are not
+    counted here.)"""
+    _facts_and_a_dataset(cli, tmp_path)
+    for argv in (["fact", "verify", "TP53", "activates", "CDKN1A"], ["fact", "verify", "MAP100", "activates",
+                                                                    "BRCA10000"]):
+        assert cli(*argv).code == 0  # indexes fresh
+        proc = subprocess.run([sys.executable, "-c", _VERIFY_PATTERNS, "--vault", str(vault), *argv],
+                              capture_output=True, text=True, check=True)
+        code, compiled, modules = proc.stdout.strip().split("\n")
+        assert code == "0" and compiled == "[]", (argv, compiled)
+        assert not set(modules.split()) & set(OFF_VERIFY_PATH), argv
+        ours = {m for m in modules.split() if m.startswith(VERIFY_MODULES)}
+        assert "biocortex_cli.facts.record" in ours
+        typing_at_run_time = {m for m in ours if any(
+            line.startswith(("from typing import", "import typing"))
+            for line in Path(__file__).resolve().parents[1].joinpath(*m.split(".")).with_suffix(".py")
+            .read_text(encoding="utf-8").splitlines())}
+        assert not typing_at_run_time, sorted(typing_at_run_time)
+
+
+#: names `fact` commands resolve: symbols, ids that are spelled otherwise, lower case, variants
+TRICKY_NAMES = [
+    "TP53", "MAP100", "BRCA10000", "CDKN1A", "p53", "Tp53", "tp53", " TP53 ", "MAX", "hERG", "Kcnh2", "IL-6",
+    "HLA-DRB1", "CD4-CD8", "H3K27ac", "P04637", "P04637-2", "V600E", "p.V600E", "KRAS G12C", "KRAS\tG12C",
+    "KRAS  G12C", "BRAF p.V600E", "HGNC:11998", "hgnc:11998", "HGNC_11998", "ENSG00000141510",
+    "ensg00000141510.12", "ENSMUSG00000059552", "rs12345", "RS12345", "GSE123456", "gse123456", "SRR1234567",
+    "E-MTAB-1234", "CHEMBL25", "chembl25", "R-HSA-123456", "phs000001.v1.p1", "PMID:123", "pmid 123",
+    "doi:10.1038/NATURE12373", "10.1038/ABC", "GO:0008150", "go_0008150", "NM_000546.6", "NM_000546.6:c.215C>G",
+    "c.1799T>A", "MDR1", "HEK293", "PC1", "CD8A", "S100A8", "", "  ", "TP53 MDM2", "Δ53", "TP５３", "ꞵ2M",
+    "MYCN", "NCBITaxon:9606", "UBERON:0002048", "EFO_0000400", "A1", "B1", "SLC0", "DRD2", "ERBB2", "SAMN12345678",
+]
+
+
+def _normalized_by_patterns(name: str) -> str:
+    """normalize_entity's answer for a name as a whole, from the patterns alone (the slow path)."""
+    from biocortex_cli.bio.entities import extract_entities
+
+    name = name.strip()
+    whole = [e for e in extract_entities(name) if e.start == 0 and e.end == len(name)]
+    return whole[-1].name if whole else name
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.sampled_from(TRICKY_NAMES),
+                 st.text(alphabet="ACDEGHKLMNPRSTVabdegimnprs0123456789:_-. \tſKİı", max_size=14)))
+def test_a_plain_symbol_is_normalized_as_the_patterns_would(name: str) -> None:
+    """bio/entities.py ``normalize_entity`` answers a plain symbol without a regex
+    (bio/symbols.py ``as_written``): the same name the patterns give, for symbols, identifiers, lower case,
+    variants after their gene and the letters case-insensitive matching folds (ſ, K, İ)."""
+    from biocortex_cli.bio.entities import _ID_PATTERNS, normalize_entity
+    from biocortex_cli.bio.symbols import ID_KINDS
+
+    assert normalize_entity(name) == _normalized_by_patterns(name)
+    assert set(ID_KINDS) == {kind for kind, _pattern in _ID_PATTERNS}
+
+
+# facts/evidence.py's classifier before it tried a pattern only where it can match (the reference)
+_REFERENCE = {
+    "pmid": r"(?i)(?:pmid|pubmed)\s*:?\s*(\d{1,9})",
+    "pubmed_url": r"(?i)https?://(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pubmed)/(\d{1,9})/?",
+    "pmc": r"(?i)(?:pmcid\s*:\s*)?pmc(\d{1,9})", "doi": r"(?i)(?:doi\s*:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)",
+    "agent": r"(?i)agent:(\S.*)", "dataset": r"(?i)dataset:([A-Za-z0-9][A-Za-z0-9._-]*)(?:@(\S+))?",
+    "url": r"(?i)https?://\S+", "curie": r"([A-Za-z][A-Za-z0-9._-]*):(\S+)", "episode": r"(?i)episode:(\S+)",
+}
+
+
+def _classified_by_patterns(raw: str) -> tuple[str, str, str] | str | None:
+    import re
+
+    from biocortex_cli.facts.evidence import PATH_EXTENSIONS
+
+    p = {k: re.compile(v) for k, v in _REFERENCE.items()}
+    if raw == "unsourced":
+        return (raw, "unsourced", raw)
+    m = p["pubmed_url"].fullmatch(raw) or p["pmid"].fullmatch(raw)
+    if m:
+        return (f"PMID:{int(m.group(1))}", "pmid", f"PMID:{int(m.group(1))}")
+    if re.match(r"(?i)(pmid|pubmed)\b", raw):
+        return "error"
+    m = p["pmc"].fullmatch(raw)
+    if m:
+        return (f"PMC{int(m.group(1))}", "pmcid", f"PMC{int(m.group(1))}")
+    m = p["doi"].fullmatch(raw)
+    if m:
+        doi = m.group(1).rstrip(".")
+        return (f"DOI:{doi}", "doi", f"DOI:{doi.lower()}")
+    if re.match(r"(?i)doi\s*:", raw):
+        return "error"
+    m = p["episode"].fullmatch(raw)
+    if m:
+        return (m.group(1), "episode", f"episode:{m.group(1)}")
+    m = p["agent"].fullmatch(raw)
+    if m:
+        return (raw, "agent", f"agent:{m.group(1).casefold()}")
+    m = p["dataset"].fullmatch(raw)
+    if m:
+        return (raw, "dataset", f"dataset:{m.group(1).casefold()}")
+    if raw.casefold().startswith("dataset:"):
+        return "error"
+    if p["url"].fullmatch(raw):
+        scheme, rest = raw.split("://", 1)
+        return (raw, "url", f"{scheme.lower()}://{rest.rstrip('/')}")
+    if " " not in raw and not raw.startswith("/") and ".." not in raw.split("/"):
+        ext = raw.rsplit(".", 1)[-1].casefold() if "." in raw.rsplit("/", 1)[-1] else ""
+        if ("/" in raw and ":" not in raw) or ext in PATH_EXTENSIONS:
+            return (raw, "path", f"path:{raw}")
+    m = p["curie"].fullmatch(raw)
+    if m and not raw[0].isdigit():
+        return (raw, "curie", f"{m.group(1).upper()}:{m.group(2)}")
+    return None
+
+
+TRICKY_SOURCES = [
+    "PMID:8319905", "PMID:0001", "PMID:1234567890", "PMID:", "PMID:12a", "PMID:１２", "pmid:8319905", "PMID 8319905",
+    "pubmed:1", "PubMed 77", "ſmid:1", "pmid", "PMIDx", "https://pubmed.ncbi.nlm.nih.gov/8319905/",
+    "HTTP://WWW.NCBI.NLM.NIH.GOV/pubmed/12", "PMC1234567", "pmcid: PMC12", "PMC", "DOI:10.1038/nature12373",
+    "doi: 10.1038/x.", "https://doi.org/10.1/x", "https://dx.doi.org/10.1234/abc", "10.1038/nature12373",
+    "DOI:abc", "Doi:", "episode:2026-01-01-x", "EPISODE:abc", "agent:Claude", "AGENT:x y", "dataset:trrust@2",
+    "DATASET:synth", "dataset:", "dataset:-x", "ꓓataset:x",
+    "dataset:a@b@c", "dataset:x@", "dataset:a_b.c-d@2.0", "https://example.org/a/", "http://x", "notebooks/qc.ipynb",
+    "qc.py", "GEO:GSE12345", "geo:gse1", "1abc:x", "k:v", "Kelvin:1", "unsourced", "2026-11-10", "free text here",
+    "İD:1", "a/b:c", "../x.py", "/abs/path.py", "",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.sampled_from(TRICKY_SOURCES),
+                 st.text(alphabet="PMIDpmidCcoODdhtps:/.0123456789 aAgentEeſKkİı@-_x", max_size=16)))
+def test_sources_are_classified_as_the_patterns_would(raw: str) -> None:
+    """facts/evidence.py ``_classify`` tries a pattern only when the text's first character can
+    begin it, and reads ``PMID:<digits>`` without one: the same source, kind and key (or the same
+    refusal) as every pattern tried in turn."""
+    from biocortex_cli.errors import UsageError
+    from biocortex_cli.facts.evidence import _classify
+
+    raw = " ".join(raw.split())
+    try:
+        found = _classify(raw)
+        got: tuple[str, str, str] | str | None = None if found is None else (found.text, found.kind, found.key)
+    except UsageError:
+        got = "error"
+    assert got == _classified_by_patterns(raw)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.sampled_from(["activates", "is_a", "_x_", "___", "regulates", "Regulates", "failed QC on",
+                                  "up-regulates", "a" * 500, "a" * 501, "", " ", "[[x]]", "ﬁnds", "is\u00a0a"]),
+                 st.text(alphabet="abz019_-AZ ſ\tK.[]", max_size=12)))
+def test_a_predicate_written_as_stored_is_normalized_as_before(value: str) -> None:
+    """facts/model.py ``normalize_predicate`` returns a predicate of ``[a-z0-9_]`` as it is: the
+    same answer (or the same refusal) as cleaning the text, case-folding it and replacing runs of
+    whitespace and hyphens."""
+    import re
+
+    from biocortex_cli.errors import UsageError
+    from biocortex_cli.facts.model import clean_text, normalize_predicate
+
+    def cleaned(text: str) -> str:
+        return re.sub(r"[\s\-]+", "_", clean_text(text, "predicate").casefold()).strip("_") or "_"
+
+    try:
+        expected: str | None = cleaned(value)
+    except UsageError:
+        expected = None
+    try:
+        got: str | None = normalize_predicate(value)
+    except UsageError:
+        got = None
+    assert got == expected

@@ -1,45 +1,50 @@
 """Semantic memory through the library API: facts and entities.
 
 Each function takes the vault and keyword arguments, checks them (:mod:`.checks`), calls
-``facts/`` and returns an immutable record (a NamedTuple: ``fact verify`` and ``fact query`` are
-hot commands, and ``dataclasses`` costs them ~60 M instructions of imports) whose ``as_json()`` is
+``facts/`` and returns an immutable record (a plain class, facts/model.py ``Record``: ``fact verify``
+and ``fact query`` are hot commands; ``dataclasses`` costs them ~60 M instructions of imports, a
+``NamedTuple`` ~0.6 M to define and ``typing``) whose ``as_json()`` is
 what ``biocortex fact …`` and ``biocortex entity …`` print with ``--json`` and what the MCP tools
 return. Notes that cannot be read are skipped with a warning on stderr, like the index's.
 """
 
+from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from biocortex_cli.api.checks import UNIT, Bounds, Choice, checked
+from biocortex_cli.facts.record import Record
 
-# at run time, not only for type checking: the records' fields are typed with them, and a field
-# typed with a name in quotes is compiled when the class is made (a process's first compile costs
-# ~10 M instructions, docs/performance.md "Fourth round")
-from biocortex_cli.facts.model import Fact
-from biocortex_cli.facts.query import Contest
-
+TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any, TypeVar
 
     from biocortex_cli.facts.aliases import AliasImport, AliasResult, MergeResult
     from biocortex_cli.facts.imports import ImportReport, Progress
-    from biocortex_cli.facts.query import QueryResult, Verdict
+    from biocortex_cli.facts.model import Fact
+    from biocortex_cli.facts.query import Contest, QueryResult, Verdict
     from biocortex_cli.store.git import Author
     from biocortex_cli.store.vault import Vault
 
-T = TypeVar("T")
+    T = TypeVar("T")
 HOPS = Bounds(1, 5)
 STATUS = Choice(("current", "retracted", "superseded", "all"))
 
 
-class FactAdded(NamedTuple):
-    fact: Fact
-    merged: bool  # the statement was already a fact: its sources were merged
-    contradicts: tuple[Fact, ...]
-    notes: tuple[str, ...]  # names resolved through aliases, ambiguous symbols, a reopening
-    reopened: bool = False  # it was retracted or superseded, and `reopen` made it current again
+class FactAdded(Record):
+    """The fact recorded; ``merged``: the statement was already a fact and its sources were
+    merged; the current facts it contradicts; ``notes``: names resolved through aliases,
+    ambiguous symbols, a reopening; ``reopened``: it was retracted or superseded, and ``reopen``
+    made it current again."""
+
+    _fields = ("fact", "merged", "contradicts", "notes", "reopened")
+    __slots__ = _fields
+
+    def __init__(self, fact: Fact, merged: bool, contradicts: tuple[Fact, ...], notes: tuple[str, ...],
+                 reopened: bool = False) -> None:
+        self.fact, self.merged, self.contradicts, self.notes, self.reopened = fact, merged, contradicts, notes, reopened
 
     def as_json(self) -> dict[str, Any]:
         return {**self.fact.as_json(), "created": self.fact.record.get("created"), "merged": self.merged,
@@ -47,26 +52,38 @@ class FactAdded(NamedTuple):
                 "notes": list(self.notes)}
 
 
-class FactList(NamedTuple):
-    facts: tuple[Fact, ...]
+class FactList(Record):
+    _fields = ("facts",)
+    __slots__ = _fields
+
+    def __init__(self, facts: tuple[Fact, ...]) -> None:
+        self.facts = facts
 
     def as_json(self) -> list[dict[str, Any]]:
         return [f.as_json() for f in self.facts]
 
 
-class EntityPage(NamedTuple):
+class EntityPage(Record):
     """An entity's aliases, its facts out and in, and the episodes that mention it."""
 
-    page: dict[str, Any]
+    _fields = ("page",)
+    __slots__ = _fields
+
+    def __init__(self, page: dict[str, Any]) -> None:
+        self.page = page
 
     def as_json(self) -> dict[str, Any]:
         return self.page
 
 
-class Contests(NamedTuple):
+class Contests(Record):
     """Open contradictions between facts, weighed (`check --facts`): information, not problems."""
 
-    contested: tuple[Contest, ...]
+    _fields = ("contested",)
+    __slots__ = _fields
+
+    def __init__(self, contested: tuple[Contest, ...]) -> None:
+        self.contested = contested
 
     def as_json(self) -> dict[str, Any]:
         return {"contested": [c.as_json() for c in self.contested]}
@@ -81,7 +98,7 @@ def _warn(problems: Sequence[Any]) -> None:
         sys.stderr.write(f"biocortex: warning: {len(problems) - 5} more broken fact or entity notes skipped\n")
 
 
-def _ask(vault: "Vault", use: Callable[[Any], T]) -> T:
+def _ask(vault: Vault, use: Callable[[Any], T]) -> T:
     """``use`` on the vault's facts and every edge source beside them (facts/memory.py), the index
     refreshed (and rebuilt when damaged)."""
     from biocortex_cli.facts.memory import ask
@@ -92,8 +109,8 @@ def _ask(vault: "Vault", use: Callable[[Any], T]) -> T:
 
 
 @checked(confidence=UNIT)
-def fact_add(vault: "Vault", *, subject: str, predicate: str, object: str, source: Sequence[str] = (),
-             confidence: float | None = None, author: "Author", taxon: str | None = None,
+def fact_add(vault: Vault, *, subject: str, predicate: str, object: str, source: Sequence[str] = (),
+             confidence: float | None = None, author: Author, taxon: str | None = None,
              cell_type: str | None = None, context: str | None = None, subject_kind: str | None = None,
              object_kind: str | None = None, reopen: bool = False) -> FactAdded:
     """Record a fact; the same statement again merges its sources (config
@@ -110,9 +127,9 @@ def fact_add(vault: "Vault", *, subject: str, predicate: str, object: str, sourc
 
 
 @checked(hops=HOPS, min_confidence=UNIT, limit=Bounds(0))
-def fact_query(vault: "Vault", *, entity: str, predicate: str | None = None, hops: int = 1,
+def fact_query(vault: Vault, *, entity: str, predicate: str | None = None, hops: int = 1,
                min_confidence: float = 0.0, all: bool = False, limit: int = 100, fuzzy: bool = False,
-               taxon: str | None = None) -> "QueryResult":
+               taxon: str | None = None) -> QueryResult:
     """Facts about an entity (its exact name, an alias or an identifier; names containing it only
     with ``fuzzy``), nearest and most confident first; ``all`` includes retracted and superseded
     ones; ``limit`` 0 means no limit; a ``predicate`` also matches narrower ones."""
@@ -125,7 +142,7 @@ def fact_query(vault: "Vault", *, entity: str, predicate: str | None = None, hop
 
 
 @checked(status=STATUS, min_confidence=UNIT, limit=Bounds(1))
-def fact_list(vault: "Vault", *, subject: str | None = None, predicate: str | None = None, object: str | None = None,
+def fact_list(vault: Vault, *, subject: str | None = None, predicate: str | None = None, object: str | None = None,
               status: str = "current", source: str | None = None, min_confidence: float = 0.0,
               limit: int | None = None) -> FactList:
     """Facts filtered by subject, object (aliases resolved), predicate (and narrower ones), status,
@@ -138,21 +155,21 @@ def fact_list(vault: "Vault", *, subject: str | None = None, predicate: str | No
     return FactList(tuple(rows))
 
 
-def fact_retract(vault: "Vault", *, id: str, reason: str, author: "Author") -> "Fact":
+def fact_retract(vault: Vault, *, id: str, reason: str, author: Author) -> Fact:
     """Mark a fact retracted, with the reason; the note stays."""
     from biocortex_cli.facts.notes import retract_fact
 
     return retract_fact(vault, id, reason, author)
 
 
-def fact_supersede(vault: "Vault", *, id: str, by: str, author: "Author") -> "Fact":
+def fact_supersede(vault: Vault, *, id: str, by: str, author: Author) -> Fact:
     """Mark a fact superseded by another (both notes link to each other)."""
     from biocortex_cli.facts.notes import supersede_fact
 
     return supersede_fact(vault, id, by, author)
 
 
-def fact_unsource(vault: "Vault", *, id: str, source: str, author: "Author") -> "Fact":
+def fact_unsource(vault: Vault, *, id: str, source: str, author: Author) -> Fact:
     """Take one source (any spelling, or one of a dataset's citations) out of a fact's evidence."""
     from biocortex_cli.facts.notes import remove_source
 
@@ -160,8 +177,8 @@ def fact_unsource(vault: "Vault", *, id: str, source: str, author: "Author") -> 
 
 
 @checked(hops=HOPS, min_confidence=UNIT)
-def fact_verify(vault: "Vault", *, subject: str, predicate: str, object: str, hops: int = 1,
-                min_confidence: float = 0.0, taxon: str | None = None) -> "Verdict":
+def fact_verify(vault: Vault, *, subject: str, predicate: str, object: str, hops: int = 1,
+                min_confidence: float = 0.0, taxon: str | None = None) -> Verdict:
     """Weigh what memory holds for and against a claim: supported, contested, contradicted or
     unknown (``Verdict.exit_code``: 0, 5, 6, 4), with the evidence on each side."""
     from biocortex_cli.facts.memory import verify
@@ -173,13 +190,13 @@ def fact_verify(vault: "Vault", *, subject: str, predicate: str, object: str, ho
 
 
 @checked(confidence=UNIT)
-def fact_import(vault: "Vault", *, path: "Path", text: str | None = None, shown: str | None = None,
+def fact_import(vault: Vault, *, path: Path, text: str | None = None, shown: str | None = None,
                 format: str | None = None, columns: Sequence[str] | None = None,
                 predicate_map: dict[str, str] | None = None, source_prefix: str | None = None,
                 dataset: str | None = None, confidence: float | None = None, taxon: str | None = None,
                 cell_type: str | None = None, context: str | None = None, subject_kind: str | None = None,
-                object_kind: str | None = None, reopen: bool = False, author: "Author",
-                progress: "Progress | None" = None) -> "ImportReport":
+                object_kind: str | None = None, reopen: bool = False, author: Author,
+                progress: Progress | None = None) -> ImportReport:
     """Import a file of facts (TSV, CSV, JSON Lines) in one commit; nothing when any row is bad
     (``problems``: each with its path and line)."""
     from biocortex_cli.facts.imports import ImportOptions, import_facts
@@ -193,22 +210,22 @@ def fact_import(vault: "Vault", *, path: "Path", text: str | None = None, shown:
     return import_facts(vault, path, author=author, options=options, rel=shown, text=text, progress=progress)
 
 
-def fact_contests(vault: "Vault") -> Contests:
+def fact_contests(vault: Vault) -> Contests:
     """Every open contradiction between current facts, once per pair, weighed."""
     from biocortex_cli.ops.check import fact_contests as contests
 
     return Contests(tuple(contests(vault)))
 
 
-def entity_show(vault: "Vault", *, name: str) -> EntityPage:
+def entity_show(vault: Vault, *, name: str) -> EntityPage:
     """An entity by name, alias or identifier: its aliases, facts in and out, and the episodes naming it."""
     from biocortex_cli.facts.entities import entity_page
 
     return EntityPage(entity_page(vault, name))
 
 
-def entity_alias(vault: "Vault", *, name: str, alias: str, author: "Author", merge: bool = False,
-                 allow_ambiguous: bool = False) -> "AliasResult":
+def entity_alias(vault: Vault, *, name: str, alias: str, author: Author, merge: bool = False,
+                 allow_ambiguous: bool = False) -> AliasResult:
     """Add an alias to an entity's note (created if missing). An alias HGNC lists for several genes
     is flagged (``ambiguous``), or refused when ``name`` is none of them (unless
     ``allow_ambiguous``); an alias that is an entity of its own is merged when ``merge``."""
@@ -217,15 +234,15 @@ def entity_alias(vault: "Vault", *, name: str, alias: str, author: "Author", mer
     return add_alias(vault, name, alias, author, merge=merge, allow_ambiguous=allow_ambiguous)
 
 
-def entity_merge(vault: "Vault", *, keep: str, other: str, author: "Author") -> "MergeResult":
+def entity_merge(vault: Vault, *, keep: str, other: str, author: Author) -> MergeResult:
     """Make ``other`` a name of ``keep``: its facts and episodes follow, one commit, nothing deleted."""
     from biocortex_cli.facts.aliases import merge_entities
 
     return merge_entities(vault, keep, other, author)
 
 
-def entity_import(vault: "Vault", *, text: str, shown: str, author: "Author", format: str | None = None,
-                  columns: Sequence[str] | None = None, allow_ambiguous: bool = False) -> "AliasImport":
+def entity_import(vault: Vault, *, text: str, shown: str, author: Author, format: str | None = None,
+                  columns: Sequence[str] | None = None, allow_ambiguous: bool = False) -> AliasImport:
     """Import aliases from a file in one commit; nothing when any row is refused (``problems``)."""
     from biocortex_cli.facts.aliases import import_aliases
 

@@ -21,21 +21,45 @@ ontology CURIEs with their canonical prefix (``go:0008150`` → ``GO:0008150``, 
 data accessions upper-case. Gene symbols and variants are kept as written.
 """
 
+from __future__ import annotations
 
 import functools
 import re
 from collections.abc import Callable, Iterator
-from itertools import pairwise
-from typing import NamedTuple
+
+from biocortex_cli.bio.symbols import AA3 as _AA3
+from biocortex_cli.bio.symbols import ID_KINDS as _ID_KINDS
+from biocortex_cli.bio.symbols import as_written
+from biocortex_cli.bio.symbols import id_kinds as _kinds
 
 __all__ = ["Entity", "entity_names", "extract_entities", "is_identifier", "normalize_entity", "variant_gene"]
 
 
-class Entity(NamedTuple):
-    name: str  # normalised
-    kind: str  # gene, ensembl, uniprot, ontology, dbsnp, pmid, doi, accession, refseq, variant, …
-    start: int
-    end: int
+class Entity:
+    """An entity found in text: its ``name`` (normalised), ``kind`` (gene, ensembl, uniprot,
+    ontology, dbsnp, pmid, doi, accession, refseq, variant, …) and where it is (``start``,
+    ``end``). A plain class, equal when its fields are: a NamedTuple costs ~0.6 M instructions to
+    define, and ``typing`` (`fact verify` imports this module to resolve a name)."""
+
+    __slots__ = ("end", "kind", "name", "start")
+
+    def __init__(self, name: str, kind: str, start: int, end: int) -> None:
+        self.name, self.kind, self.start, self.end = name, kind, start, end
+
+    def _fields(self) -> tuple[str, str, int, int]:
+        return (self.name, self.kind, self.start, self.end)
+
+    def __eq__(self, other: object) -> bool:
+        return self._fields() == other._fields() if isinstance(other, Entity) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __iter__(self) -> Iterator[str | int]:
+        return iter(self._fields())
+
+    def __repr__(self) -> str:
+        return f"Entity(name={self.name!r}, kind={self.kind!r}, start={self.start!r}, end={self.end!r})"
 
 
 # --- identifiers ---------------------------------------------------------------------------
@@ -49,8 +73,6 @@ _CURIE_PREFIXES = {
 # Prefixes that are also common words or abbreviations need the longer numeric form to count.
 _SHORT_NUMBERS_OK = {"NCBITaxon", "HGNC", "CHEBI", "OMIM", "ORPHA", "Orphanet"}
 
-_AA3 = ("Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val|Sec|Pyl"
-        "|Ter")
 _AA1 = "ACDEFGHIKLMNPQRSTVWY"
 _PROT = (r"(?:(?:" + _AA3 + r")\d{1,5}(?:" + _AA3 + r"|fs\*?\d*|\*|=)"
          r"|[" + _AA1 + r"]\d{1,5}(?:[" + _AA1 + r"*=]|fs\*?\d*))")
@@ -129,9 +151,6 @@ def _not_gene_pattern() -> re.Pattern[str]:
 _HYPHEN_JOINS = frozenset({"HLA", "MT", "IL", "KIR", "TRB", "TRA", "IGH", "IGK", "IGL", "H2"})
 
 
-_ID_KINDS = tuple(kind for kind, _pattern in _ID_PATTERNS)
-
-
 @functools.cache
 def _id_regex(kinds: tuple[str, ...] = _ID_KINDS) -> re.Pattern[str]:
     """The alternation of the identifier patterns of ``kinds`` (in the order of _ID_PATTERNS)."""
@@ -151,14 +170,14 @@ def _gene_regex() -> re.Pattern[str]:
 # regex's \b and lookarounds see the same), at a fraction of the cost (prose is mostly words
 # without digits; the alternation tried at every position was 60% of the tokeniser's time).
 _JOIN = r"(?i:(?<=doi:)|(?<=pmid)|(?<=pmid:))\s+"
-_DIGIT_RUN = re.compile(r"(?<!\S)(?:[^\s\d]|" + _JOIN + r")*\d(?:\S|" + _JOIN + r")*")
+_DIGIT_RUN = r"(?<!\S)(?:[^\s\d]|" + _JOIN + r")*\d(?:\S|" + _JOIN + r")*"  # compiled on first use
 
 
 def _id_matches(text: str) -> Iterator[re.Match[str]]:
     """What ``_id_regex().finditer(text)`` yields, searching only the runs that hold a digit,
     with the patterns of the kinds those runs can hold (:func:`_kinds`): compiling all ten
     costs ~32 M instructions, a recall's largest single cost, and most questions hold none."""
-    runs = [(run.start(), run.end()) for run in _DIGIT_RUN.finditer(text)]
+    runs = [(run.start(), run.end()) for run in re.finditer(_DIGIT_RUN, text)]
     kinds: set[str] = set()
     for start, end in runs:
         kinds |= _kinds(text[start:end])
@@ -169,36 +188,7 @@ def _id_matches(text: str) -> Iterator[re.Match[str]]:
         yield from finditer(text, start, end)
 
 
-_AA3_NAMES = tuple(_AA3.split("|"))
-_ACCESSION_PIECES = ("gse", "gsm", "gpl", "gds", "sr", "er", "dr", "e-", "chembl", "prj", "sam", "phs", "cv", "r-")
-
-
-def _kinds(run: str) -> set[str]:
-    """The identifier kinds whose pattern could match inside ``run``: each needs a piece of
-    text (``10.`` for a DOI, ``_`` or ``:`` for an ontology term, an upper-case letter before a
-    digit for a UniProt accession, …) that a run without it cannot hold, so leaving its pattern
-    out changes no match. Every kind for a run that is not ASCII (case-insensitive matching
-    knows more letters than ``lower``)."""
-    if not run.isascii():
-        return set(_ID_KINDS)
-    low = run.lower()
-    upper_digit = any(a.isupper() and b.isdigit() for a, b in pairwise(run))
-    checks = {
-        "doi": "10." in run,
-        "pmid": "pmid" in low,
-        "ontology": ":" in run or "_" in run,
-        "ensembl": "ens" in low,
-        "refseq": "_" in run,
-        "dbsnp": "rs" in low,
-        "accession": any(piece in low for piece in _ACCESSION_PIECES),
-        "uniprot": upper_digit,
-        "variant": upper_digit or "." in run or any(name in run for name in _AA3_NAMES),
-        "histone": "H2" in run or "H3" in run or "H4" in run,
-    }
-    return {kind for kind, possible in checks.items() if possible}
-
-
-_VARIANT_GENE_BEFORE = re.compile(r"([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)?)[ \t]+$")
+_VARIANT_GENE_BEFORE = r"([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)?)[ \t]+$"  # compiled on first use
 
 
 def extract_entities(text: str) -> list[Entity]:
@@ -284,6 +274,8 @@ def normalize_entity(name: str, kind: str | None = None) -> str:
     """The canonical spelling of an entity name (see the module docstring); text that is not
     one entity as a whole is returned stripped and otherwise as given."""
     name = name.strip()
+    if kind is None and as_written(name):  # a plain symbol: no pattern needed (bio/symbols.py)
+        return name
     if kind is None:
         whole = [e for e in extract_entities(name) if e.start == 0 and e.end == len(name)]
         return whole[-1].name if whole else name
@@ -372,7 +364,7 @@ def _curie_ok(raw: str) -> bool:
 
 
 def _gene_before(text: str, start: int) -> tuple[str, int] | None:
-    m = _VARIANT_GENE_BEFORE.search(text, max(0, start - 24), start)
+    m = re.compile(_VARIANT_GENE_BEFORE).search(text, max(0, start - 24), start)
     if m is None or m.end() != start:
         return None
     gstart = m.start(1)

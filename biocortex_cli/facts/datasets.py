@@ -13,6 +13,7 @@ so the hot path never imports PyYAML (:func:`read_datasets`). Reading the files 
 facts/datasets_read.py.
 """
 
+from __future__ import annotations
 
 import json
 import os
@@ -20,11 +21,14 @@ import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from biocortex_cli.errors import DataError, NotFoundError, UsageError
+from biocortex_cli.facts.record import Record
 
+TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
+    from typing import Any
+
     from biocortex_cli.store.notes import Note
     from biocortex_cli.store.vault import Vault
 
@@ -44,14 +48,19 @@ Progress = Callable[[int, int], None]
 # --- the mapping --------------------------------------------------------------------------------
 
 
-class ColumnMap(NamedTuple):
-    """Which column holds what, and how predicate (or sign) values become predicates. (Records on
-    the path of ``fact verify`` are NamedTuples: a frozen dataclass costs ~0.5 ms to define.)"""
+class ColumnMap(Record):
+    """Which column holds what (``columns``: field -> header name or 1-based number), and how
+    predicate (or sign) values become predicates (``predicates``: value in the file -> predicate,
+    "" drops the row; ``predicate``: of every row, when no column holds one); ``qualifiers``: of
+    every row (taxon: NCBITaxon:9606). (Records on the path of ``fact verify`` are plain classes,
+    facts/model.py ``Record``.)"""
 
-    columns: Mapping[str, str]  # field -> column (header name or 1-based number)
-    predicates: Mapping[str, str]  # value in the file -> predicate ("" drops the row)
-    predicate: str | None = None  # the predicate of every row, when no column holds one
-    qualifiers: Mapping[str, str] = MappingProxyType({})  # of every row (taxon: NCBITaxon:9606)
+    _fields = ("columns", "predicates", "predicate", "qualifiers")
+    __slots__ = _fields
+
+    def __init__(self, columns: Mapping[str, str], predicates: Mapping[str, str], predicate: str | None = None,
+                 qualifiers: Mapping[str, str] = MappingProxyType({})) -> None:
+        self.columns, self.predicates, self.predicate, self.qualifiers = columns, predicates, predicate, qualifiers
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"columns": dict(self.columns)}
@@ -136,30 +145,32 @@ def normalize_qualifier(key: str, value: str) -> str:
 # --- the dataset (its note) -------------------------------------------------------------------
 
 
-class FileRef(NamedTuple):
-    path: str  # as recorded: relative to the vault, ~/…, or absolute
-    checksum: str  # sha256:<hex>
-    size: int
+class FileRef(Record):
+    """A dataset's file: its path as recorded (relative to the vault, ~/…, or absolute), its
+    checksum (sha256:<hex>) and size."""
+
+    _fields = ("path", "checksum", "size")
+    __slots__ = _fields
+
+    def __init__(self, path: str, checksum: str, size: int) -> None:
+        self.path, self.checksum, self.size = path, checksum, size
 
 
-class Dataset(NamedTuple):
-    """A registered dataset, as its note records it."""
+class Dataset(Record):
+    """A registered dataset, as its note (``rel``) records it (``record``); ``nodes``: the nodes
+    file of a KGX dataset."""
 
-    name: str
-    version: str
-    licence: str
-    file: FileRef
-    format: str
-    header: bool
-    mapping: ColumnMap
-    confidence: float
-    rows: int = 0
-    edges: int = 0
-    title: str = ""
-    url: str = ""
-    nodes: FileRef | None = None  # kgx: the nodes file
-    rel: str = ""  # the note
-    record: Mapping[str, Any] = MappingProxyType({})
+    _fields = ("name", "version", "licence", "file", "format", "header", "mapping", "confidence", "rows", "edges",
+               "title", "url", "nodes", "rel", "record")
+    __slots__ = _fields
+
+    def __init__(self, name: str, version: str, licence: str, file: FileRef, format: str, header: bool,
+                 mapping: ColumnMap, confidence: float, rows: int = 0, edges: int = 0, title: str = "",
+                 url: str = "", nodes: FileRef | None = None, rel: str = "",
+                 record: Mapping[str, Any] = MappingProxyType({})) -> None:
+        self.name, self.version, self.licence, self.file, self.format = name, version, licence, file, format
+        self.header, self.mapping, self.confidence, self.rows, self.edges = header, mapping, confidence, rows, edges
+        self.title, self.url, self.nodes, self.rel, self.record = title, url, nodes, rel, record
 
     @property
     def label(self) -> str:
@@ -217,9 +228,13 @@ def check_name(name: str) -> str:
     return text
 
 
-def dataset_from_note(note: "Note") -> Dataset:
+def dataset_from_note(note: Note) -> Dataset:
     """The dataset a note records (DataError with the line of the first bad field)."""
-    meta = note.meta
+    return dataset_from_record(note.meta, note.rel, note.line_of)
+
+
+def dataset_from_record(meta: Mapping[str, Any], rel: str, line_of: Callable[[str], int]) -> Dataset:
+    """The dataset a note's frontmatter records (``rel``: the note; ``line_of``: a key's line)."""
 
     def text(key: str, *, required: bool = True) -> str:
         value = meta.get(key)
@@ -228,7 +243,7 @@ def dataset_from_note(note: "Note") -> Dataset:
         if value is None and not required:
             return ""
         if not isinstance(value, str) or (required and not value.strip()):
-            raise DataError(f"{key} is required text", path=note.rel, line=note.line_of(key),
+            raise DataError(f"{key} is required text", path=rel, line=line_of(key),
                             hint=f"write {key}: …")
         return value.strip()
 
@@ -237,73 +252,75 @@ def dataset_from_note(note: "Note") -> Dataset:
         wrong = isinstance(value, bool) or not isinstance(value, int | float)
         if wrong or (kind is int and not isinstance(value, int)):
             raise DataError(f"{key} must be a {'whole ' if kind is int else ''}number, not {value!r}",
-                            path=note.rel, line=note.line_of(key))
+                            path=rel, line=line_of(key))
         return kind(value)
 
     def mapping(key: str) -> dict[str, str]:
         value = meta.get(key) or {}
         if not isinstance(value, dict) or not all(isinstance(v, str | int) for v in value.values()):
-            raise DataError(f"{key} must be a mapping of names to text", path=note.rel, line=note.line_of(key),
+            raise DataError(f"{key} must be a mapping of names to text", path=rel, line=line_of(key),
                             hint=f"write {key}: {{a: b}}")
         return {str(k): str(v) for k, v in value.items()}
 
     def file_ref(value: Any, key: str) -> FileRef:
         if not isinstance(value, dict):
-            raise DataError(f"{key} must be a mapping with path, checksum and size", path=note.rel,
-                            line=note.line_of(key))
+            raise DataError(f"{key} must be a mapping with path, checksum and size", path=rel,
+                            line=line_of(key))
         checksum, size = value.get("checksum"), value.get("size")
-        if (not isinstance(value.get("path"), str) or not _CHECKSUM.fullmatch(str(checksum))
+        if (not isinstance(value.get("path"), str) or not _is_checksum(str(checksum))
                 or not isinstance(size, int)):
-            raise DataError(f"{key} needs path, checksum (sha256:<64 hex digits>) and size", path=note.rel,
-                            line=note.line_of(key))
+            raise DataError(f"{key} needs path, checksum (sha256:<64 hex digits>) and size", path=rel,
+                            line=line_of(key))
         return FileRef(str(value["path"]), str(checksum), int(size))
 
     name = text("id")
     checksum = text("checksum")
-    if not _CHECKSUM.fullmatch(checksum):
-        raise DataError(f"checksum must be sha256:<64 hex digits>, not {checksum!r}", path=note.rel,
-                        line=note.line_of("checksum"), hint="run `biocortex dataset refresh NAME --accept-change`")
+    if not _is_checksum(checksum):
+        raise DataError(f"checksum must be sha256:<64 hex digits>, not {checksum!r}", path=rel,
+                        line=line_of("checksum"), hint="run `biocortex dataset refresh NAME --accept-change`")
     fmt = text("format")
     if fmt not in FORMATS:
-        raise DataError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}", path=note.rel,
-                        line=note.line_of("format"))
+        raise DataError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}", path=rel,
+                        line=line_of("format"))
     header = meta.get("header", True)
     if not isinstance(header, bool):
-        raise DataError(f"header must be true or false, not {header!r}", path=note.rel, line=note.line_of("header"))
+        raise DataError(f"header must be true or false, not {header!r}", path=rel, line=line_of("header"))
     confidence = number("confidence", float, 0.8)
     if not 0.0 <= confidence <= 1.0:
-        raise DataError(f"confidence must be from 0 to 1, not {confidence:g}", path=note.rel,
-                        line=note.line_of("confidence"))
+        raise DataError(f"confidence must be from 0 to 1, not {confidence:g}", path=rel,
+                        line=line_of("confidence"))
     columns = mapping("columns")
     for key in columns:
         if key not in FIELDS and not (key.startswith(QUALIFIER_FIELD) and key[len(QUALIFIER_FIELD):] in QUALIFIERS):
-            raise DataError(f"columns: {key!r} is not a field", path=note.rel, line=note.line_of("columns"),
+            raise DataError(f"columns: {key!r} is not a field", path=rel, line=line_of("columns"),
                             hint=f"fields: {', '.join(FIELDS)}, qualifier.<{'|'.join(QUALIFIERS)}>")
     pred = meta.get("predicate")
     if not columns.get("predicate") and not (isinstance(pred, str) and pred.strip()):
-        raise DataError("no predicate: map a predicate column or give one predicate for every row", path=note.rel,
-                        line=note.line_of("columns"), hint="columns: {predicate: …} or predicate: regulates")
+        raise DataError("no predicate: map a predicate column or give one predicate for every row", path=rel,
+                        line=line_of("columns"), hint="columns: {predicate: …} or predicate: regulates")
     for key in ("subject", "object"):
         if not columns.get(key):
-            raise DataError(f"columns: no {key} column", path=note.rel, line=note.line_of("columns"),
+            raise DataError(f"columns: no {key} column", path=rel, line=line_of("columns"),
                             hint=f"columns: {{{key}: <header or number>}}")
     cmap = ColumnMap(columns=columns, predicates=mapping("predicates"),
                      predicate=pred.strip() if isinstance(pred, str) and pred.strip() else None,
                      qualifiers=mapping("qualifiers"))
     nodes = file_ref(meta["nodes"], "nodes") if meta.get("nodes") is not None else None
     if fmt == "kgx" and nodes is None:
-        raise DataError("a kgx dataset needs nodes (path, checksum, size)", path=note.rel, line=note.line_of("format"))
+        raise DataError("a kgx dataset needs nodes (path, checksum, size)", path=rel, line=line_of("format"))
     return Dataset(name=name, version=text("version"), licence=text("licence"),
                    file=FileRef(text("path"), checksum, number("size", int)), format=fmt, header=header,
                    mapping=cmap, confidence=confidence, rows=number("rows", int, 0), edges=number("edges", int, 0),
                    title=text("title", required=False), url=text("url", required=False), nodes=nodes,
-                   rel=note.rel, record=dict(meta))
+                   rel=rel, record=dict(meta))
 
 
-_CHECKSUM = re.compile(r"sha256:[0-9a-f]{64}")
+def _is_checksum(text: str) -> bool:
+    """``sha256:`` and 64 lower-case hex digits (no pattern compiled: this runs on every `fact verify`)."""
+    return len(text) == 71 and text.startswith("sha256:") and not text[7:].strip("0123456789abcdef")
 
 
-def dataset_problems(note: "Note") -> list[DataError]:
+def dataset_problems(note: Note) -> list[DataError]:
     """What ``check`` reports about a dataset note (its fields; the file is checked apart)."""
     try:
         dataset = dataset_from_note(note)
@@ -394,7 +411,7 @@ def note_rels(root: Path) -> dict[str, tuple[int, int]]:
         return {}
 
 
-def read_datasets(vault: "Vault") -> tuple[list[Dataset], list[DataError]]:
+def read_datasets(vault: Vault) -> tuple[list[Dataset], list[DataError]]:
     """Every registered dataset (notes in ``datasets/``) and the notes that cannot be read."""
     rels = note_rels(vault.root)
     if not rels:
@@ -421,12 +438,12 @@ def read_datasets(vault: "Vault") -> tuple[list[Dataset], list[DataError]]:
 
 
 def _from_record(rel: str, record: dict[str, Any]) -> Dataset:
-    from biocortex_cli.store.notes import Note
+    """A cached record (read_datasets), without the note parser: every key on line 1, as a Note
+    made from it would say."""
+    return dataset_from_record(record, rel, lambda _key: 1)
 
-    return dataset_from_note(Note(rel=rel, meta=record, body="", body_line=1))
 
-
-def _parse(vault: "Vault", rel: str) -> Dataset:
+def _parse(vault: Vault, rel: str) -> Dataset:
     from biocortex_cli.store.notes import read_note
 
     note = read_note(vault.root / rel, rel)
@@ -457,7 +474,7 @@ def _write_cache(state_dir: Path, data: dict[str, Any]) -> None:
         atomic_write(state_folder(state_dir) / NOTES_CACHE, json.dumps(data, ensure_ascii=False), fsync=False)
 
 
-def find_dataset(vault: "Vault", name: str) -> Dataset:
+def find_dataset(vault: Vault, name: str) -> Dataset:
     datasets, problems = read_datasets(vault)
     for dataset in datasets:
         if dataset.name == name:

@@ -29,6 +29,7 @@ itself whatever version of this code reads it; only a change to how rows are rea
 key) or to the tables (SCHEMA_VERSION) rebuilds one.
 """
 
+from __future__ import annotations
 
 import contextlib
 import json
@@ -38,13 +39,16 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.facts.datasets import STATE_FOLDER, Dataset, Progress, resolve_path, state_folder
+from biocortex_cli.facts.record import Record
 from biocortex_cli.render.blocks import format_key
 
+TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
+    from typing import Any
+
     from biocortex_cli.facts.model import Fact
     from biocortex_cli.store.vault import Vault
 
@@ -130,17 +134,17 @@ def qualifier_suffix(quals: dict[str, str]) -> str:
 # --- building -----------------------------------------------------------------------------------
 
 
-class BuildReport(NamedTuple):
-    dataset: str
-    rows: int
-    edges: int
-    nodes: int
-    skipped: dict[str, int]
-    problems: list[DataError]
-    checksums: dict[str, str]
-    sizes: dict[str, int]
-    seconds: float
-    bytes: int  # of the index file
+class BuildReport(Record):
+    """What a build read and wrote (``bytes``: the index file's size)."""
+
+    _fields = ("dataset", "rows", "edges", "nodes", "skipped", "problems", "checksums", "sizes", "seconds", "bytes")
+    __slots__ = _fields
+
+    def __init__(self, dataset: str, rows: int, edges: int, nodes: int, skipped: dict[str, int],
+                 problems: list[DataError], checksums: dict[str, str], sizes: dict[str, int], seconds: float,
+                 bytes: int) -> None:
+        self.dataset, self.rows, self.edges, self.nodes, self.skipped = dataset, rows, edges, nodes, skipped
+        self.problems, self.checksums, self.sizes, self.seconds, self.bytes = problems, checksums, sizes, seconds, bytes
 
     def as_json(self) -> dict[str, Any]:
         return {"dataset": self.dataset, "rows": self.rows, "edges": self.edges, "nodes": self.nodes,
@@ -333,14 +337,14 @@ class DatasetEdges:
             "SELECT DISTINCT n.name FROM names k JOIN nodes n ON n.id = k.node WHERE k.key LIKE ? ESCAPE '\\' "
             "ORDER BY length(n.name), n.name LIMIT ?", (like, limit))]
 
-    def touching(self, keys: Iterable[str], limit: int | None = None) -> "list[Fact]":
+    def touching(self, keys: Iterable[str], limit: int | None = None) -> list[Fact]:
         """Edges whose subject or object is one of ``keys``, best documented first."""
         nodes = self.nodes(keys)
         if not nodes:
             return []
         return [self._fact(row) for row in self._rows(nodes, limit)]
 
-    def about(self, s_keys: Iterable[str], o_keys: Iterable[str], predicates: Iterable[str] = ()) -> "list[Fact]":
+    def about(self, s_keys: Iterable[str], o_keys: Iterable[str], predicates: Iterable[str] = ()) -> list[Fact]:
         """Edges from one of ``s_keys`` to one of ``o_keys``, or from one of ``s_keys`` with one of
         ``predicates`` (what can support or contradict a claim: a hub's other edges are not read)."""
         subjects, objects = self.nodes(s_keys), self.nodes(o_keys)
@@ -358,7 +362,7 @@ class DatasetEdges:
                 f"{self._select('0')} WHERE {where} ORDER BY e.nrefs DESC, e.line", [*chunk, *objects[:MAX_IN], *ps])]
         return facts
 
-    def by_rowids(self, rowids: Iterable[int]) -> "list[Fact]":
+    def by_rowids(self, rowids: Iterable[int]) -> list[Fact]:
         ids = sorted(set(rowids))
         out: list[Fact] = []
         for i in range(0, len(ids), MAX_IN):
@@ -394,7 +398,7 @@ class DatasetEdges:
             return out[:limit] if limit is not None else out
         return self.conn.execute(sql, args).fetchall()
 
-    def _fact(self, row: tuple[Any, ...]) -> "Fact":
+    def _fact(self, row: tuple[Any, ...]) -> Fact:
         from biocortex_cli.facts.model import Fact
 
         _ends, line, s, p, o, quals, _n, refs, _tokens, _qtext, _ptext = row
@@ -446,12 +450,15 @@ class DatasetEdges:
 # --- freshness ----------------------------------------------------------------------------------
 
 
-class Freshness(NamedTuple):
-    """Whether a dataset can answer on this machine, and if not, why and what to do."""
+class Freshness(Record):
+    """Whether a dataset can answer on this machine (``state``: ok, missing, changed, unindexed,
+    stale; the last two are rebuilt when allowed), and if not, why and what to do."""
 
-    state: str  # ok, missing, changed, unindexed, stale (the last two are rebuilt when allowed)
-    message: str = ""
-    hint: str = ""
+    _fields = ("state", "message", "hint")
+    __slots__ = _fields
+
+    def __init__(self, state: str, message: str = "", hint: str = "") -> None:
+        self.state, self.message, self.hint = state, message, hint
 
     @property
     def usable(self) -> bool:
@@ -576,18 +583,21 @@ def stderr_notice(text: str) -> None:
 # --- consulting ---------------------------------------------------------------------------------
 
 
-class Consulted(NamedTuple):
+class Consulted(Record):
     """The datasets that answer, and a warning for each that cannot."""
 
-    edges: list[DatasetEdges]
-    warnings: list[str]
+    _fields = ("edges", "warnings")
+    __slots__ = _fields
+
+    def __init__(self, edges: list[DatasetEdges], warnings: list[str]) -> None:
+        self.edges, self.warnings = edges, warnings
 
     def close(self) -> None:
         for source in self.edges:
             source.close()
 
 
-def consult(vault: "Vault", *, encoding: str | None = None, notice: Notice | None = stderr_notice,
+def consult(vault: Vault, *, encoding: str | None = None, notice: Notice | None = stderr_notice,
             build: bool = True) -> Consulted:
     """Open every registered dataset that can answer; an index missing or out of date is built
     (with a notice). A missing or changed file, or an unreadable note, is a warning, and answers

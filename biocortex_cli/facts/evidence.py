@@ -40,13 +40,18 @@ its mass is at least ``ratio`` times the other's (``facts.outweigh``, 3 by defau
 0.9 (2.3) is contested.
 """
 
+from __future__ import annotations
 
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
 
 from biocortex_cli.errors import UsageError
+from biocortex_cli.facts.record import Record
+
+TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Evidence", "Side", "Source", "evidence_items", "parse_source", "source_key", "weigh"]
 
@@ -60,21 +65,31 @@ PATH_EXTENSIONS = frozenset(
     "ipynb py r rmd qmd md sh nf smk wdl cwl txt tsv csv json jsonl yaml yml html pdf xlsx h5ad h5 rds "
     "log ini toml cfg sql parquet".split())
 
-_PMID = re.compile(r"(?i)(?:pmid|pubmed)\s*:?\s*(\d{1,9})")
-_PUBMED_URL = re.compile(r"(?i)https?://(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pubmed)/(\d{1,9})/?")
-_PMC = re.compile(r"(?i)(?:pmcid\s*:\s*)?pmc(\d{1,9})")
-_DOI = re.compile(r"(?i)(?:doi\s*:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)")
-_AGENT = re.compile(r"(?i)agent:(\S.*)")
-_DATASET = re.compile(r"(?i)dataset:([A-Za-z0-9][A-Za-z0-9._-]*)(?:@(\S+))?")
-_URL = re.compile(r"(?i)https?://\S+")
-_CURIE = re.compile(r"([A-Za-z][A-Za-z0-9._-]*):(\S+)")
-_EPISODE = re.compile(r"(?i)episode:(\S+)")
+# Patterns, compiled on first use (re's cache): compiling one costs ~1 M instructions, and
+# `fact verify` of a fact citing PMIDs needs one of these nine. ``_classify`` tries a pattern only
+# when the text's first character can begin it (a check that never skips a match: none of these
+# letters has another case form under re.IGNORECASE, as i, k and s do).
+_PMID = r"(?i)(?:pmid|pubmed)\s*:?\s*(\d{1,9})"
+_PUBMED_URL = r"(?i)https?://(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pubmed)/(\d{1,9})/?"
+_PMC = r"(?i)(?:pmcid\s*:\s*)?pmc(\d{1,9})"
+_DOI = r"(?i)(?:doi\s*:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)"
+_AGENT = r"(?i)agent:(\S.*)"
+_DATASET = r"(?i)dataset:([A-Za-z0-9][A-Za-z0-9._-]*)(?:@(\S+))?"
+_URL = r"(?i)https?://\S+"
+_CURIE = r"([A-Za-z][A-Za-z0-9._-]*):(\S+)"
+_EPISODE = r"(?i)episode:(\S+)"
+_EPISODE_ID = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
 
 
-class Source(NamedTuple):
-    text: str  # as it is written into the note (normalised)
-    kind: str  # one of KINDS
-    key: str  # the independent source it is: one key, one vote
+class Source(Record):
+    """A source as written into a note (``text``, normalised), its ``kind`` (one of KINDS) and the
+    independent source it is (``key``: one key, one vote)."""
+
+    _fields = ("text", "kind", "key")
+    __slots__ = _fields
+
+    def __init__(self, text: str, kind: str, key: str) -> None:
+        self.text, self.kind, self.key = text, kind, key
 
 
 def parse_source(text: str, *, episode_exists: Callable[[str], bool] | None = None) -> Source:
@@ -111,45 +126,69 @@ def _shown(text: str) -> str:
     return redact(text)
 
 
+def _full(pattern: str, raw: str, possible: bool) -> re.Match[str] | None:
+    """``pattern`` matching all of ``raw``, tried only when ``possible`` (it cannot match otherwise)."""
+    return re.fullmatch(pattern, raw) if possible else None
+
+
+_NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+
+
+def _dataset_tag(text: str) -> bool:
+    """``<name>[@<version>]`` as :data:`_DATASET` reads it after ``dataset:``, without compiling it."""
+    name, at, version = text.partition("@")
+    return (name[:1] in _NAME_CHARS[:62] and name[:1] != "" and not name.strip(_NAME_CHARS)
+            and (not at or (version != "" and not any(map(str.isspace, version)))))
+
+
 def _classify(raw: str) -> Source | None:
     if raw == "unsourced":
         return Source(raw, "unsourced", raw)
-    m = _PUBMED_URL.fullmatch(raw) or _PMID.fullmatch(raw)
+    first = raw[:1]
+    if first in "pP" and raw[:5] == "PMID:" and 0 < len(raw) - 5 <= 9 and raw[5:].isascii() and raw[5:].isdigit():
+        text = f"PMID:{int(raw[5:])}"  # as sources are written (what _PMID reads, without compiling it)
+        return Source(text, "pmid", text)
+    if raw[:8] == "dataset:" and _dataset_tag(raw[8:]):  # as dataset edges cite (what _DATASET reads)
+        return Source(raw, "dataset", f"dataset:{raw[8:].partition('@')[0].casefold()}")
+    web = first in "hH"
+    pm = first in "pP"
+    m = _full(_PUBMED_URL, raw, web) or _full(_PMID, raw, pm)
     if m:
         text = f"PMID:{int(m.group(1))}"
         return Source(text, "pmid", text)
-    if re.match(r"(?i)(pmid|pubmed)\b", raw):
+    if pm and re.match(r"(?i)(pmid|pubmed)\b", raw):
         raise UsageError(f"source {raw!r}: a PMID is digits only (PMID:8319905)", hint=GRAMMAR)
-    m = _PMC.fullmatch(raw)
+    m = _full(_PMC, raw, pm)
     if m:
         text = f"PMC{int(m.group(1))}"
         return Source(text, "pmcid", text)
-    m = _DOI.fullmatch(raw)
+    doi = raw[:2].lower() == "do"
+    m = _full(_DOI, raw, doi or web or first == "1")
     if m:
-        doi = m.group(1).rstrip(".")
-        return Source(f"DOI:{doi}", "doi", f"DOI:{doi.lower()}")
-    if re.match(r"(?i)doi\s*:", raw):
+        doi_text = m.group(1).rstrip(".")
+        return Source(f"DOI:{doi_text}", "doi", f"DOI:{doi_text.lower()}")
+    if doi and re.match(r"(?i)doi\s*:", raw):
         raise UsageError(f"source {raw!r}: a DOI starts with 10. and has a / (DOI:10.1038/nature12373)",
                          hint=GRAMMAR)
-    m = _EPISODE.fullmatch(raw)
+    m = _full(_EPISODE, raw, first in "eE")
     if m:
         return Source(m.group(1), "episode", f"episode:{m.group(1)}")
-    m = _AGENT.fullmatch(raw)
+    m = _full(_AGENT, raw, first in "aA")
     if m:
         return Source(raw, "agent", f"agent:{m.group(1).casefold()}")
-    m = _DATASET.fullmatch(raw)
+    m = _full(_DATASET, raw, first in "dD")
     if m:
         return Source(raw, "dataset", f"dataset:{m.group(1).casefold()}")
     if raw.casefold().startswith("dataset:"):
         raise UsageError(f"source {raw!r}: a dataset tag is dataset:<name>[@<version>]", hint=GRAMMAR)
-    if _URL.fullmatch(raw):
+    if _full(_URL, raw, web):
         scheme, rest = raw.split("://", 1)
         return Source(raw, "url", f"{scheme.lower()}://{rest.rstrip('/')}")
     if " " not in raw and not raw.startswith("/") and ".." not in raw.split("/"):
         ext = raw.rsplit(".", 1)[-1].casefold() if "." in raw.rsplit("/", 1)[-1] else ""
         if ("/" in raw and ":" not in raw) or ext in PATH_EXTENSIONS:
             return Source(raw, "path", f"path:{raw}")
-    m = _CURIE.fullmatch(raw)
+    m = _full(_CURIE, raw, ":" in raw)
     if m and not raw[0].isdigit():
         return Source(raw, "curie", f"{m.group(1).upper()}:{m.group(2)}")
     return None
@@ -164,7 +203,7 @@ def source_key(text: str) -> str:
         found = None
     if found is None:
         return raw if raw.casefold().startswith("episode:") else f"episode:{raw}" if re.fullmatch(
-            r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", raw) else raw
+            _EPISODE_ID, raw) else raw
     return found.key
 
 
@@ -175,26 +214,23 @@ def source_kind(text: str) -> str:
         found = _classify(" ".join(str(text).split()))
     except UsageError:
         return "unknown"
-    return found.kind if found is not None else "episode" if re.fullmatch(
-        r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", text) else "unknown"
+    return found.kind if found is not None else "episode" if re.fullmatch(_EPISODE_ID, text) else "unknown"
 
 
-class Evidence(NamedTuple):
+class Evidence(Record):
     """One independent source behind one assertion (a fact note, or a dataset's row).
 
     ``origin`` is where the assertion lives: a fact id, or ``dataset:<name>@<version>`` for an
     edge of a registered dataset; ``refs`` are the citations the source carries (counted once,
     with it)."""
 
-    source: str
-    kind: str
-    key: str
-    confidence: float
-    origin: str
-    refs: tuple[str, ...] = ()
-    version: str | None = None
-    author: str = ""
-    added: str = ""
+    _fields = ("source", "kind", "key", "confidence", "origin", "refs", "version", "author", "added")
+    __slots__ = _fields
+
+    def __init__(self, source: str, kind: str, key: str, confidence: float, origin: str, refs: tuple[str, ...] = (),
+                 version: str | None = None, author: str = "", added: str = "") -> None:
+        self.source, self.kind, self.key, self.confidence, self.origin = source, kind, key, confidence, origin
+        self.refs, self.version, self.author, self.added = refs, version, author, added
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"source": self.source, "kind": self.kind, "confidence": self.confidence,
@@ -247,11 +283,14 @@ def combined_confidence(items: Iterable[Evidence | float]) -> float:
     return round(1.0 - miss, 4)
 
 
-class Side(NamedTuple):
+class Side(Record):
     """The evidence on one side of a claim: one entry per independent source."""
 
-    evidence: tuple[Evidence, ...]
-    mass: float
+    _fields = ("evidence", "mass")
+    __slots__ = _fields
+
+    def __init__(self, evidence: tuple[Evidence, ...], mass: float) -> None:
+        self.evidence, self.mass = evidence, mass
 
     @property
     def sources(self) -> int:

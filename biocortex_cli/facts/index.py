@@ -27,18 +27,20 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from stat import S_ISREG
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.index.build import git_changed, write_txn
 from biocortex_cli.store.walk import note_stamps
 
+TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from biocortex_cli.bio.vocabulary import Local
     from biocortex_cli.facts.model import Fact
     from biocortex_cli.store.notes import Note
 
-T = TypeVar("T")
+    T = TypeVar("T")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts(
   rel TEXT PRIMARY KEY, id TEXT NOT NULL, s_key TEXT NOT NULL, o_key TEXT NOT NULL,
@@ -58,6 +60,17 @@ TABLES_VERSION = "2"
 TABLES = ("facts", "entity_aliases", "entity_files", "fact_problems", "fact_state")
 
 
+#: the tables and indexes SCHEMA creates
+_SCHEMA_OBJECTS = (*TABLES, "facts_s", "facts_o", "entity_aliases_rel")
+
+
+def _present(conn: sqlite3.Connection) -> int:
+    """How many of SCHEMA's tables and indexes the index holds."""
+    marks = ",".join("?" * len(_SCHEMA_OBJECTS))
+    return int(conn.execute(f"SELECT count(*) FROM sqlite_master WHERE name IN ({marks})", _SCHEMA_OBJECTS)
+               .fetchone()[0])
+
+
 def _state(conn: sqlite3.Connection) -> dict[str, str]:
     return dict(conn.execute("SELECT key, value FROM fact_state"))
 
@@ -75,7 +88,8 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
         with write_txn(conn):
             for table in TABLES:
                 conn.execute(f"DROP TABLE IF EXISTS {table}")
-    conn.executescript(SCHEMA)
+    if _present(conn) != len(_SCHEMA_OBJECTS):  # (one query where the script is ten statements)
+        conn.executescript(SCHEMA)
     state = _state(conn)
     head = vault.head() or ""
     if state.get("encoding") != encoding or state.get("format") != render.FORMAT:
@@ -222,9 +236,16 @@ class IndexedFacts:
         return Fact(record=data, path=path)
 
     def resolve(self, name: str) -> str:
-        from biocortex_cli.bio.entities import normalize_entity
+        from biocortex_cli.bio.symbols import as_written
 
-        for candidate in (name.strip(), normalize_entity(name)):
+        stripped = name.strip()
+        if as_written(stripped):  # a plain symbol: normalize_entity keeps it (no patterns imported)
+            normalized = stripped
+        else:
+            from biocortex_cli.bio.entities import normalize_entity
+
+            normalized = normalize_entity(name)
+        for candidate in (stripped, normalized):
             key = candidate.casefold()
             # an entity's own name wins over another note listing it as an alias (a hand-made
             # loop, TP53 listing MDM2 and MDM2 listing TP53, must never turn MDM2 into TP53)
@@ -232,7 +253,7 @@ class IndexedFacts:
                                     "ORDER BY lower(name) != ?, rel LIMIT 1", (key, key)).fetchone()
             if row:
                 return str(row[0])
-        return normalize_entity(name)
+        return normalized
 
     def alias_owner(self, text: str) -> str | None:
         """The entity whose name or alias ``text`` is (case-insensitive), if any."""

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
 
+TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from biocortex_cli.errors import DataError
     from biocortex_cli.facts.index import IndexedFacts
     from biocortex_cli.facts.model import Fact
     from biocortex_cli.facts.query import EdgeSource, FactSource, QueryResult, Verdict
 
-T = TypeVar("T")
+    T = TypeVar("T")
 
 
 def edge_sources(vault: Any, conn: sqlite3.Connection) -> list[EdgeSource]:

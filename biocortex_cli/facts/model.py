@@ -7,15 +7,19 @@ one it always was), so the same statement always lands in the same file, and ``M
 Cdk4`` in mouse and ``MYC activates CDK4`` in human are two facts.
 """
 
+from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from biocortex_cli.errors import DataError, UsageError
+from biocortex_cli.facts.record import Record
 
+TYPE_CHECKING = False  # `typing` is not imported at run time (~16 M instructions; mypy reads the block)
 if TYPE_CHECKING:
+    from typing import Any
+
     from biocortex_cli.facts.evidence import Evidence
     from biocortex_cli.store.notes import Note
     from biocortex_cli.store.vault import Vault
@@ -39,13 +43,17 @@ TAXON_LABELS = {"NCBITaxon:9606": "human", "NCBITaxon:10090": "mouse", "NCBITaxo
                 "NCBITaxon:7955": "zebrafish", "NCBITaxon:7227": "fly", "NCBITaxon:6239": "worm",
                 "NCBITaxon:559292": "yeast", "NCBITaxon:3702": "arabidopsis", "NCBITaxon:562": "E. coli"}
 MAX_NAME = 500
-_SLUG_PART = re.compile(r"[^a-z0-9]+")
+_SLUG_PART = r"[^a-z0-9]+"  # compiled on first use (re's cache): `fact verify` makes no id
 
 
-class Fact(NamedTuple):  # not a dataclass: `dataclasses` costs `fact verify` ~60 M instructions of imports
-    record: dict[str, Any]
-    path: str
-    line: int = 1
+class Fact(Record):
+    """An assertion: the record (a fact note's frontmatter, or a dataset edge's), where it is, its line."""
+
+    _fields = ("record", "path", "line")
+    __slots__ = _fields
+
+    def __init__(self, record: dict[str, Any], path: str, line: int = 1) -> None:
+        self.record, self.path, self.line = record, path, line
 
     @property
     def id(self) -> str:
@@ -92,7 +100,7 @@ class Fact(NamedTuple):  # not a dataclass: `dataclasses` costs `fact verify` ~6
         edge of a registered dataset (set in its record by the dataset source)."""
         return str(self.record.get("origin") or "note")
 
-    def evidence(self) -> "list[Evidence]":
+    def evidence(self) -> list[Evidence]:
         """One item per independent source (facts/evidence.py): what `fact verify` weighs."""
         from biocortex_cli.facts.evidence import evidence_items
 
@@ -109,19 +117,25 @@ class Fact(NamedTuple):  # not a dataclass: `dataclasses` costs `fact verify` ~6
         return {**_plain(self.record), "path": self.path}
 
 
-class FactRules(NamedTuple):
+class FactRules(Record):
     """What predicates mean to each other (config: facts): which take one object only, which
     contradict each other, which chain, which are narrower than which, and when one side of the
     evidence clearly outweighs the other."""
 
-    single_valued: frozenset[str] = frozenset()
-    opposites: Mapping[str, str] = {}  # shared by instances, never changed in place
-    transitive: frozenset[str] = frozenset()
-    broader: Mapping[str, str] = {}  # narrower -> broader; shared, never changed in place
-    outweigh: float = 3.0
+    _fields = ("single_valued", "opposites", "transitive", "broader", "outweigh")
+    __slots__ = _fields
+
+    def __init__(self, single_valued: frozenset[str] = frozenset(), opposites: Mapping[str, str] | None = None,
+                 transitive: frozenset[str] = frozenset(), broader: Mapping[str, str] | None = None,
+                 outweigh: float = 3.0) -> None:
+        self.single_valued = single_valued
+        self.opposites: Mapping[str, str] = {} if opposites is None else opposites
+        self.transitive = transitive
+        self.broader: Mapping[str, str] = {} if broader is None else broader  # narrower -> broader
+        self.outweigh = outweigh
 
     @classmethod
-    def from_config(cls, vault: "Vault") -> "FactRules":
+    def from_config(cls, vault: Vault) -> FactRules:
         conf = vault.config.facts
         opposites: dict[str, str] = {}
         for a, b in conf.opposites.items():
@@ -189,10 +203,17 @@ def clean_text(value: Any, what: str) -> str:
     return text
 
 
+_PREDICATE_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+
+
 def normalize_predicate(value: str) -> str:
     """``Regulates`` → ``regulates``; ``failed QC on`` → ``failed_qc_on``."""
+    if isinstance(value, str) and value and len(value) <= MAX_NAME and not value.strip(_PREDICATE_CHARS):
+        return value.strip("_") or "_"  # written as stored (the config's, a dataset's): nothing to clean
     text = clean_text(value, "predicate").casefold()
-    return re.sub(r"[\s\-]+", "_", text).strip("_") or "_"
+    if "-" in text or any(map(str.isspace, text)):  # (else nothing to replace: no pattern compiled)
+        text = re.sub(r"[\s\-]+", "_", text)
+    return text.strip("_") or "_"
 
 
 def name_key(name: str) -> str:
@@ -205,7 +226,7 @@ def _slug(text: str, limit: int) -> str:
     from unicodedata import normalize
 
     ascii_text = normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    slug = _SLUG_PART.sub("-", ascii_text).strip("-")[:limit].strip("-")
+    slug = re.sub(_SLUG_PART, "-", ascii_text).strip("-")[:limit].strip("-")
     return slug or "x"
 
 
@@ -266,7 +287,7 @@ def qualifier_text(qualifiers: Mapping[str, str]) -> str:
 # --- reading ------------------------------------------------------------------------------
 
 
-def fact_from_note(note: "Note") -> Fact:
+def fact_from_note(note: Note) -> Fact:
     for key in ("id", "subject", "predicate", "object"):
         value = note.meta.get(key)
         if not isinstance(value, str) or not value.strip():

@@ -10,32 +10,34 @@ row is one more evidence item and ``verify`` weighs it like any note's.
 Names are matched exactly first (the name, any alias, case-insensitively): ``MYC`` never answers
 with MYCN's facts. Substrings of names only on request (``fuzzy``).
 """
-
+from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple, Protocol
 
 from biocortex_cli.facts.evidence import Evidence, Side, weigh
 from biocortex_cli.facts.model import Fact, FactRules, name_key, normalize_predicate
+from biocortex_cli.facts.record import Record
 
+TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
+if TYPE_CHECKING:
+    from typing import Any, Protocol
 
-class EdgeSource(Protocol):
-    """Assertions that are not fact notes (a registered dataset's edges), as :class:`Fact` values
-    whose ``record`` carries ``origin`` (``dataset:<name>@<version>``) and ``evidence`` (one item:
-    the dataset, its confidence, and the row's citations as ``refs``)."""
+    class EdgeSource(Protocol):
+        """Assertions that are not fact notes (a registered dataset's edges), as :class:`Fact`
+        values whose ``record`` carries ``origin`` (``dataset:<name>@<version>``) and ``evidence``
+        (one item: the dataset, its confidence, and the row's citations as ``refs``)."""
 
-    def known_name(self, key: str) -> str | None: ...
-    def touching(self, keys: Iterable[str], limit: int | None = None) -> list[Fact]: ...
+        def known_name(self, key: str) -> str | None: ...
+        def touching(self, keys: Iterable[str], limit: int | None = None) -> list[Fact]: ...
 
+    class FactSource(EdgeSource, Protocol):
+        """Where facts and aliases come from (the index: :class:`biocortex_cli.facts.index.IndexedFacts`)."""
 
-class FactSource(EdgeSource, Protocol):
-    """Where facts and aliases come from (the index: :class:`biocortex_cli.facts.index.IndexedFacts`)."""
-
-    def resolve(self, name: str) -> str: ...
-    def spellings(self, name: str) -> set[str]: ...
-    def substring(self, text: str, limit: int = 50) -> list[str]: ...
-    def synonyms_of(self, name: str) -> list[str]: ...
+        def resolve(self, name: str) -> str: ...
+        def spellings(self, name: str) -> set[str]: ...
+        def substring(self, text: str, limit: int = 50) -> list[str]: ...
+        def synonyms_of(self, name: str) -> list[str]: ...
 
 
 class Layered:
@@ -91,13 +93,20 @@ class Layered:
         return found
 
 
-class QueryResult(NamedTuple):
-    entity: str  # as asked
-    matched: list[str]  # entity names the question resolved to
-    how: str  # "name", "alias", "synonym", "substring" or "none"
-    facts: list[tuple[Fact, int]] = []  # noqa: RUF012 - shared default, never changed in place; (fact, hops from the entity)
-    truncated: bool = False  # the limit stopped the walk
-    suggestions: list[str] = []  # noqa: RUF012 - shared default, never changed in place; names containing the text (exact miss)
+class QueryResult(Record):
+    """The answer of ``fact query``: the entity as asked, the entity names it resolved to and how
+    ("name", "alias", "synonym", "substring" or "none"), the facts with their hops from the
+    entity, whether the limit stopped the walk, and the names containing the text (an exact miss)."""
+
+    _fields = ("entity", "matched", "how", "facts", "truncated", "suggestions")
+    __slots__ = _fields
+
+    def __init__(self, entity: str, matched: list[str], how: str, facts: list[tuple[Fact, int]] | None = None,
+                 truncated: bool = False, suggestions: list[str] | None = None) -> None:
+        self.entity, self.matched, self.how = entity, matched, how
+        self.facts: list[tuple[Fact, int]] = [] if facts is None else facts
+        self.truncated = truncated
+        self.suggestions: list[str] = [] if suggestions is None else suggestions
 
     def as_json(self) -> dict[str, Any]:
         return {"entity": self.entity, "matched": self.matched, "match": self.how, "truncated": self.truncated,
@@ -183,20 +192,22 @@ def query_facts(source: FactSource, entity: str, *, predicate: str | None = None
 EXIT_CODES = {"supported": 0, "unknown": 4, "contested": 5, "contradicted": 6}
 
 
-class Verdict(NamedTuple):
-    """What memory says about a claim, with the evidence on each side, counted per independent
-    source (facts/evidence.py ``weigh``)."""
+class Verdict(Record):
+    """What memory says about a claim (``verdict``: supported, contested, contradicted, unknown),
+    with the evidence on each side, counted per independent source (facts/evidence.py ``weigh``);
+    ``supporting``: chains of facts (one fact when direct)."""
 
-    verdict: str  # supported, contested, contradicted, unknown
-    subject: str
-    predicate: str
-    object: str
-    supporting: list[list[Fact]]  # each a chain of facts (one fact when direct)
-    contradicting: list[Fact]
-    pro: Side
-    con: Side
-    qualifiers: Mapping[str, str] = {}  # shared default, never changed in place
-    outweigh: float = 3.0
+    _fields = ("verdict", "subject", "predicate", "object", "supporting", "contradicting", "pro", "con",
+               "qualifiers", "outweigh")
+    __slots__ = _fields
+
+    def __init__(self, verdict: str, subject: str, predicate: str, object: str, supporting: list[list[Fact]],
+                 contradicting: list[Fact], pro: Side, con: Side, qualifiers: Mapping[str, str] | None = None,
+                 outweigh: float = 3.0) -> None:
+        self.verdict, self.subject, self.predicate, self.object = verdict, subject, predicate, object
+        self.supporting, self.contradicting, self.pro, self.con = supporting, contradicting, pro, con
+        self.qualifiers: Mapping[str, str] = {} if qualifiers is None else qualifiers
+        self.outweigh = outweigh
 
     @property
     def exit_code(self) -> int:
@@ -287,17 +298,17 @@ def _chains(source: FactSource, pred: str, s_keys: set[str], o_keys: set[str], h
     return out[:10]
 
 
-class Contest(NamedTuple):
+class Contest(Record):
     """Two current assertions that contradict each other (an opposite predicate, or another object
     of a single-valued one), the one with more evidence first: information for `check --facts`,
     not a problem of the vault. ``verdict`` is what `fact verify` says of the stronger one:
     ``supported`` when its evidence clearly outweighs the other's, else ``contested``."""
 
-    stronger: Fact
-    weaker: Fact
-    verdict: str
-    pro: Side
-    con: Side
+    _fields = ("stronger", "weaker", "verdict", "pro", "con")
+    __slots__ = _fields
+
+    def __init__(self, stronger: Fact, weaker: Fact, verdict: str, pro: Side, con: Side) -> None:
+        self.stronger, self.weaker, self.verdict, self.pro, self.con = stronger, weaker, verdict, pro, con
 
     def as_json(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "claim": self.stronger.sentence(), "opposed_by": self.weaker.sentence(),

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.render.blocks import format_key
 
+TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
+    from typing import Any
+
     from biocortex_cli.facts.evidence import Side
     from biocortex_cli.facts.model import Fact
     from biocortex_cli.facts.query import Contest, QueryResult, Verdict

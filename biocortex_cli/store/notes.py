@@ -33,8 +33,9 @@ def _yaml() -> tuple[Any, type, type]:
 
 _PLAIN = (str, int, float, bool, type(None), dt.date)  # dt.datetime is a dt.date
 
-_FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)
-_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
+# patterns compiled on first use (re's cache): ~1 M instructions each, and `fact verify` reads no note
+_FENCE = r"(?m)^---[ \t]*$"
+_KEY = r"(?m)^([A-Za-z_][\w-]*)[ \t]*:"
 
 
 class Note(NamedTuple):  # not a frozen dataclass: `dataclasses` costs `fact verify` ~60 M instructions
@@ -58,7 +59,7 @@ def split_frontmatter(text: str, rel: str) -> tuple[str, str, int]:
     first_nl = text.find("\n")
     if first_nl == -1 or text[:first_nl].strip() != "---":
         raise DataError("the first line must be exactly '---'", path=rel, line=1)
-    end = _FENCE.search(text, first_nl + 1)
+    end = re.compile(_FENCE).search(text, first_nl + 1)
     if end is None:
         raise DataError("frontmatter is not closed by a '---' line", path=rel, line=1,
                         hint="add a line '---' after the last field")
@@ -167,7 +168,7 @@ def parse_note(text: str, rel: str) -> Note:
     if not isinstance(meta, dict):
         raise DataError("frontmatter must be a mapping of fields", path=rel, line=2,
                         hint="write one 'key: value' per line")
-    key_lines = {m.group(1): fm.count("\n", 0, m.start()) + 2 for m in _KEY.finditer(fm)}
+    key_lines = {m.group(1): fm.count("\n", 0, m.start()) + 2 for m in re.finditer(_KEY, fm)}
     return Note(rel=rel, meta={str(k): _plain(v) for k, v in meta.items()}, body=body,
                 body_line=body_line, key_lines=key_lines)
 
@@ -211,11 +212,11 @@ def dump_yaml(data: dict[str, Any]) -> str:
     return out
 
 
-_FAST_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FAST_KEY = r"[A-Za-z_][A-Za-z0-9_]*"
 #: strings PyYAML writes plain in block context, unless its resolver reads them as another type
 #: printable ASCII starting with a letter, digit, "_" or "(": PyYAML writes it plain in block
 #: context unless it holds ": " or " #", ends with ":" or reads as another type; else single-quoted
-_FAST_TEXT = re.compile(r"[A-Za-z0-9_(][ -~]*")
+_FAST_TEXT = r"[A-Za-z0-9_(][ -~]*"
 _FAST_WIDTH = 100  # PyYAML folds a scalar at a space past column 100 (width=100): longer ones go to PyYAML
 
 
@@ -249,7 +250,7 @@ def _fast_map(data: dict[str, Any], indent: str, first: str, lines: list[str],
     for n, (key, value) in enumerate(data.items()):
         if key not in _FAST_KEYS:
             # a key YAML reads as another type (NO, on, null, 1e3) is quoted: PyYAML's to write
-            if not isinstance(key, str) or not _FAST_KEY.fullmatch(key) or _implicit(key) is not None:
+            if not isinstance(key, str) or not re.fullmatch(_FAST_KEY, key) or _implicit(key) is not None:
                 raise _Unfit
             if len(_FAST_KEYS) > 4096:
                 _FAST_KEYS.clear()
@@ -308,7 +309,7 @@ def _fast_scalar(value: Any) -> str:
 @lru_cache(maxsize=1 << 16)
 def _fast_text(value: str) -> str:
     """A string as PyYAML writes it (remembered: a batch of notes repeats authors, dates, names)."""
-    if not _FAST_TEXT.fullmatch(value) or value != value.rstrip() or "  " in value:
+    if not re.fullmatch(_FAST_TEXT, value) or value != value.rstrip() or "  " in value:
         raise _Unfit
     if ": " in value or " #" in value or value.endswith(":") or _implicit(value) is not None:
         return "'" + value.replace("'", "''") + "'"
@@ -362,7 +363,7 @@ def edit_frontmatter(text: str, updates: dict[str, Any], rel: str) -> str:
 
 #: a value :func:`edit_rendered` writes without the round-trip loader: a word (``TP53``, ``p-170``,
 #: ``HGNC:11998``) that starts with a letter and that neither YAML 1.1 nor 1.2 reads as another type
-_PLAIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]{0,59}(?::[A-Za-z0-9_.+-]{1,40})?")
+_PLAIN_WORD = r"[A-Za-z][A-Za-z0-9_.+-]{0,59}(?::[A-Za-z0-9_.+-]{1,40})?"
 _YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
 
 
@@ -375,7 +376,7 @@ def edit_rendered(note: Note, text: str, updates: dict[str, Any]) -> tuple[str, 
     otherwise: use :func:`edit_frontmatter`."""
     for value in updates.values():
         items = value if isinstance(value, list) else [value]
-        if not all(isinstance(v, str) and _PLAIN_WORD.fullmatch(v) and v.casefold() not in _YAML_WORDS
+        if not all(isinstance(v, str) and re.fullmatch(_PLAIN_WORD, v) and v.casefold() not in _YAML_WORDS
                    for v in items):
             return None
     if rendered_note(note.rel, dict(note.meta), note.body)[0] != text:
@@ -408,7 +409,7 @@ def rendered_note(rel: str, meta: dict[str, Any], body: str) -> tuple[str, Note]
     fm = _fast_yaml(meta, key_lines)
     if fm is None:
         fm = dump_yaml(meta)
-        key_lines = {m.group(1): fm.count("\n", 0, m.start()) + 2 for m in _KEY.finditer(fm)}
+        key_lines = {m.group(1): fm.count("\n", 0, m.start()) + 2 for m in re.finditer(_KEY, fm)}
     note = Note(rel=rel, meta=meta, body=body, body_line=fm.count("\n") + 3, key_lines=key_lines)
     return f"---\n{fm}---\n{body}", note
 
