@@ -16,11 +16,13 @@ One line per stage: a notice whose stage is already announced and not finished (
 it builds the index, then the index build says so again) is not repeated.
 """
 
+from __future__ import annotations
 
 import contextlib
 import sys
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+
+from biocortex_cli.records import NamedTuple
 
 
 class Progress(NamedTuple):  # not a dataclass: index/build.py imports this on recall's path

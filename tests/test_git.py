@@ -89,5 +89,5 @@ def test_the_repository_s_top_folder_is_found_as_git_finds_it(tmp_path: Path, cl
     git(own, "worktree", "add", "-q", str(linked))
     (tmp_path / "alias").symlink_to(own)
     for folder in (own, outer / "lab" / "memory", linked, tmp_path / "alias", own / "episodes"):
-        assert worktree_root(folder) == toplevel(folder), folder
-    assert worktree_root(tmp_path) is None and toplevel(tmp_path) is None
+        assert worktree_root(str(folder)) == str(toplevel(folder)), folder  # a str: recall imports no pathlib
+    assert worktree_root(str(tmp_path)) is None and toplevel(tmp_path) is None

@@ -3,8 +3,10 @@ item 8; docs/architecture.md "Start-up", figures in docs/performance.md)."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +14,23 @@ from conftest import Cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+PACKAGE = Path(__file__).resolve().parents[1] / "biocortex_cli"
+
 #: dataclasses (with inspect, ast, dis, tokenize: ~43 M instructions, and ~3.5 M per class
 #: defined) and the feedback records (~12 M); subprocess (~17 M), imported only when git must
 #: run: the check for hand edits stats the notes of a small index itself (index/build.py
 #: ``edited_in_place``), and a large one asks git only when the check is due.
-OFF_RECALL_PATH = ("dataclasses", "inspect", "ast", "subprocess", "biocortex_cli.store.feedback")
+#: signal: its enums are made at import (~3.4 M); cli/errors.py installs the handlers through
+#: ``_signal`` and imports ``signal`` only to name the one that stopped a command.
+OFF_RECALL_PATH = ("dataclasses", "inspect", "ast", "subprocess", "biocortex_cli.store.feedback", "signal")
+#: Our modules on recall's path that still import ``typing`` (~16 M instructions) or ``pathlib``
+#: (~18 M) at run time: the others import them only for type checking (records are made with
+#: records.py's ``NamedTuple``; paths are str, os.path). Once none is left, the module itself is
+#: off the path (docs/performance.md, "Fifth round").
+STILL_IMPORTING = {
+    "typing": {"biocortex_cli.bio.vocabulary"},
+    "pathlib": {"biocortex_cli.bio.vocabulary", "biocortex_cli.store.vocabulary"},
+}
 #: and on `fact verify` / `fact query`'s path (docs/performance.md, "Fourth round"); yaml: the
 #: notes' parser, not needed while the fact index is fresh; bio/vocabulary.py: the synonyms'
 #: records, not needed while the vault's vocabulary note has no group (the template's)
@@ -48,6 +62,78 @@ def test_recall_imports_no_dataclasses_or_feedback_records(vault: Path, cli: Cli
         assert code == "0"
         assert "biocortex_cli.recall.engine" in modules
         assert not modules & set(OFF_RECALL_PATH), sorted(modules & set(OFF_RECALL_PATH))
+
+
+def _run_time_imports(module: str) -> set[str]:
+    """The top-level packages ``module`` imports when it is imported: its module-level import
+    statements, but not those under ``if TYPE_CHECKING:`` nor inside functions."""
+    found: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module.split(".")[0])
+            elif isinstance(node, ast.If):
+                if not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+                    visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                for part in (node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody):
+                    visit(part)
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body)
+
+    source = PACKAGE.parent.joinpath(*module.split(".")).with_suffix(".py")
+    if not source.exists():
+        source = source.with_suffix("") / "__init__.py"
+    visit(ast.parse(source.read_text(encoding="utf-8")).body)
+    return found
+
+
+def test_recall_imports_typing_and_pathlib_only_where_they_still_must(vault: Path, cli: Cli) -> None:
+    assert cli("episode", "add", "--task", "Doublet detection in 10x multiome with scDblFinder",
+               "--tool", "scDblFinder", "--entity", "TP53", "--id", "doublets").code == 0
+    assert cli("recall", "doublets").code == 0
+    code, modules = _recall_modules("--vault", str(vault), "recall", "doublet detection in 10x multiome")
+    assert code == "0"
+    ours = {m for m in modules if m.startswith("biocortex_cli")}
+    assert "biocortex_cli.records" in ours
+    for name, allowed in STILL_IMPORTING.items():
+        importers = {m for m in ours if name in _run_time_imports(m)}
+        assert importers <= allowed, (name, sorted(importers - allowed))
+        if not importers:
+            assert name not in modules, name
+
+
+def test_records_named_tuple_is_typings() -> None:
+    from biocortex_cli.records import NamedTuple
+
+    def made(base: Any) -> Any:
+        class Hit(base):  # type: ignore[misc]
+            """A hit."""
+
+            rel: str
+            score: float = 0.0
+            terms: tuple[str, ...] = ()
+
+            def double(self) -> float:
+                return 2 * self.score
+
+        return Hit
+
+    ours, theirs = made(NamedTuple), made(typing.NamedTuple)
+    assert ours.__mro__[1:] == theirs.__mro__[1:] == (tuple, object)
+    for attr in ("__name__", "__qualname__", "__module__", "__doc__", "_fields", "_field_defaults", "__match_args__"):
+        assert getattr(ours, attr) == getattr(theirs, attr), attr
+    assert list(ours.__annotations__) == list(theirs.__annotations__)  # as written here (typing: ForwardRefs)
+    a, b = ours("x", 0.5), theirs("x", 0.5)
+    assert a == b == ("x", 0.5, ())
+    assert repr(a) == repr(b) == "Hit(rel='x', score=0.5, terms=())"
+    assert a._replace(score=1.0).double() == b._replace(score=1.0).double() == 2.0
+    assert a._asdict() == b._asdict() and ours._make(["y", 1.0, ()]) == theirs._make(["y", 1.0, ()])
+    assert ours.__new__.__defaults__ == theirs.__new__.__defaults__
 
 
 def _facts_and_a_dataset(cli: Cli, tmp_path: Path) -> None:

@@ -8,13 +8,14 @@ returns has an ``as_json()`` that is the JSON of ``biocortex recall|context|feed
 
 
 import json
-from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.api.checks import UNIT, Bounds, Choice, checked
 
+TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
+    from typing import Any
 
     from biocortex_cli.compress.engine import CompressResult
     from biocortex_cli.context import ContextResult
@@ -38,7 +39,7 @@ class Recalled:
     def __init__(self, result: "RecallResult", explain: bool) -> None:
         self.result, self.explain = result, explain
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> "dict[str, Any]":
         return self.result.as_json(self.explain)
 
 
@@ -59,7 +60,7 @@ def recall(vault: "Vault", *, query: str, top_k: int | None = None, budget: int 
 
 @checked(budget=Bounds(1, example=4000))
 def context(vault: "Vault", *, query: str, budget: int | None = None,
-            conversation: str | list[Any] | dict[str, Any] | None = None, conversation_path: str | None = None,
+            conversation: "str | list[Any] | dict[str, Any] | None" = None, conversation_path: str | None = None,
             where: str = "<conversation>") -> "ContextResult":
     """One token budget for a planner prompt: the conversation so far (compressed into its
     share), promoted lessons, past analyses and facts. The conversation is given inline (text in

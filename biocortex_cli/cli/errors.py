@@ -8,7 +8,6 @@ SIGTERM, 129 by SIGHUP. With ``--json`` errors are
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -37,6 +36,8 @@ def _emit(message: str, *, path: str | None, line: int | None, hint: str | None,
 
     message, path = redact(message), redact(path) if path else path
     if as_json:
+        import json
+
         payload = error_json(message, code=code, path=path, line=line, hint=hint)
         sys.stderr.write(json.dumps(payload, ensure_ascii=False) + "\n")
         return
@@ -71,16 +72,17 @@ def _crash_log(exc: BaseException) -> str:
 
 def guarded(call: Callable[[], int], *, as_json: bool, debug: bool) -> int:
     """Run ``call`` and turn every failure into its exit code and one clear message."""
-    import contextlib
-    import signal
+    import _signal  # signal's C core: `signal` itself makes its enums at import (~3.4 M instructions)
 
     previous = {}
-    with contextlib.suppress(ValueError):  # not the main thread (tests calling main() from a thread)
+    try:
         # `timeout`, `kill`, agent frameworks and systemd stop a process with SIGTERM; a closed
         # terminal sends SIGHUP: each rolls a write back like Ctrl-C, then exits 128 + the signal
-        for signum in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        for signum in (_signal.SIGINT, _signal.SIGTERM, getattr(_signal, "SIGHUP", None)):
             if signum is not None:
-                previous[signum] = signal.signal(signum, _on_signal)
+                previous[signum] = _signal.signal(signum, _on_signal)
+    except ValueError:  # not the main thread (tests calling main() from a thread)
+        pass
     try:
         if not sys.stderr.isatty():  # no bars: core code writes its notices itself (biocortex_cli/progress.py)
             return _guarded(call, as_json=as_json, debug=debug)
@@ -90,17 +92,17 @@ def guarded(call: Callable[[], int], *, as_json: bool, debug: bool) -> int:
             return _guarded(call, as_json=as_json, debug=debug)
     finally:
         for signum, handler in previous.items():  # as they were (main() called in-process, e.g. tests)
-            signal.signal(signum, handler)
+            _signal.signal(signum, handler)
 
 
 def _guarded(call: Callable[[], int], *, as_json: bool, debug: bool) -> int:
-    import signal
-
     try:
         return call()
     except BiocortexError as exc:
         return report(exc, as_json)
     except (Interrupted, KeyboardInterrupt) as exc:
+        import signal
+
         signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
         name = signal.Signals(signum).name
         said = f"interrupted ({name})" if signum != signal.SIGINT else "interrupted"

@@ -1,21 +1,23 @@
 """Global options (``--vault``, ``--author``, ``--debug``) and output helpers for commands."""
 
 
-import json
 import re
 import sys
-from typing import TYPE_CHECKING, Any, NamedTuple
 
+TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
 if TYPE_CHECKING:
+    from typing import Any
+
     from biocortex_cli.store.git import Author
     from biocortex_cli.store.vault import Vault
 
 
-class GlobalOptions(NamedTuple):  # replaced whole, never changed; quicker to define than a dataclass
-    vault: str | None = None
-    author: str | None = None
-    debug: bool = False
-    secret_policy: str = "refuse"  # refuse, redact or allow (--redact / --allow-secret)
+class GlobalOptions:  # replaced whole, never changed; a plain class: a NamedTuple needs `typing`
+    __slots__ = ("author", "debug", "secret_policy", "vault")
+
+    def __init__(self, vault: str | None = None, author: str | None = None, debug: bool = False,
+                 secret_policy: str = "refuse") -> None:  # refuse, redact or allow (--redact / --allow-secret)
+        self.vault, self.author, self.debug, self.secret_policy = vault, author, debug, secret_policy
 
 
 OPTIONS = GlobalOptions()
@@ -28,7 +30,7 @@ def vault() -> "Vault":
     from biocortex_cli.store.vault import Vault, find_vault
 
     found = find_vault(OPTIONS.vault)
-    return found if OPTIONS.secret_policy == found.secret_policy else Vault(found.root, OPTIONS.secret_policy)
+    return found if OPTIONS.secret_policy == found.secret_policy else Vault(found.folder, OPTIONS.secret_policy)
 
 
 def author(vault: "Vault") -> "Author":
@@ -57,7 +59,9 @@ def neutralised(text: str) -> str:
     return re.sub(_CONTROL, lambda m: f"\\x{ord(m.group()):02x}", text) if re.search(_CONTROL, text) else text
 
 
-def emit_json(data: Any) -> None:
+def emit_json(data: "Any") -> None:
+    import json
+
     if OPTIONS.secret_policy == "redact":
         from biocortex_cli.store.secrets import scrub
 

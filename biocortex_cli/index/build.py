@@ -15,6 +15,7 @@ A rebuild reads and tokenises the notes on every core (``multiprocessing``, in o
 same vault gives the same index) and loads them in batches (:class:`store.BulkLoader`).
 """
 
+from __future__ import annotations
 
 import contextlib
 import os
@@ -22,13 +23,16 @@ import sqlite3
 import sys
 import time
 from collections.abc import Iterable, Iterator
-from pathlib import Path
-from typing import Any, NamedTuple
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.index import store
 from biocortex_cli.index.store import DocRow, IndexUnusable
 from biocortex_cli.progress import Stage, plural
+
+TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
+if TYPE_CHECKING:  # pathlib (~18 M) too: a fresh index is checked with os.path (the vault's folder as a str)
+    from pathlib import Path
+    from typing import Any
 
 #: Folders whose notes are indexed, and whether what they hold is archived memory.
 INDEXED = {"episodes": False, "archive/episodes": True}
@@ -56,7 +60,7 @@ class RefreshReport:
         return bool(self.added or self.updated or self.removed or self.rebuilt)
 
 
-class Scan(NamedTuple):
+class Scan:  # a plain class: a NamedTuple costs ~0.4 M instructions more to define (recall's path)
     """What a scan of the vault found: note -> (mtime_ns, size), and folder stamps.
 
     ``dirs`` maps every indexed folder to [mtime_ns, subfolders, digest of its notes' names and
@@ -66,10 +70,13 @@ class Scan(NamedTuple):
     the one note that changed.
     """
 
-    files: dict[str, tuple[int, int]]
-    dirs: dict[str, list[Any]]
-    complete: bool  # True when every note was stat'ed (a full scan)
-    dirty: set[str] | None = None
+    __slots__ = ("complete", "dirs", "dirty", "files")
+
+    def __init__(self, files: dict[str, tuple[int, int]], dirs: dict[str, list[Any]], complete: bool,
+                 dirty: set[str] | None = None) -> None:
+        self.files, self.dirs = files, dirs
+        self.complete = complete  # True when every note was stat'ed (a full scan)
+        self.dirty = dirty
 
 
 def _stat_dir(root: Path, rel_dir: str) -> tuple[int, list[str], dict[str, tuple[int, int]], str]:
@@ -155,16 +162,18 @@ def _add_folder(root: Path, scan: Scan, rel_dir: str) -> None:
         scan.files.update(_stat_dir(root, rel_dir)[2])
 
 
-def dirs_unchanged(root: Path, known_dirs: dict[str, list[Any]]) -> bool:
+def dirs_unchanged(root: str, known_dirs: dict[str, list[Any]]) -> bool:
     """True when every indexed folder still has the mtime the index saw (no note added, removed
     or renamed). The same answer as comparing :func:`quick_scan`'s folders with ``known_dirs``,
     without loading the index's list of notes: a stat per folder (about a hundred at 100k notes)."""
+    from biocortex_cli.store.files import is_dir
+
     for top in INDEXED:
-        if (top in known_dirs) != (root / top).is_dir():
+        if (top in known_dirs) != is_dir(os.path.join(root, top)):
             return False
     for rel_dir, stamp in known_dirs.items():
         try:
-            if os.stat(root / rel_dir).st_mtime_ns != stamp[0]:
+            if os.stat(os.path.join(root, rel_dir)).st_mtime_ns != stamp[0]:
                 return False
         except OSError:
             return False
@@ -233,7 +242,7 @@ def _differing(vault: Any, named: set[str], known: dict[str, tuple[int, int]]) -
         if not rel.endswith(".md") or rel not in known:
             continue  # a note that is new or gone changed its folder: the quick scan sees it
         try:
-            st = os.stat(vault.root / rel, follow_symlinks=False)
+            st = os.stat(os.path.join(vault.folder, rel), follow_symlinks=False)
         except OSError:
             continue
         if (st.st_mtime_ns, st.st_size) != known[rel]:
@@ -283,7 +292,7 @@ def hand_edits(vault: Any, conn: sqlite3.Connection, meta: dict[str, Any],
         now = time.time()
         if watch.usable(int(meta.get("n_docs") or 0)) and now >= float(meta.get("watch_retry") or 0.0):
             if not forced:
-                seen = watch.edits_since(vault.state_dir, meta.get("watch"))
+                seen = watch.edits_since(vault.state_folder, meta.get("watch"))
                 if seen is not None:
                     names, state = seen
                     return _stamps_differ(vault, conn, names), ({"watch": state} if state != meta.get("watch") else {})
@@ -489,6 +498,8 @@ def _read_chunk(args: tuple[str, int, list[tuple[str, int, int]], str]) -> Chunk
     """Worker: index a chunk of notes, numbered from ``first``. Returns the rows (without their
     fingerprints), their note numbers, their posting lists, and the notes that could not be
     read as (rel, line, message)."""
+    from pathlib import Path
+
     root, first, notes, encoding = args
     counter = _counter(encoding)
     rows: list[DocRow] = []
@@ -572,7 +583,9 @@ def rebuild(vault: Any, encoding: str, reason: str = "") -> RefreshReport:
     same index); this process loads the rows in batches and sorts the postings once at the end.
     """
     started = time.perf_counter()
-    final = store.index_path(vault.state_dir)
+    from pathlib import Path
+
+    final = Path(store.index_path(vault.state_dir))
     tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
     with contextlib.suppress(FileNotFoundError):
         tmp.unlink()
@@ -621,13 +634,15 @@ def refresh(vault: Any, encoding: str, *, full: bool = False,
     connection, ready for queries.
     """
     started = time.perf_counter()
-    path = store.index_path(vault.state_dir)
+    path = store.index_path(vault.state_folder)
     try:
         conn = store.connect(path)
         meta = store.get_meta(conn)
     except (IndexUnusable, sqlite3.DatabaseError, ValueError) as exc:
         reason = str(exc)
-        if path.exists():
+        from biocortex_cli.store.files import exists
+
+        if exists(path):
             print(f"biocortex: warning: rebuilding the index: {reason}", file=sys.stderr)
         report = rebuild(vault, encoding, reason)
         return store.connect(path), report
@@ -641,7 +656,7 @@ def refresh(vault: Any, encoding: str, *, full: bool = False,
     try:
         edited, checked = hand_edits(vault, conn, meta, edits) if not full else (set(), {})
         if (not full and not edited and meta.get("head") == head
-                and dirs_unchanged(vault.root, meta.get("dirs", {}))):
+                and dirs_unchanged(vault.folder, meta.get("dirs", {}))):
             if checked:  # when the next check is due
                 with write_txn(conn):
                     store.set_meta(conn, checked)

@@ -28,8 +28,8 @@ episode, gives the document frequency without counting, and hands recall arrays 
 intersect with sets at C speed (recall/engine.py).
 """
 
-# No ``from __future__ import annotations``: the NamedTuples' field types are objects, so
-# defining them compiles no string per field (recall's start-up).
+from __future__ import annotations
+
 import json
 import os
 import sqlite3
@@ -38,8 +38,13 @@ import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path
-from typing import Any, NamedTuple
+
+from biocortex_cli.records import NamedTuple
+
+TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
+if TYPE_CHECKING:  # pathlib (~18 M) too: a recall opens the index by a str path
+    from pathlib import Path
+    from typing import Any
 
 # 9: records and labels (listings from the index);
 # 8: feedback by the question it was given on (questions, question_words, question_evidence);
@@ -117,7 +122,7 @@ class DocRow(NamedTuple):
     labels: list[tuple[str, str]] = []  # (kind, case-folded domain/tool/entity); shared default: never changed
 
 
-def index_path(state_dir: Path) -> Path:
+def index_path(state_dir: str | os.PathLike[str]) -> str:
     """The index file: in ``.biocortex/``, or in a per-user cache folder when this user cannot
     write there or it is a symbolic link (store/files.py ``local_file``)."""
     from biocortex_cli.store.files import local_file
@@ -125,8 +130,10 @@ def index_path(state_dir: Path) -> Path:
     return local_file(state_dir, INDEX_NAME)
 
 
-def connect(path: Path, *, create: bool = False) -> sqlite3.Connection:
-    if not create and not path.exists():
+def connect(path: str | os.PathLike[str], *, create: bool = False) -> sqlite3.Connection:
+    from biocortex_cli.store.files import exists
+
+    if not create and not exists(os.fspath(path)):
         raise IndexUnusable("no index yet")
     try:
         conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
@@ -150,7 +157,7 @@ _TYPECODE = "I" if array("I").itemsize == 4 else "L"
 _SWAP = sys.byteorder != "little"
 
 
-def to_array(blob: bytes | None) -> "array[int]":
+def to_array(blob: bytes | None) -> array[int]:
     out = array(_TYPECODE)
     if blob:
         out.frombytes(blob)
@@ -159,7 +166,7 @@ def to_array(blob: bytes | None) -> "array[int]":
     return out
 
 
-def to_blob(values: "array[int]") -> bytes:
+def to_blob(values: array[int]) -> bytes:
     if _SWAP:  # pragma: no cover - big-endian machines
         values = array(_TYPECODE, values)
         values.byteswap()
@@ -175,7 +182,7 @@ def document_frequencies(conn: sqlite3.Connection, fps: Sequence[int]) -> dict[i
     return out
 
 
-def posting_lists(conn: sqlite3.Connection, fps: Sequence[int]) -> "dict[int, tuple[array[int], dict[int, int]]]":
+def posting_lists(conn: sqlite3.Connection, fps: Sequence[int]) -> dict[int, tuple[array[int], dict[int, int]]]:
     """fingerprint -> (sorted note numbers, {note: tf} for tf > 1)."""
     out: dict[int, tuple[array[int], dict[int, int]]] = {}
     for i in range(0, len(fps), 500):
@@ -187,7 +194,7 @@ def posting_lists(conn: sqlite3.Connection, fps: Sequence[int]) -> "dict[int, tu
     return out
 
 
-def doc_lengths(conn: sqlite3.Connection) -> "array[int]":
+def doc_lengths(conn: sqlite3.Connection) -> array[int]:
     """Every note's length in fingerprints (BM25's dl), indexed by note number."""
     row = conn.execute("SELECT dls FROM doclens WHERE k = 0").fetchone()
     return to_array(row[0] if row else None)
@@ -484,12 +491,12 @@ class ChunkPostings:
 
     __slots__ = ("docs", "tfs")
 
-    def __init__(self, docs: "dict[int, array[int]]", tfs: "dict[int, array[int]]") -> None:
+    def __init__(self, docs: dict[int, array[int]], tfs: dict[int, array[int]]) -> None:
         self.docs = docs
         self.tfs = tfs  # fp -> (note, tf) pairs for tf > 1
 
     @classmethod
-    def of(cls, rows: Sequence[DocRow], numbers: Sequence[int]) -> "ChunkPostings":
+    def of(cls, rows: Sequence[DocRow], numbers: Sequence[int]) -> ChunkPostings:
         """``numbers[i]`` is the note number of ``rows[i]`` (increasing)."""
         docs: dict[int, array[int]] = {}
         tfs: dict[int, array[int]] = {}

@@ -35,7 +35,10 @@ import os
 import sys
 import time
 from collections.abc import Iterable
-from pathlib import Path
+
+TYPE_CHECKING = False  # mypy takes it as True
+if TYPE_CHECKING:  # pathlib (~18 M instructions): this module is on recall's path; its callers give it Paths
+    from pathlib import Path
 
 #: The watcher exits after this many seconds without a refresh asking it anything.
 IDLE = 1800.0
@@ -78,12 +81,14 @@ def _tmp(state_dir: Path) -> Path:
     return state_dir / "tmp"
 
 
-def _alive(tmp: Path) -> bool:
+# What a refresh calls (_alive, _ready, _header, edits_since, _cookie) takes str paths as well as
+# Paths (os.path): recall's path imports no pathlib.
+def _alive(tmp: Path | str) -> bool:
     """True while a watcher holds the lock on ``watch.lock``."""
     import fcntl
 
     try:
-        fd = os.open(tmp / LOCK, os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(os.path.join(tmp, LOCK), os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return False
     try:
@@ -97,41 +102,42 @@ def _alive(tmp: Path) -> bool:
     return False
 
 
-def _ready(tmp: Path) -> str | None:
+def _ready(tmp: Path | str) -> str | None:
     """The instance id of the running watcher, once every folder is watched: the lock is held,
     and the log's first line names the instance the lock file names."""
     instance = _header(tmp)
     if instance is None or not _alive(tmp):
         return None
     try:
-        named = (tmp / LOCK).read_text().split()
+        with open(os.path.join(tmp, LOCK)) as fh:
+            named = fh.read().split()
     except OSError:
         return None
     return instance if named[1:2] == [instance] else None
 
 
-def _header(tmp: Path) -> str | None:
+def _header(tmp: Path | str) -> str | None:
     """The instance id a ready watcher wrote as its log's first line."""
     try:
-        with open(tmp / LOG, "rb") as fh:
+        with open(os.path.join(tmp, LOG), "rb") as fh:
             first = fh.readline()
     except OSError:
         return None
     return first[1:-1].decode() if first.startswith(b"#") and first.endswith(b"\n") else None
 
 
-def edits_since(state_dir: Path, state: list[object] | None) -> tuple[set[str], list[object]] | None:
+def edits_since(state_dir: Path | str, state: list[object] | None) -> tuple[set[str], list[object]] | None:
     """The notes the watcher saw written since ``state`` ([instance, log offset], as the index
     recorded it), and the state to record next; None when the log cannot be trusted (then check
     in full, see :func:`start`)."""
     if not state or len(state) != 2:
         return None
-    tmp = _tmp(state_dir)
+    tmp = os.path.join(state_dir, "tmp")  # _tmp's folder
     instance, offset = state
     if not isinstance(offset, int) or _ready(tmp) != instance or not _cookie(tmp):
         return None
     try:
-        with open(tmp / LOG, "rb") as fh:
+        with open(os.path.join(tmp, LOG), "rb") as fh:
             fh.seek(offset)
             added = fh.read()
     except OSError:
@@ -143,9 +149,9 @@ def edits_since(state_dir: Path, state: list[object] | None) -> tuple[set[str], 
     return names, [instance, offset + len(added)]
 
 
-def _cookie(tmp: Path) -> bool:
+def _cookie(tmp: Path | str) -> bool:
     """Drop a cookie and wait for the watcher to take it: every event before it is then logged."""
-    path = tmp / f"{COOKIE}{os.getpid()}-{time.monotonic_ns()}"
+    path = os.path.join(tmp, f"{COOKIE}{os.getpid()}-{time.monotonic_ns()}")
     try:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
     except OSError:
@@ -349,4 +355,6 @@ def serve(vault_root: Path, state_dir: Path, indexed: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    from pathlib import Path
+
     sys.exit(serve(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3:]))

@@ -21,16 +21,14 @@ sum (:meth:`QueryWeights.coverage`), so a synonym can raise a score and never lo
 inside an expanded term and for its synonyms, the gram itself for any other.
 """
 
-# No ``from __future__ import annotations``: the NamedTuples' field types are objects, so
-# defining them compiles no string per field (recall's start-up).
+from __future__ import annotations
+
 import math
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from typing import NamedTuple
 
-# at run time, not only for type checking: a field typed with a name in quotes is compiled when
-# the class is made, and a process's first compile costs ~10 M instructions (docs/performance.md)
 from biocortex_cli.bio.vocabulary import Expanded, Expansion
+from biocortex_cli.records import NamedTuple
 
 #: words of a query beyond this many are not searched
 MAX_QUERY_TERMS = 512
@@ -81,7 +79,7 @@ class QueryWeights(NamedTuple):  # a NamedTuple, not a dataclass: defined faster
 
 def query_weights(conn: sqlite3.Connection, tokens: Sequence[str], n_docs: int,
                   ngram_weights: Mapping[str, float], max_df: float,
-                  expanded: "Expanded | None" = None) -> QueryWeights:
+                  expanded: Expanded | None = None) -> QueryWeights:
     """The weights of ``tokens``' fingerprints over the index's ``n_docs`` episodes, and of the
     synonyms in ``expanded`` (module docstring)."""
     from biocortex_cli.index.fingerprints import fingerprint, query_fingerprints

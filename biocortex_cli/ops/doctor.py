@@ -8,6 +8,7 @@ Every check returns findings as values; one failing check never stops the others
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ class Finding:
 
 def line_is_temp(path: str) -> bool:
     """Whether a path ``git status`` lists is an atomic write's temporary file."""
-    return bool(TEMP_NAME.match(path.rstrip("/").rsplit("/", 1)[-1]))
+    return bool(re.match(TEMP_NAME, path.rstrip("/").rsplit("/", 1)[-1]))
 
 
 def _some(items: list[str]) -> str:
@@ -189,8 +190,9 @@ def check_index(vault: Vault) -> list[Finding]:
     from biocortex_cli.index.build import is_stale
     from biocortex_cli.index.store import index_path
     from biocortex_cli.store.config import Config
+    from biocortex_cli.store.files import exists
 
-    if not index_path(vault.state_dir).exists():
+    if not exists(index_path(vault.state_dir)):
         return [Finding("index", "info", "no index yet", "the first `biocortex recall` or `biocortex index` builds it")]
     try:
         encoding = vault.config.tokenizer.encoding

@@ -26,18 +26,20 @@ Every recall has an id, ``r`` + 12 decimal digits from a SHA-1 over the vault co
 normalised query and every option that shapes the output: the same recall gets the same id.
 """
 
-# No ``from __future__ import annotations``: the NamedTuples' field types are objects, so
-# defining them compiles no string per field (~0.1 M instructions each, on recall's start-up);
-# the names imported only for type checking are quoted.
+from __future__ import annotations
+
 import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from biocortex_cli.errors import UsageError
 from biocortex_cli.recall.signals import ATTR_COLUMN, ATTR_SIGNAL, K1, MIN_COVERAGE, SIGNALS
-from biocortex_cli.render.recall import RecallPart  # at run time: a field's type (see index/weights.py)
+from biocortex_cli.records import NamedTuple
+from biocortex_cli.render.recall import RecallPart
 
+TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
 if TYPE_CHECKING:
+    from typing import Any
+
     from biocortex_cli.bio.vocabulary import Expanded, Local
     from biocortex_cli.index.weights import QueryWeights
     from biocortex_cli.render.recall import Header
@@ -153,11 +155,11 @@ class Found:  # a plain class, as the stages' records below
 
     __slots__ = ("header", "part", "result")
 
-    def __init__(self, result: RecallResult, part: "RecallPart | None" = None, header: "Header | None" = None) -> None:
+    def __init__(self, result: RecallResult, part: RecallPart | None = None, header: Header | None = None) -> None:
         self.result, self.part, self.header = result, part, header
 
-    def finish(self, budget: int, before: "Sequence[RecallPart]" = (),
-               after: "Sequence[RecallPart]" = ()) -> RecallResult:
+    def finish(self, budget: int, before: Sequence[RecallPart] = (),
+               after: Sequence[RecallPart] = ()) -> RecallResult:
         """The result with its output: ``before``, the episodes, ``after``, under one header that
         counts them all against ``budget``."""
         from biocortex_cli.render.recall import compose
@@ -199,13 +201,13 @@ def validate(opts: RecallOptions) -> None:
 
 
 def recall(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
-           vocabulary: "Local | None" = None) -> RecallResult:
+           vocabulary: Local | None = None) -> RecallResult:
     """Episodic recall alone, printed (see the module docstring)."""
     return search(conn, meta, opts, vocabulary).finish(opts.budget)
 
 
 def search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
-           vocabulary: "Local | None" = None) -> Found:
+           vocabulary: Local | None = None) -> Found:
     """Score, gate and budget the index's episodes for ``opts.query``; ``vocabulary`` is the
     vault's own (store/vocabulary.py), looked up before the shipped one.
 
@@ -344,7 +346,7 @@ class _Concepts:
         return matchable
 
 
-def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions, vocabulary: "Local | None") -> Found:
+def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions, vocabulary: Local | None) -> Found:
     validate(opts)
     asked = _asked(meta, opts)
     if not asked.tokens:
@@ -385,7 +387,7 @@ def _asked(meta: dict[str, Any], opts: RecallOptions) -> _Asked:
                   tokenize(opts.query)[:MAX_QUERY_TERMS])
 
 
-def _expanded(asked: _Asked, vocabulary: "Local | None") -> "Expanded | None":
+def _expanded(asked: _Asked, vocabulary: Local | None) -> Expanded | None:
     """The query's synonyms (none when ``opts.vocabulary`` is off)."""
     if not asked.opts.vocabulary:
         return None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.errors import BudgetTooSmall
 from biocortex_cli.index.build import RefreshReport, refresh, warn_problems
@@ -14,7 +13,10 @@ from biocortex_cli.store.vault import Vault
 from biocortex_cli.store.vocabulary import local_vocabulary
 from biocortex_cli.store.walk import has_notes
 
+TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
 if TYPE_CHECKING:
+    from typing import Any
+
     from biocortex_cli.bio.vocabulary import Local
 
 
@@ -51,7 +53,7 @@ def recall_vault(vault: Vault, opts: RecallOptions, *, log: bool = True, require
 def log_recall(vault: Vault, result: RecallResult) -> None:
     from biocortex_cli.store.recall_log import log_recall as append
 
-    append(vault.state_dir, result.recall_id, result.query, result.vault_commit, [h.id for h in result.results])
+    append(vault.state_folder, result.recall_id, result.query, result.vault_commit, [h.id for h in result.results])
 
 
 def _recall_vault(vault: Vault, opts: RecallOptions) -> RecallResult:
@@ -78,7 +80,7 @@ def _recall_vault(vault: Vault, opts: RecallOptions) -> RecallResult:
 def _lessons_part(conn: sqlite3.Connection, vault: Vault, encoding: str, meta: dict[str, Any],
                   opts: RecallOptions, vocabulary: Local | None) -> list[RecallPart]:
     """The promoted lessons that apply (none when the vault has no lesson notes)."""
-    if not has_notes(vault.root, "lessons"):
+    if not has_notes(vault.folder, "lessons"):
         return []
     from biocortex_cli.lessons.index import refresh_lessons
     from biocortex_cli.lessons.recall import lessons_part
@@ -98,8 +100,8 @@ def _facts_part(conn: sqlite3.Connection, vault: Vault, encoding: str, opts: Rec
                 vocabulary: Local | None) -> list[RecallPart]:
     """The facts about the question's entities (none when the vault holds no facts and no
     registered dataset)."""
-    datasets = has_notes(vault.root, "datasets")
-    if not datasets and not has_notes(vault.root, "facts"):
+    datasets = has_notes(vault.folder, "datasets")
+    if not datasets and not has_notes(vault.folder, "facts"):
         return []
     from biocortex_cli.facts.index import refresh_facts
     from biocortex_cli.facts.recall import facts_part

@@ -16,31 +16,36 @@ validation runs on every read, so a change to the model (a new default, a remove
 applies to a cached file too.
 """
 
-# No ``from __future__ import annotations``: the fields' types are objects, not strings, so
-# NamedTuple does not compile each one at import (~3.5 M instructions) nor get_type_hints
-# evaluate them on every config read (~10 M, recall's path).
-from pathlib import Path
-from typing import Any, NamedTuple, TypeVar, get_type_hints
+# No ``from __future__ import annotations``: the sections' field types are objects, not strings,
+# read as they are on every config read (:func:`_section`); names imported only for type
+# checking are quoted.
+import os
 
 from biocortex_cli.errors import DataError
+from biocortex_cli.records import NamedTuple
+
+TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
+if TYPE_CHECKING:  # pathlib (~18 M) too: the config is read by a str path
+    from typing import Any, TypeVar
+
+    _T = TypeVar("_T")
 
 CONFIG_REL = ".biocortex/config.yaml"
 CACHE_REL = ".biocortex/tmp/config.json"  # git-ignored, derived, rebuilt when missing
 
 
-_T = TypeVar("_T")
 #: section class -> setting -> its help, in the order of the fields (docs/configuration.md)
 HELP: dict[type, dict[str, str]] = {}
 _pending: list[str] = []  # the help of the fields of the class being defined, in order
 
 
-def _f(default: _T, help: str) -> _T:
+def _f(default: "_T", help: str) -> "_T":
     """A setting's default, its help kept for :func:`_helped` (the class is not made yet)."""
     _pending.append(help)
     return default
 
 
-def _helped(cls: type[_T]) -> type[_T]:
+def _helped(cls: "type[_T]") -> "type[_T]":
     """Files the help of ``cls``'s settings under :data:`HELP`, by field."""
     HELP[cls] = dict(zip(cls._fields, _pending, strict=True))  # type: ignore[attr-defined]
     _pending.clear()
@@ -151,7 +156,7 @@ class Config(NamedTuple):
     working_memory: WorkingMemoryConfig = WorkingMemoryConfig()
     facts: FactsConfig = FactsConfig()
     context: ContextConfig = ContextConfig()
-    extra: dict[str, Any] = {}  # sections of later features, kept as given
+    extra: "dict[str, Any]" = {}  # sections of later features, kept as given
 
 
 SECTIONS: dict[str, type] = {
@@ -163,17 +168,18 @@ SECTIONS: dict[str, type] = {
 }
 
 
-def load_config(root: Path) -> Config:
+def load_config(root: "str | os.PathLike[str]") -> Config:
     """The vault's config, validated (see the module docstring for the cache)."""
     import json
     import zlib
 
     from biocortex_cli.store.files import read_note_text
 
-    text = read_note_text(root / CONFIG_REL, CONFIG_REL)
+    text = read_note_text(os.path.join(root, CONFIG_REL), CONFIG_REL)
     key = f"{zlib.crc32(text.encode('utf-8', 'surrogateescape')):08x}-{len(text)}"
     try:
-        cached = json.loads((root / CACHE_REL).read_bytes())
+        with open(os.path.join(root, CACHE_REL), "rb") as fh:
+            cached = json.loads(fh.read())
         if isinstance(cached, dict) and cached.get("key") == key:
             return parse_config(cached["data"])
     except (OSError, ValueError, KeyError):
@@ -184,15 +190,16 @@ def load_config(root: Path) -> Config:
     config = parse_config(data)
     if _json_plain(data):
         import contextlib
+        from pathlib import Path
 
         from biocortex_cli.store.files import atomic_write
 
         with contextlib.suppress(OSError):  # a read-only vault: parsed again next time
-            atomic_write(root / CACHE_REL, json.dumps({"key": key, "data": data}), fsync=False)
+            atomic_write(Path(root, CACHE_REL), json.dumps({"key": key, "data": data}), fsync=False)
     return config
 
 
-def _json_plain(value: Any) -> bool:
+def _json_plain(value: "Any") -> bool:
     """Whether ``value`` survives a JSON round trip unchanged (YAML can also hold dates, int keys)."""
     if isinstance(value, dict):
         return all(isinstance(k, str) and _json_plain(v) for k, v in value.items())
@@ -201,7 +208,7 @@ def _json_plain(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
 
 
-def parse_config(data: Any) -> Config:
+def parse_config(data: "Any") -> Config:
     if not isinstance(data, dict):
         raise DataError("config must be a mapping of sections", path=CONFIG_REL, line=1)
     sections: dict[str, Any] = {}
@@ -217,8 +224,8 @@ def parse_config(data: Any) -> Config:
     return Config(**sections, extra=extra)
 
 
-def _section(cls: type, name: str, values: dict[str, Any]) -> Any:
-    hints = get_type_hints(cls)
+def _section(cls: type, name: str, values: "dict[str, Any]") -> "Any":
+    hints = cls.__annotations__  # objects (see the top), as typing.get_type_hints would give them
     known = HELP[cls]
     kwargs: dict[str, Any] = {}
     for key, value in values.items():
@@ -229,7 +236,7 @@ def _section(cls: type, name: str, values: dict[str, Any]) -> Any:
     return cls(**kwargs)
 
 
-def _check_type(key: str, hint: Any, value: Any) -> Any:
+def _check_type(key: str, hint: "Any", value: "Any") -> "Any":
     origin = getattr(hint, "__origin__", None)
     ok: bool
     if hint is bool:

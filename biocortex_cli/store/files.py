@@ -14,11 +14,14 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Iterator
-from pathlib import Path
-from typing import Any, BinaryIO
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.store.limits import MAX_INPUT_BYTES, MAX_NOTE_BYTES
+
+TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
+if TYPE_CHECKING:  # pathlib (~18 M) too: what recall calls here takes and gives str paths (os.path)
+    from pathlib import Path
+    from typing import Any, BinaryIO
 
 _CHUNK = 1024 * 1024
 
@@ -86,6 +89,8 @@ def write_fresh(path: str, raw: bytes, tag: str, *, replace: bool = False) -> No
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
     except FileExistsError:  # a temporary file of that name was left behind: draw a fresh name
+        from pathlib import Path
+
         atomic_write(Path(path), raw, fsync=False)
         return
     try:
@@ -114,7 +119,7 @@ def _umask() -> int:
 #: O_NOFOLLOW where the platform has it: open a file, never what a symbolic link points to
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 #: an atomic write's temporary file: ``.NAME.`` + 8 random characters + ``.tmp``
-TEMP_NAME = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")
+TEMP_NAME = r"^\..+\.[A-Za-z0-9_]{8}\.tmp$"  # a pattern: `re` compiles it where used (not at every start-up)
 
 
 def read_regular(path: Path) -> bytes | None:
@@ -138,9 +143,8 @@ def read_regular(path: Path) -> bytes | None:
 def refuse_linked(root: Path, path: Path) -> None:
     """DataError when ``path`` (below ``root``) or a folder between them is a symbolic link:
     the tool's own files (journal, logs, index) are never reached through one."""
-    link = linked(root, path)
-    if link is not None:
-        rel = link.relative_to(root).as_posix()
+    rel = linked(root, path)
+    if rel is not None:
         raise DataError(f"{rel} is a symbolic link; biocortex does not follow it", path=rel,
                         hint=f"remove the link (and from git, if it was committed: git rm --cached {rel})")
 
@@ -162,7 +166,7 @@ def remove_orphan_temps(folders: Iterable[Path]) -> int:
         except OSError:
             continue
         for entry in entries:
-            if TEMP_NAME.match(entry.name) and entry.is_file(follow_symlinks=False):
+            if re.match(TEMP_NAME, entry.name) and entry.is_file(follow_symlinks=False):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
                     removed += 1
@@ -174,6 +178,7 @@ def user_dir(*parts: str) -> Path:
     (else ``~/.cache/biocortex``), else ``<tmp>/biocortex-<uid>`` when there is no usable home.
     Never a folder another user owns or a symbolic link (a shared temp folder is hostile)."""
     import tempfile  # not on recall's path: a module import costs every command
+    from pathlib import Path
 
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     for root in (Path(base) / "biocortex", Path(tempfile.gettempdir()) / f"biocortex-{os.getuid()}"):
@@ -194,11 +199,41 @@ def user_dir(*parts: str) -> Path:
                     hint="set XDG_CACHE_HOME to a folder you own")
 
 
-def local_state(state_dir: Path) -> Path:
+def exists(path: str) -> bool:
+    """``Path(path).exists()`` without pathlib: False for a missing path (or one through a file,
+    or a loop of links); any other failure (a name too long, no permission) raises, as there."""
+    return _mode(path) is not None
+
+
+def is_file(path: str) -> bool:
+    """``Path(path).is_file()`` without pathlib (see :func:`exists`)."""
+    mode = _mode(path)
+    return mode is not None and stat.S_ISREG(mode)
+
+
+def is_dir(path: str) -> bool:
+    """``Path(path).is_dir()`` without pathlib (see :func:`exists`)."""
+    mode = _mode(path)
+    return mode is not None and stat.S_ISDIR(mode)
+
+
+def _mode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
+            return None
+        raise
+    except ValueError:  # a NUL byte
+        return None
+
+
+def local_state(state_dir: str | os.PathLike[str]) -> str:
     """Where the vault's local, derived files (index, recall logs) go: ``.biocortex/`` when this
     user may write there, else a per-user cache folder named after the vault, so a vault the
     user cannot write (a colleague's, a read-only mount) can still be read and recalled from.
     A ``.biocortex`` that is a symbolic link is not used either (nothing there is followed)."""
+    state_dir = os.fspath(state_dir)
     try:
         usable = not stat.S_ISLNK(os.lstat(state_dir).st_mode) and os.access(state_dir, os.W_OK | os.X_OK)
     except OSError:
@@ -206,36 +241,41 @@ def local_state(state_dir: Path) -> Path:
     return state_dir if usable else _cached_state(state_dir)
 
 
-def _cached_state(state_dir: Path) -> Path:
+def _cached_state(state_dir: str) -> str:
     import hashlib
+    from pathlib import Path
 
-    key = hashlib.sha1(str(state_dir.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return user_dir("vaults", f"{state_dir.parent.name[:40]}-{key}")
+    folder = Path(state_dir)
+    key = hashlib.sha1(str(folder.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return str(user_dir("vaults", f"{folder.parent.name[:40]}-{key}"))
 
 
-def local_file(state_dir: Path, name: str) -> Path:
+def local_file(state_dir: str | os.PathLike[str], name: str) -> str:
     """``name`` (e.g. ``logs/recalls-2026-11.jsonl``) under :func:`local_state`; in the per-user
     folder also when the vault's own ``name``, or a folder on the way, is a symbolic link (a
     committed ``.biocortex/logs -> /elsewhere``), or it is a file this user cannot write."""
+    state_dir = os.fspath(state_dir)
     folder = local_state(state_dir)
-    path = folder / name
-    if folder == state_dir and (linked(state_dir, path) or (path.exists() and not os.access(path, os.W_OK))):
-        return _cached_state(state_dir) / name
+    path = os.path.join(folder, name)
+    if folder == state_dir and (linked(state_dir, path) or (exists(path) and not os.access(path, os.W_OK))):
+        return os.path.join(_cached_state(state_dir), name)
     return path
 
 
-def linked(root: Path, path: Path) -> Path | None:
-    """The first symbolic link among ``path`` and its folders below ``root``, or None."""
-    try:
-        parts = path.relative_to(root).parts
-    except ValueError:
+def linked(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> str | None:
+    """The first symbolic link among ``path`` and its folders below ``root``, as a path relative
+    to ``root`` ("/" between its parts), or None."""
+    top, full = os.fspath(root), os.fspath(path)
+    prefix = top if top.endswith(os.sep) else top + os.sep
+    if not full.startswith(prefix):
         return None
-    cur = root
-    for part in parts:
-        cur = cur / part
+    parts = [part for part in full[len(prefix):].split(os.sep) if part and part != "."]
+    cur = top
+    for i, part in enumerate(parts):
+        cur = os.path.join(cur, part)
         try:
             if stat.S_ISLNK(os.lstat(cur).st_mode):
-                return cur
+                return "/".join(parts[: i + 1])
         except OSError:
             return None
     return None
@@ -265,7 +305,7 @@ def check_unicode(value: Any, where: str, line: int | None = None, *, record: bo
             stack.extend(item)
 
 
-def read_note_text(path: Path, rel: str) -> str:
+def read_note_text(path: str | os.PathLike[str], rel: str) -> str:
     """Read a note as text: UTF-8 (a BOM is dropped), CRLF/CR normalised to LF.
 
     Raises :class:`DataError` for oversized, binary or undecodable files, naming the file; and for
@@ -317,14 +357,15 @@ def _too_big(size: int, rel: str) -> DataError:
                      hint="move large outputs out of the vault and link to them from the note")
 
 
-def _refuse_linked_folders(path: Path, rel: str) -> None:
+def _refuse_linked_folders(path: str | os.PathLike[str], rel: str) -> None:
     """Refuse a note reached through a symlinked folder of the vault (``rel``'s folders).
 
     ``path`` is ``<vault root>/<rel>``; each folder of ``rel`` is lstat'ed (about 4 us a note)."""
     parts = rel.split("/")
-    if len(parts) < 2 or ".." in parts or not path.as_posix().endswith("/" + rel):
+    posix = os.fspath(path).replace(os.sep, "/")  # Path.as_posix()
+    if len(parts) < 2 or ".." in parts or not posix.endswith("/" + rel):
         return  # not a path relative to a vault root (a file given on the command line)
-    base = path.as_posix()[: -len(rel) - 1]
+    base = posix[: -len(rel) - 1]
     cur = base
     for part in parts[:-1]:
         cur = f"{cur}/{part}"

@@ -8,17 +8,19 @@ Every commit happens inside the vault's write lock (:func:`biocortex_cli.store.f
 so concurrent writers never mix files into each other's commits or race on ``index.lock``.
 """
 
+from __future__ import annotations
 
 import os
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
 
 from biocortex_cli.errors import BiocortexError, DataError
+from biocortex_cli.records import NamedTuple
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
+if TYPE_CHECKING:  # pathlib (~18 M) too: what recall calls here (worktree_root, head) works on str paths
     import subprocess
+    from pathlib import Path
 
 DEFAULT_AUTHOR = "biocortex <biocortex@localhost>"
 #: A git ``index.lock`` older than this, found while we hold the vault write lock, was left by
@@ -50,8 +52,8 @@ def parse_author(text: str) -> Author:
                     hint="use --author 'Ada Lovelace <ada@lab.example>'")
 
 
-def call(root: Path, *args: str, env: dict[str, str] | None = None,
-         timeout: float | None = None) -> "subprocess.CompletedProcess[str]":
+def call(root: Path | str, *args: str, env: dict[str, str] | None = None,
+         timeout: float | None = None) -> subprocess.CompletedProcess[str]:
     """Run git and return the finished process whatever its exit status, for callers that explain
     failures themselves (sync). Never prompts; ``timeout`` seconds bound a network call."""
     import subprocess  # here, not at the top: reading commands such as recall start no git
@@ -69,7 +71,7 @@ def call(root: Path, *args: str, env: dict[str, str] | None = None,
                              hint="check the network and the remote's address (git remote -v)") from None
 
 
-def run(root: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
+def run(root: Path | str, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
     proc = call(root, *args, env=env)
     if check and proc.returncode != 0:
         msg = (proc.stderr or proc.stdout).strip().splitlines()
@@ -92,25 +94,31 @@ def reason(text: str) -> str:
     return "; ".join(keep[:8]) if keep else lines[-1]
 
 
-def worktree_root(path: Path) -> Path | None:
+def worktree_root(path: str) -> str | None:
     """The top folder of the repository ``path`` is in, as ``git rev-parse --show-toplevel`` says,
     found without starting git (a few ms on every command): the nearest folder holding ``.git``
     (a folder, or the file of a linked worktree or a submodule). When $GIT_DIR or $GIT_WORK_TREE
     is set, git decides."""
     if "GIT_DIR" in os.environ or "GIT_WORK_TREE" in os.environ:
-        return toplevel(path)
-    here = path.resolve()
-    for folder in (here, *here.parents):
-        if os.path.lexists(folder / ".git"):
-            return folder
-    return None
+        top = toplevel(path)
+        return None if top is None else str(top)
+    here = os.path.realpath(path)  # Path.resolve()
+    while True:  # here and each folder above it
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
 
 
-def toplevel(path: Path) -> Path | None:
+def toplevel(path: Path | str) -> Path | None:
     try:
         out = run(path, "rev-parse", "--show-toplevel", check=True)
     except BiocortexError:
         return None
+    from pathlib import Path
+
     return Path(out.strip())
 
 
@@ -130,30 +138,38 @@ def init(root: Path) -> None:
     run(root, "init", "-q", "-b", "main")
 
 
-def head(root: Path) -> str | None:
+def head(root: Path | str) -> str | None:
     """The commit HEAD points at, read from files (no subprocess), or None before any commit."""
-    git_dir = root / ".git"
-    if git_dir.is_file():  # worktree or submodule: fall back to git
+    from biocortex_cli.store.files import is_file
+
+    git_dir = os.path.join(root, ".git")
+    if is_file(git_dir):  # worktree or submodule: fall back to git
         out = run(root, "rev-parse", "--verify", "-q", "HEAD", check=False).strip()
         return out or None
     try:
-        ref = (git_dir / "HEAD").read_text().strip()
+        ref = _read_text(os.path.join(git_dir, "HEAD")).strip()
     except OSError:
         return None
     if not ref.startswith("ref: "):
         return ref or None
     name = ref[5:]
     try:
-        return (git_dir / name).read_text().strip()
+        return _read_text(os.path.join(git_dir, name)).strip()
     except OSError:
         pass
     try:
-        for line in (git_dir / "packed-refs").read_text().splitlines():
+        for line in _read_text(os.path.join(git_dir, "packed-refs")).splitlines():
             if line.endswith(" " + name):
                 return line.split(" ", 1)[0]
     except OSError:
         pass
     return None
+
+
+def _read_text(path: str) -> str:
+    """``Path(path).read_text()``, without pathlib."""
+    with open(path) as fh:
+        return fh.read()
 
 
 def configured_author(root: Path) -> Author | None:
@@ -184,6 +200,8 @@ def lock_in_use(lock: Path, repo: Path | None = None) -> bool | None:
         st = lock.stat()
     except FileNotFoundError:
         return False
+    from pathlib import Path
+
     proc = Path("/proc")
     if not (proc / "self" / "fd").is_dir() or st.st_uid != os.getuid():
         return None
@@ -223,6 +241,8 @@ def lock_in_use(lock: Path, repo: Path | None = None) -> bool | None:
 def git_locks(root: Path) -> list[Path]:
     """The lock files git may hold in ``root``'s repository while it writes: the index, HEAD,
     packed-refs, config and every ref (``refs/**/*.lock``, left by a killed ``update-ref``)."""
+    from pathlib import Path
+
     gitdir = root / ".git"
     found = [gitdir / name for name in ("index.lock", "HEAD.lock", "packed-refs.lock", "config.lock")]
     found = [p for p in found if p.exists()]
@@ -401,6 +421,8 @@ LOOSE_LIMIT = 6700
 
 
 def _objects_dir(root: Path) -> Path:
+    from pathlib import Path
+
     if (root / ".git").is_dir():
         return root / ".git" / "objects"
     found = Path(run(root, "rev-parse", "--git-path", "objects", check=False).strip() or ".git/objects")

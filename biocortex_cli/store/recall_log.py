@@ -14,18 +14,21 @@ import json
 import os
 import time
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.store.files import NOFOLLOW, local_file, read_regular
+
+TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
+if TYPE_CHECKING:  # pathlib (~18 M) too: a recall logs through os.path
+    from pathlib import Path
+    from typing import Any
 
 RECALL_LOG = "logs/recalls-{month}.jsonl"  # under .biocortex/ (git-ignored), month = YYYY-MM
 OLD_RECALL_LOG = "logs/recalls.jsonl"  # one file for every month, before monthly files
 FIND_MONTHS = 3  # feedback looks for a recall in this many newest monthly logs
 
 
-def log_recall(state_dir: Path, recall_id: str, query: str, vault_commit: str | None,
+def log_recall(state_dir: str | os.PathLike[str], recall_id: str, query: str, vault_commit: str | None,
                injected: Sequence[str]) -> None:
     """Append one line to the recall log; never fails a recall (a read-only vault logs nothing)."""
     line = json.dumps({"recall_id": recall_id, "query": query, "vault_commit": vault_commit,
@@ -37,7 +40,7 @@ def log_recall(state_dir: Path, recall_id: str, query: str, vault_commit: str | 
         try:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o600)
         except FileNotFoundError:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o600)
         try:
             os.write(fd, line.encode("utf-8"))  # one write: lines of concurrent recalls never mix
@@ -51,8 +54,10 @@ def find_recall(state_dir: Path, recall_id: str) -> dict[str, Any] | None:
     """The last logged recall with ``recall_id`` (identical recalls share an id), or None; looks
     in the ``FIND_MONTHS`` newest monthly logs, newest first, then in the single ``recalls.jsonl``
     that older versions wrote, if there is one."""
+    from pathlib import Path
+
     try:
-        folder = local_file(state_dir, "logs")
+        folder = Path(local_file(state_dir, "logs"))
         logs = sorted(folder.glob("recalls-*.jsonl"), reverse=True)[:FIND_MONTHS]
     except (OSError, DataError):
         return None

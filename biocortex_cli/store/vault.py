@@ -5,6 +5,7 @@ A vault is a folder with ``.biocortex/config.yaml`` inside a git repository. Wri
 and commits exactly those files with one message (docs/json.md, "Commits").
 """
 
+from __future__ import annotations
 
 import contextlib
 import errno
@@ -15,15 +16,17 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, TextIO
 
 from biocortex_cli.errors import BiocortexError, DataError, NotAVault
 from biocortex_cli.store import files, git
 from biocortex_cli.store.config import CONFIG_REL, Config, load_config
 from biocortex_cli.store.walk import MEMORY_DIRS
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
+if TYPE_CHECKING:  # pathlib (~18 M) too: recall works on the vault's folder as a str (os.path)
+    from pathlib import Path
+    from typing import Any, Final, TextIO
+
     from biocortex_cli.store.notes import Note
 
 VAULT_ENV = "BIOCORTEX_VAULT"
@@ -41,9 +44,17 @@ class Vault:
     ``Vault``); a plain class, not a frozen dataclass, because every command defines it
     (docs/performance.md), so equality, hashing and the repr are written out."""
 
-    def __init__(self, root: Path, secret_policy: str = "refuse") -> None:
-        self.root: Final = root
+    def __init__(self, root: Path | str, secret_policy: str = "refuse") -> None:
+        #: the vault's folder as a str: what recall's path uses (os.path; ``root`` imports pathlib)
+        self.folder: Final = os.fspath(root)
         self.secret_policy: Final = secret_policy
+
+    @cached_property
+    def root(self) -> Path:
+        """The vault's folder as a :class:`~pathlib.Path` (the write commands and the cold paths)."""
+        from pathlib import Path
+
+        return Path(self.folder)
 
     def __repr__(self) -> str:
         return f"Vault(root={self.root!r}, secret_policy={self.secret_policy!r})"
@@ -58,19 +69,31 @@ class Vault:
 
     @cached_property
     def config(self) -> Config:
-        return load_config(self.root)
+        return load_config(self.folder)
 
     @cached_property
-    def git_root(self) -> Path:
-        top = git.worktree_root(self.root)
+    def git_folder(self) -> str:
+        """The top of the vault's git repository, as a str (:attr:`git_root` as a Path)."""
+        top = git.worktree_root(self.folder)
         if top is None:
             raise BiocortexError("the vault is not inside a git repository", path=str(self.root),
                                  hint="run `git init` in the vault, or `biocortex init` anew")
         return top
 
+    @cached_property
+    def git_root(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.git_folder)
+
     @property
     def state_dir(self) -> Path:
         return self.root / ".biocortex"
+
+    @property
+    def state_folder(self) -> str:
+        """:attr:`state_dir` as a str."""
+        return os.path.join(self.folder, ".biocortex")
 
     def git_prefix(self) -> str:
         """The vault's folder from the top of its repository (``.`` when it is the top)."""
@@ -81,6 +104,8 @@ class Vault:
 
     def path(self, rel: str) -> Path:
         """The absolute path of ``rel``, refusing anything that would leave the vault."""
+        from pathlib import Path
+
         candidate = self.root / rel
         if ".." in Path(rel).parts or Path(rel).is_absolute() or "\0" in rel:
             raise DataError(f"path {rel!r} leaves the vault", hint="use a path inside the vault")
@@ -90,7 +115,7 @@ class Vault:
         return candidate
 
     def head(self) -> str | None:
-        return git.head(self.git_root)
+        return git.head(self.git_folder)
 
     def author(self, explicit: str | None = None) -> git.Author:
         """``--author``, else $BIOCORTEX_AUTHOR, else git config, else biocortex (docs/json.md, "Commits").
@@ -105,7 +130,7 @@ class Vault:
         return git.configured_author(self.root) or git.parse_author(git.DEFAULT_AUTHOR)
 
     @contextlib.contextmanager
-    def transaction(self, message: str, author: git.Author) -> "Iterator[Transaction]":
+    def transaction(self, message: str, author: git.Author) -> Iterator[Transaction]:
         """Hold the write lock; commit the files written through the transaction, once.
 
         If anything fails before the commit, files the transaction wrote are put back as they
@@ -165,7 +190,7 @@ class Transaction:
         #: the index can take them from memory after the commit (facts/index.py ``refresh_facts``)
         self.rendered: dict[str, tuple[Note, int]] = {}
 
-    def write(self, rel: str, text: str, *, batch: bool = False, parsed: "Note | None" = None) -> Path:
+    def write(self, rel: str, text: str, *, batch: bool = False, parsed: Note | None = None) -> Path:
         """Write one file atomically; ``batch`` defers the fsync to one sync before the commit;
         ``parsed``: the note of ``text`` (``notes.rendered_note``), not parsed again."""
         path = self.vault.path(rel)
@@ -178,7 +203,7 @@ class Transaction:
         self.paths.add(rel)
         return path
 
-    def write_many(self, notes: "Iterable[tuple[str, str, Note | None]]",
+    def write_many(self, notes: Iterable[tuple[str, str, Note | None]],
                    progress: Callable[[int], None] | None = None) -> int:
         """:meth:`write` with ``batch=True`` of every (rel, text, parsed note or None), giving the
         same files byte for byte, at the cost of thousands of files rather than thousands of
@@ -264,7 +289,7 @@ class Transaction:
         self.paths.update((src_rel, dst_rel))
         return dst
 
-    def _note_rendered(self, rel: str, parsed: "Note | None", text: str, guarded: str, size: int) -> None:
+    def _note_rendered(self, rel: str, parsed: Note | None, text: str, guarded: str, size: int) -> None:
         """Keep ``parsed`` as ``rel``'s note when the file gets the ``text`` it was rendered from
         (``guarded``, what the secret check let through, is that text: nothing was redacted)."""
         if parsed is not None and guarded == text:
@@ -272,7 +297,7 @@ class Transaction:
         else:
             self.rendered.pop(rel, None)
 
-    def _guard(self, rel: str, text: str, parsed: "Note | None" = None) -> str:
+    def _guard(self, rel: str, text: str, parsed: Note | None = None) -> str:
         from biocortex_cli.store import secrets
         from biocortex_cli.store.notes import check_writable
 
@@ -333,6 +358,8 @@ class Transaction:
         """:meth:`_remember` of many (rel, path, bytes to write) at once: one journal append, and a
         copy of a file's pre-image only when git's object store lacks it (recovery reads it back
         from there, :func:`_put_back`): a batch edit of 2,300 committed notes makes no copies."""
+        from pathlib import Path
+
         todo = [(rel, path, after) for rel, path, after in items if rel not in self._before]
         for rel, path, after in items:
             if rel in self._before:
@@ -406,10 +433,13 @@ def git_blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-class _Journaled(NamedTuple):
-    pre: str | None  # blob id before the killed write (None: no file)
-    post: str | None  # blob id the write put (or was about to put) there
-    copy: str | None  # the saved pre-image, under JOURNAL_COPIES
+class _Journaled:  # a plain class: a NamedTuple costs ~0.4 M instructions more to define (recall's path)
+    __slots__ = ("copy", "post", "pre")
+
+    def __init__(self, pre: str | None, post: str | None, copy: str | None) -> None:
+        self.pre = pre  # blob id before the killed write (None: no file)
+        self.post = post  # blob id the write put (or was about to put) there
+        self.copy = copy  # the saved pre-image, under JOURNAL_COPIES
 
 
 def read_journal(text: str) -> tuple[dict[str, _Journaled], list[str]]:
@@ -467,6 +497,8 @@ def recover_killed_transaction(vault: Vault) -> list[str]:
         sys.stderr.write("biocortex: warning: .biocortex/tmp/ is tracked by git: its journal is not trusted; "
                          "remove it from git (git rm -r --cached .biocortex/tmp)\n")
         return []
+    from pathlib import Path
+
     entries, legacy = read_journal(text.decode("utf-8", errors="replace"))
     full = {rel: (prefix / rel).as_posix() for rel in [*entries, *legacy] if ".." not in Path(rel).parts}
     head = _blobs(git.run(vault.git_root, "ls-tree", "-r", "-z", "--full-tree", "HEAD", check=False))
@@ -563,28 +595,42 @@ def _remove_tree(path: Path) -> None:
 
 def find_vault(explicit: str | None = None, cwd: Path | None = None) -> Vault:
     """``--vault``, else $BIOCORTEX_VAULT, else the nearest parent with the config (docs/json.md)."""
+    # with os.path, not pathlib (recall's path): the same tests (files.is_file is Path.is_file)
+    # and the same folder (realpath is what Path.resolve returns)
     given = explicit or os.environ.get(VAULT_ENV)
     if given:
-        root = Path(given).expanduser()
+        root = given
+        if given.startswith("~"):  # Path.expanduser's rules, and its error when there is no home
+            from pathlib import Path
+
+            root = str(Path(given).expanduser())
         try:
-            found = (root / CONFIG_REL).is_file()
+            found = files.is_file(os.path.join(root, CONFIG_REL))
         except OSError as exc:  # e.g. a name too long for the file system
             raise NotAVault(f"{given[:200]} is not a usable vault path ({exc.strerror or exc})",
                                 hint="pass --vault PATH / set BIOCORTEX_VAULT to the vault's folder") from None
         if not found:
-            raise NotAVault(f"{root} is not a biocortex vault (no {CONFIG_REL})",
-                                hint=f"run `biocortex init {root}` to create one")
-        return Vault(root.resolve())
-    here = (cwd or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / CONFIG_REL).is_file():
-            return Vault(folder)
+            from pathlib import Path
+
+            raise NotAVault(f"{Path(root)} is not a biocortex vault (no {CONFIG_REL})",
+                                hint=f"run `biocortex init {Path(root)}` to create one")
+        return Vault(os.path.realpath(root))
+    here = os.path.realpath(os.getcwd() if cwd is None else cwd)
+    while True:  # here and each folder above it
+        if files.is_file(os.path.join(here, CONFIG_REL)):
+            return Vault(here)
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
     raise NotAVault("no biocortex vault here or in any parent folder",
                         hint="run `biocortex init PATH`, or pass --vault PATH / set BIOCORTEX_VAULT")
 
 
 def template_dir() -> Path:
     """The vault template: package data in a wheel, the repo's folder in a source checkout."""
+    from pathlib import Path
+
     packaged = Path(__file__).resolve().parents[1] / "vault_template"
     if packaged.is_dir():
         return packaged
@@ -600,6 +646,7 @@ def init_vault(path: Path, author: str | None = None, *, in_repo: bool = False) 
     if ``path`` is inside another git repository (whose history the vault's commits would join)
     unless ``in_repo`` says that is wanted. A folder that repository ignores gets its own."""
     import shutil
+    from pathlib import Path
 
     root = path.expanduser()
     if (root / CONFIG_REL).exists():

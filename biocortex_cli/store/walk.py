@@ -23,11 +23,14 @@ Listing is ``os.scandir`` with relative paths built by concatenation: ``os.walk`
 took 2 s for the 164k entity notes of the 100k benchmark vault.
 """
 
+from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from pathlib import Path
-from typing import NamedTuple
+
+TYPE_CHECKING = False  # mypy takes it as True
+if TYPE_CHECKING:  # pathlib (~18 M instructions) stays off recall's path: folders are walked with os.path
+    from pathlib import Path
 
 MEMORY_DIRS = ("episodes", "facts", "entities", "lessons", "datasets", "archive")
 README = "README.md"
@@ -35,14 +38,17 @@ README = "README.md"
 Stamp = tuple[int, int]  # (mtime_ns, size) of the entry itself (a link is not followed)
 
 
-class Folder(NamedTuple):
+class Folder:  # a plain class: a NamedTuple costs ~0.4 M instructions more to define (recall's path)
     """One memory folder as listed: its notes with their stamps, its subfolders, its strays."""
 
-    rel: str
-    mtime_ns: int
-    notes: dict[str, Stamp]  # rel -> stamp
-    subdirs: list[str]  # names, sorted
-    strays: list[str]  # rels of files that are not notes
+    __slots__ = ("mtime_ns", "notes", "rel", "strays", "subdirs")
+
+    def __init__(self, rel: str, mtime_ns: int, notes: dict[str, Stamp], subdirs: list[str],
+                 strays: list[str]) -> None:
+        self.rel, self.mtime_ns = rel, mtime_ns
+        self.notes = notes  # rel -> stamp
+        self.subdirs = subdirs  # names, sorted
+        self.strays = strays  # rels of files that are not notes
 
 
 def is_readme(rel_dir: str, name: str) -> bool:
@@ -50,10 +56,10 @@ def is_readme(rel_dir: str, name: str) -> bool:
     return name == README and (rel_dir in MEMORY_DIRS or (rel_dir.startswith("archive/") and rel_dir.count("/") == 1))
 
 
-def list_folder(root: Path, rel_dir: str) -> Folder:
+def list_folder(root: Path | str, rel_dir: str) -> Folder:
     """The entries of one folder (``rel_dir`` is relative to the vault). Raises OSError."""
-    path = root / rel_dir
-    mtime = path.stat().st_mtime_ns
+    path = os.path.join(root, rel_dir)
+    mtime = os.stat(path).st_mtime_ns
     notes: dict[str, Stamp] = {}
     subdirs: list[str] = []
     strays: list[str] = []
@@ -77,7 +83,7 @@ def list_folder(root: Path, rel_dir: str) -> Folder:
     return Folder(rel_dir, mtime, notes, subdirs, sorted(strays))
 
 
-def walk(root: Path, tops: Iterable[str] = MEMORY_DIRS) -> Iterator[Folder]:
+def walk(root: Path | str, tops: Iterable[str] = MEMORY_DIRS) -> Iterator[Folder]:
     """Every folder under ``tops`` (relative to the vault), depth first, in name order. A top that
     is missing is skipped; one that is a symbolic link is listed (its notes then fail to read)."""
     for top in tops:
@@ -92,7 +98,7 @@ def walk(root: Path, tops: Iterable[str] = MEMORY_DIRS) -> Iterator[Folder]:
             stack.extend(f"{rel_dir}/{name}" for name in reversed(folder.subdirs))
 
 
-def note_stamps(root: Path, tops: Iterable[str] = MEMORY_DIRS) -> dict[str, Stamp]:
+def note_stamps(root: Path | str, tops: Iterable[str] = MEMORY_DIRS) -> dict[str, Stamp]:
     """rel -> (mtime_ns, size) of every note under ``tops``."""
     out: dict[str, Stamp] = {}
     for folder in walk(root, tops):
@@ -100,15 +106,15 @@ def note_stamps(root: Path, tops: Iterable[str] = MEMORY_DIRS) -> dict[str, Stam
     return out
 
 
-def note_paths(root: Path, tops: Iterable[str] = MEMORY_DIRS) -> list[str]:
+def note_paths(root: Path | str, tops: Iterable[str] = MEMORY_DIRS) -> list[str]:
     """Every note under ``tops``, sorted."""
     return sorted(note_stamps(root, tops))
 
 
-def has_notes(root: Path, top: str) -> bool:
+def has_notes(root: Path | str, top: str) -> bool:
     """Whether ``top`` holds at least one note; stops at the first (cheap in a big folder)."""
     try:
-        with os.scandir(root / top) as entries:
+        with os.scandir(os.path.join(root, top)) as entries:
             for entry in entries:
                 name = entry.name
                 if name.startswith("."):
