@@ -28,8 +28,8 @@ OFF_RECALL_PATH = ("dataclasses", "inspect", "ast", "subprocess", "biocortex_cli
 #: records.py's ``NamedTuple``; paths are str, os.path). Once none is left, the module itself is
 #: off the path (docs/performance.md, "Fifth round").
 STILL_IMPORTING = {
-    "typing": {"biocortex_cli.bio.vocabulary"},
-    "pathlib": {"biocortex_cli.bio.vocabulary", "biocortex_cli.store.vocabulary"},
+    "typing": set(),
+    "pathlib": set(),
 }
 #: and on `fact verify` / `fact query`'s path (docs/performance.md, "Fourth round"); yaml: the
 #: notes' parser, not needed while the fact index is fresh; bio/vocabulary.py: the synonyms'

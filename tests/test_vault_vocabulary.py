@@ -109,13 +109,13 @@ def test_the_compiled_form_follows_the_note_and_is_git_ignored(vault: Path, cli:
     note = vault / VOCABULARY_REL
     note.write_text("- doublet | multiplet\n")
     first = local_vocabulary(vault)
-    assert first is not None and first.path.parent == vault / ".biocortex" / "tmp"
+    assert first is not None and Path(first.path).parent == vault / ".biocortex" / "tmp"
     again = local_vocabulary(vault)
     assert again is not None and again.path == first.path  # compiled once per content
     note.write_text("- doublet | multiplet | heterotypic doublet\n")
     second = local_vocabulary(vault)
     assert second is not None and second.path != first.path
-    assert not first.path.exists()  # the older compiled form is removed
+    assert not Path(first.path).exists()  # the older compiled form is removed
     assert git(vault, "status", "--porcelain", "--", ".biocortex") == ""
     note.unlink()
     assert local_vocabulary(vault) is None

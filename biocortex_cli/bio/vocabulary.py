@@ -39,13 +39,18 @@ types are named tuples, as ``bio.entities.Entity``: a frozen dataclass costs ~1 
 import, and this module is on recall's start-up path.
 """
 
-# No ``from __future__ import annotations``: the NamedTuples' field types are objects, so
-# defining them compiles no string per field (recall's start-up).
+from __future__ import annotations
+
 import functools
+import os
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
-from typing import NamedTuple
+
+from biocortex_cli.records import NamedTuple  # typing's, without importing typing (recall's path)
+
+TYPE_CHECKING = False  # mypy takes it as True; typing and pathlib stay off recall's path
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "MAX_PER_TERM",
@@ -66,7 +71,7 @@ __all__ = [
     "write",
 ]
 
-PATH = Path(__file__).parent.parent / "data" / "vocabulary.sqlite"
+PATH = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "vocabulary.sqlite")
 SCHEMA_VERSION = "1"
 
 #: The weight of a synonym by the source that made it one (the question's own terms weigh 1).
@@ -106,7 +111,7 @@ class Local(NamedTuple):
     """A vault's compiled vocabulary: a file of this module's schema, and what may refuse one of
     its groups when a question matches it (the raw members in; a reason, or None to use it)."""
 
-    path: Path
+    path: Path | str
     refuses: Callable[[Sequence[str]], str | None] | None = None
 
 
@@ -285,7 +290,7 @@ def _member(line: str) -> Member:
 
 @functools.cache
 def _connect() -> sqlite3.Connection:
-    if not PATH.exists():
+    if not os.path.exists(PATH):
         raise FileNotFoundError(f"{PATH}: the vocabulary data file is missing; reinstall biocortex "
                                 "or run scripts/build_vocabulary.py")
     db = sqlite3.connect(f"file:{PATH}?mode=ro&immutable=1", uri=True, check_same_thread=False)

@@ -65,7 +65,7 @@ def _recall_vault(vault: Vault, opts: RecallOptions) -> RecallResult:
     try:
         warn_problems(report)
         meta = get_meta(conn)
-        vocabulary = local_vocabulary(vault.root) if opts.vocabulary else None
+        vocabulary = local_vocabulary(vault.folder) if opts.vocabulary else None
         before = _lessons_part(conn, vault, encoding, meta, opts, vocabulary)
         after = _facts_part(conn, vault, encoding, opts, vocabulary)
         if not before and not after:

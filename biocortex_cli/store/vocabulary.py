@@ -24,15 +24,17 @@ derived, rebuilt when missing), and only the question's n-grams are looked up in
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 
 from biocortex_cli.errors import DataError
+from biocortex_cli.store.files import is_file
 
-TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
+TYPE_CHECKING = False  # `typing` and `pathlib` are not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from biocortex_cli.bio.vocabulary import Local
@@ -204,7 +206,7 @@ def read(root: Path) -> Parsed:
     return parse(read_note_text(path, VOCABULARY_REL))
 
 
-def note_owner(root: Path) -> Callable[[str], str | None]:
+def note_owner(root: Path | str) -> Callable[[str], str | None]:
     """The entity note named like a term (``entities/<name>.md``, the name as written or as the
     extractor normalises it), found by a stat: what recall checks for the few groups a question
     matches. ``check`` also reads the notes' aliases."""
@@ -214,14 +216,14 @@ def note_owner(root: Path) -> Callable[[str], str | None]:
     def owner(term: str) -> str | None:
         for name in dict.fromkeys((term, normalize_entity(term))):
             rel = entity_rel(name)
-            if (root / rel).is_file():
+            if is_file(os.path.join(root, rel)):
                 return rel
         return None
 
     return owner
 
 
-def local_vocabulary(root: Path) -> Local | None:
+def local_vocabulary(root: Path | str) -> Local | None:
     """The vault's compiled vocabulary for ``bio.vocabulary.expand``, compiled first when the note
     changed (its problems then said once on stderr); None when the vault has none."""
     import zlib
@@ -229,8 +231,8 @@ def local_vocabulary(root: Path) -> Local | None:
     from biocortex_cli.bio.text import VERSION
     from biocortex_cli.store.files import read_note_text
 
-    note = root / VOCABULARY_REL
-    if not note.is_file():
+    note = os.path.join(root, VOCABULARY_REL)  # os.path, not pathlib: recall's path
+    if not is_file(note):
         return None
     try:
         text = read_note_text(note, VOCABULARY_REL)
@@ -238,15 +240,17 @@ def local_vocabulary(root: Path) -> Local | None:
         return None  # `biocortex check` says why
     data = text.encode("utf-8", "surrogateescape")
     key = f"{zlib.crc32(data):08x}-{len(data)}-{VERSION}"
-    folder = root / COMPILED_DIR
-    compiled = folder / COMPILED_NAME.format(key=key)
-    if not compiled.is_file():
-        if (folder / EMPTY_NAME.format(key=key)).is_file():
+    folder = os.path.join(root, COMPILED_DIR)
+    compiled = os.path.join(folder, COMPILED_NAME.format(key=key))
+    if not is_file(compiled):
+        if is_file(os.path.join(folder, EMPTY_NAME.format(key=key))):
             return None  # the template's note: prose and a commented example, no group
-        made = _compile(root, text, key)
+        from pathlib import Path
+
+        made = _compile(Path(root), text, key)
         if made is None:
             return None
-        compiled = made
+        compiled = str(made)
     from biocortex_cli.bio.vocabulary import Local  # only here: `fact verify` on the template's note needs none
 
     owner = note_owner(root)
@@ -373,8 +377,8 @@ def _compile(root: Path, text: str, key: str) -> Path | None:
     to the system's temporary folder), remove older ones, and say the note's problems once. None
     (and a marker saying so) when the note has no group."""
     import contextlib
-    import os
     import tempfile
+    from pathlib import Path
 
     from biocortex_cli.bio.vocabulary import write
 
