@@ -1,9 +1,9 @@
 """Semantic memory through the library API: facts and entities.
 
 Each function takes the vault and keyword arguments, checks them (:mod:`.checks`), calls
-``facts/`` and returns an immutable record (a plain class, facts/model.py ``Record``: ``fact verify``
-and ``fact query`` are hot commands; ``dataclasses`` costs them ~60 M instructions of imports, a
-``NamedTuple`` ~0.6 M to define and ``typing``) whose ``as_json()`` is
+``facts/`` and returns an immutable record (a ``NamedTuple`` made by ``records.py``: ``fact verify``
+and ``fact query`` are hot commands, and ``dataclasses`` costs them ~60 M instructions of imports,
+``typing`` ~16 M) whose ``as_json()`` is
 what ``biocortex fact …`` and ``biocortex entity …`` print with ``--json`` and what the MCP tools
 return. Notes that cannot be read are skipped with a warning on stderr, like the index's.
 """
@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from biocortex_cli.api.checks import UNIT, Bounds, Choice, checked
-from biocortex_cli.facts.record import Record
+from biocortex_cli.records import NamedTuple  # typing's, without importing typing
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
@@ -33,18 +33,12 @@ HOPS = Bounds(1, 5)
 STATUS = Choice(("current", "retracted", "superseded", "all"))
 
 
-class FactAdded(Record):
-    """The fact recorded; ``merged``: the statement was already a fact and its sources were
-    merged; the current facts it contradicts; ``notes``: names resolved through aliases,
-    ambiguous symbols, a reopening; ``reopened``: it was retracted or superseded, and ``reopen``
-    made it current again."""
-
-    _fields = ("fact", "merged", "contradicts", "notes", "reopened")
-    __slots__ = _fields
-
-    def __init__(self, fact: Fact, merged: bool, contradicts: tuple[Fact, ...], notes: tuple[str, ...],
-                 reopened: bool = False) -> None:
-        self.fact, self.merged, self.contradicts, self.notes, self.reopened = fact, merged, contradicts, notes, reopened
+class FactAdded(NamedTuple):
+    fact: Fact
+    merged: bool  # the statement was already a fact: its sources were merged
+    contradicts: tuple[Fact, ...]
+    notes: tuple[str, ...]  # names resolved through aliases, ambiguous symbols, a reopening
+    reopened: bool = False  # it was retracted or superseded, and `reopen` made it current again
 
     def as_json(self) -> dict[str, Any]:
         return {**self.fact.as_json(), "created": self.fact.record.get("created"), "merged": self.merged,
@@ -52,38 +46,26 @@ class FactAdded(Record):
                 "notes": list(self.notes)}
 
 
-class FactList(Record):
-    _fields = ("facts",)
-    __slots__ = _fields
-
-    def __init__(self, facts: tuple[Fact, ...]) -> None:
-        self.facts = facts
+class FactList(NamedTuple):
+    facts: tuple[Fact, ...]
 
     def as_json(self) -> list[dict[str, Any]]:
         return [f.as_json() for f in self.facts]
 
 
-class EntityPage(Record):
+class EntityPage(NamedTuple):
     """An entity's aliases, its facts out and in, and the episodes that mention it."""
 
-    _fields = ("page",)
-    __slots__ = _fields
-
-    def __init__(self, page: dict[str, Any]) -> None:
-        self.page = page
+    page: dict[str, Any]
 
     def as_json(self) -> dict[str, Any]:
         return self.page
 
 
-class Contests(Record):
+class Contests(NamedTuple):
     """Open contradictions between facts, weighed (`check --facts`): information, not problems."""
 
-    _fields = ("contested",)
-    __slots__ = _fields
-
-    def __init__(self, contested: tuple[Contest, ...]) -> None:
-        self.contested = contested
+    contested: tuple[Contest, ...]
 
     def as_json(self) -> dict[str, Any]:
         return {"contested": [c.as_json() for c in self.contested]}

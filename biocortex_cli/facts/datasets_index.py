@@ -42,7 +42,7 @@ from pathlib import Path
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.facts.datasets import STATE_FOLDER, Dataset, Progress, resolve_path, state_folder
-from biocortex_cli.facts.record import Record
+from biocortex_cli.records import NamedTuple  # typing's, without importing typing
 from biocortex_cli.render.blocks import format_key
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
@@ -134,17 +134,17 @@ def qualifier_suffix(quals: dict[str, str]) -> str:
 # --- building -----------------------------------------------------------------------------------
 
 
-class BuildReport(Record):
-    """What a build read and wrote (``bytes``: the index file's size)."""
-
-    _fields = ("dataset", "rows", "edges", "nodes", "skipped", "problems", "checksums", "sizes", "seconds", "bytes")
-    __slots__ = _fields
-
-    def __init__(self, dataset: str, rows: int, edges: int, nodes: int, skipped: dict[str, int],
-                 problems: list[DataError], checksums: dict[str, str], sizes: dict[str, int], seconds: float,
-                 bytes: int) -> None:
-        self.dataset, self.rows, self.edges, self.nodes, self.skipped = dataset, rows, edges, nodes, skipped
-        self.problems, self.checksums, self.sizes, self.seconds, self.bytes = problems, checksums, sizes, seconds, bytes
+class BuildReport(NamedTuple):
+    dataset: str
+    rows: int
+    edges: int
+    nodes: int
+    skipped: dict[str, int]
+    problems: list[DataError]
+    checksums: dict[str, str]
+    sizes: dict[str, int]
+    seconds: float
+    bytes: int  # of the index file
 
     def as_json(self) -> dict[str, Any]:
         return {"dataset": self.dataset, "rows": self.rows, "edges": self.edges, "nodes": self.nodes,
@@ -450,15 +450,12 @@ class DatasetEdges:
 # --- freshness ----------------------------------------------------------------------------------
 
 
-class Freshness(Record):
-    """Whether a dataset can answer on this machine (``state``: ok, missing, changed, unindexed,
-    stale; the last two are rebuilt when allowed), and if not, why and what to do."""
+class Freshness(NamedTuple):
+    """Whether a dataset can answer on this machine, and if not, why and what to do."""
 
-    _fields = ("state", "message", "hint")
-    __slots__ = _fields
-
-    def __init__(self, state: str, message: str = "", hint: str = "") -> None:
-        self.state, self.message, self.hint = state, message, hint
+    state: str  # ok, missing, changed, unindexed, stale (the last two are rebuilt when allowed)
+    message: str = ""
+    hint: str = ""
 
     @property
     def usable(self) -> bool:
@@ -583,14 +580,11 @@ def stderr_notice(text: str) -> None:
 # --- consulting ---------------------------------------------------------------------------------
 
 
-class Consulted(Record):
+class Consulted(NamedTuple):
     """The datasets that answer, and a warning for each that cannot."""
 
-    _fields = ("edges", "warnings")
-    __slots__ = _fields
-
-    def __init__(self, edges: list[DatasetEdges], warnings: list[str]) -> None:
-        self.edges, self.warnings = edges, warnings
+    edges: list[DatasetEdges]
+    warnings: list[str]
 
     def close(self) -> None:
         for source in self.edges:

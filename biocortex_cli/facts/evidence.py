@@ -47,7 +47,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from biocortex_cli.errors import UsageError
-from biocortex_cli.facts.record import Record
+from biocortex_cli.records import NamedTuple  # typing's, without importing typing
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
@@ -81,15 +81,10 @@ _EPISODE = r"(?i)episode:(\S+)"
 _EPISODE_ID = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
 
 
-class Source(Record):
-    """A source as written into a note (``text``, normalised), its ``kind`` (one of KINDS) and the
-    independent source it is (``key``: one key, one vote)."""
-
-    _fields = ("text", "kind", "key")
-    __slots__ = _fields
-
-    def __init__(self, text: str, kind: str, key: str) -> None:
-        self.text, self.kind, self.key = text, kind, key
+class Source(NamedTuple):
+    text: str  # as it is written into the note (normalised)
+    kind: str  # one of KINDS
+    key: str  # the independent source it is: one key, one vote
 
 
 def parse_source(text: str, *, episode_exists: Callable[[str], bool] | None = None) -> Source:
@@ -217,20 +212,22 @@ def source_kind(text: str) -> str:
     return found.kind if found is not None else "episode" if re.fullmatch(_EPISODE_ID, text) else "unknown"
 
 
-class Evidence(Record):
+class Evidence(NamedTuple):
     """One independent source behind one assertion (a fact note, or a dataset's row).
 
     ``origin`` is where the assertion lives: a fact id, or ``dataset:<name>@<version>`` for an
     edge of a registered dataset; ``refs`` are the citations the source carries (counted once,
     with it)."""
 
-    _fields = ("source", "kind", "key", "confidence", "origin", "refs", "version", "author", "added")
-    __slots__ = _fields
-
-    def __init__(self, source: str, kind: str, key: str, confidence: float, origin: str, refs: tuple[str, ...] = (),
-                 version: str | None = None, author: str = "", added: str = "") -> None:
-        self.source, self.kind, self.key, self.confidence, self.origin = source, kind, key, confidence, origin
-        self.refs, self.version, self.author, self.added = refs, version, author, added
+    source: str
+    kind: str
+    key: str
+    confidence: float
+    origin: str
+    refs: tuple[str, ...] = ()
+    version: str | None = None
+    author: str = ""
+    added: str = ""
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"source": self.source, "kind": self.kind, "confidence": self.confidence,
@@ -283,14 +280,11 @@ def combined_confidence(items: Iterable[Evidence | float]) -> float:
     return round(1.0 - miss, 4)
 
 
-class Side(Record):
+class Side(NamedTuple):
     """The evidence on one side of a claim: one entry per independent source."""
 
-    _fields = ("evidence", "mass")
-    __slots__ = _fields
-
-    def __init__(self, evidence: tuple[Evidence, ...], mass: float) -> None:
-        self.evidence, self.mass = evidence, mass
+    evidence: tuple[Evidence, ...]
+    mass: float
 
     @property
     def sources(self) -> int:

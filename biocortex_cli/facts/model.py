@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from biocortex_cli.errors import DataError, UsageError
-from biocortex_cli.facts.record import Record
+from biocortex_cli.records import NamedTuple  # typing's, without importing typing
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (~16 M instructions; mypy reads the block)
 if TYPE_CHECKING:
@@ -46,14 +46,10 @@ MAX_NAME = 500
 _SLUG_PART = r"[^a-z0-9]+"  # compiled on first use (re's cache): `fact verify` makes no id
 
 
-class Fact(Record):
-    """An assertion: the record (a fact note's frontmatter, or a dataset edge's), where it is, its line."""
-
-    _fields = ("record", "path", "line")
-    __slots__ = _fields
-
-    def __init__(self, record: dict[str, Any], path: str, line: int = 1) -> None:
-        self.record, self.path, self.line = record, path, line
+class Fact(NamedTuple):  # not a dataclass: `dataclasses` costs `fact verify` ~60 M instructions of imports
+    record: dict[str, Any]
+    path: str
+    line: int = 1
 
     @property
     def id(self) -> str:
@@ -117,22 +113,16 @@ class Fact(Record):
         return {**_plain(self.record), "path": self.path}
 
 
-class FactRules(Record):
+class FactRules(NamedTuple):
     """What predicates mean to each other (config: facts): which take one object only, which
     contradict each other, which chain, which are narrower than which, and when one side of the
     evidence clearly outweighs the other."""
 
-    _fields = ("single_valued", "opposites", "transitive", "broader", "outweigh")
-    __slots__ = _fields
-
-    def __init__(self, single_valued: frozenset[str] = frozenset(), opposites: Mapping[str, str] | None = None,
-                 transitive: frozenset[str] = frozenset(), broader: Mapping[str, str] | None = None,
-                 outweigh: float = 3.0) -> None:
-        self.single_valued = single_valued
-        self.opposites: Mapping[str, str] = {} if opposites is None else opposites
-        self.transitive = transitive
-        self.broader: Mapping[str, str] = {} if broader is None else broader  # narrower -> broader
-        self.outweigh = outweigh
+    single_valued: frozenset[str] = frozenset()
+    opposites: Mapping[str, str] = {}  # shared by instances, never changed in place
+    transitive: frozenset[str] = frozenset()
+    broader: Mapping[str, str] = {}  # narrower -> broader; shared, never changed in place
+    outweigh: float = 3.0
 
     @classmethod
     def from_config(cls, vault: Vault) -> FactRules:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from biocortex_cli.facts.evidence import Evidence, Side, weigh
 from biocortex_cli.facts.model import Fact, FactRules, name_key, normalize_predicate
-from biocortex_cli.facts.record import Record
+from biocortex_cli.records import NamedTuple  # typing's, without importing typing
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
@@ -93,20 +93,13 @@ class Layered:
         return found
 
 
-class QueryResult(Record):
-    """The answer of ``fact query``: the entity as asked, the entity names it resolved to and how
-    ("name", "alias", "synonym", "substring" or "none"), the facts with their hops from the
-    entity, whether the limit stopped the walk, and the names containing the text (an exact miss)."""
-
-    _fields = ("entity", "matched", "how", "facts", "truncated", "suggestions")
-    __slots__ = _fields
-
-    def __init__(self, entity: str, matched: list[str], how: str, facts: list[tuple[Fact, int]] | None = None,
-                 truncated: bool = False, suggestions: list[str] | None = None) -> None:
-        self.entity, self.matched, self.how = entity, matched, how
-        self.facts: list[tuple[Fact, int]] = [] if facts is None else facts
-        self.truncated = truncated
-        self.suggestions: list[str] = [] if suggestions is None else suggestions
+class QueryResult(NamedTuple):
+    entity: str  # as asked
+    matched: list[str]  # entity names the question resolved to
+    how: str  # "name", "alias", "synonym", "substring" or "none"
+    facts: list[tuple[Fact, int]] = []  # noqa: RUF012 - shared default, never changed in place; (fact, hops from the entity)
+    truncated: bool = False  # the limit stopped the walk
+    suggestions: list[str] = []  # noqa: RUF012 - shared default, never changed in place; names containing the text (exact miss)
 
     def as_json(self) -> dict[str, Any]:
         return {"entity": self.entity, "matched": self.matched, "match": self.how, "truncated": self.truncated,
@@ -192,22 +185,20 @@ def query_facts(source: FactSource, entity: str, *, predicate: str | None = None
 EXIT_CODES = {"supported": 0, "unknown": 4, "contested": 5, "contradicted": 6}
 
 
-class Verdict(Record):
-    """What memory says about a claim (``verdict``: supported, contested, contradicted, unknown),
-    with the evidence on each side, counted per independent source (facts/evidence.py ``weigh``);
-    ``supporting``: chains of facts (one fact when direct)."""
+class Verdict(NamedTuple):
+    """What memory says about a claim, with the evidence on each side, counted per independent
+    source (facts/evidence.py ``weigh``)."""
 
-    _fields = ("verdict", "subject", "predicate", "object", "supporting", "contradicting", "pro", "con",
-               "qualifiers", "outweigh")
-    __slots__ = _fields
-
-    def __init__(self, verdict: str, subject: str, predicate: str, object: str, supporting: list[list[Fact]],
-                 contradicting: list[Fact], pro: Side, con: Side, qualifiers: Mapping[str, str] | None = None,
-                 outweigh: float = 3.0) -> None:
-        self.verdict, self.subject, self.predicate, self.object = verdict, subject, predicate, object
-        self.supporting, self.contradicting, self.pro, self.con = supporting, contradicting, pro, con
-        self.qualifiers: Mapping[str, str] = {} if qualifiers is None else qualifiers
-        self.outweigh = outweigh
+    verdict: str  # supported, contested, contradicted, unknown
+    subject: str
+    predicate: str
+    object: str
+    supporting: list[list[Fact]]  # each a chain of facts (one fact when direct)
+    contradicting: list[Fact]
+    pro: Side
+    con: Side
+    qualifiers: Mapping[str, str] = {}  # shared default, never changed in place
+    outweigh: float = 3.0
 
     @property
     def exit_code(self) -> int:
@@ -298,17 +289,17 @@ def _chains(source: FactSource, pred: str, s_keys: set[str], o_keys: set[str], h
     return out[:10]
 
 
-class Contest(Record):
+class Contest(NamedTuple):
     """Two current assertions that contradict each other (an opposite predicate, or another object
     of a single-valued one), the one with more evidence first: information for `check --facts`,
     not a problem of the vault. ``verdict`` is what `fact verify` says of the stronger one:
     ``supported`` when its evidence clearly outweighs the other's, else ``contested``."""
 
-    _fields = ("stronger", "weaker", "verdict", "pro", "con")
-    __slots__ = _fields
-
-    def __init__(self, stronger: Fact, weaker: Fact, verdict: str, pro: Side, con: Side) -> None:
-        self.stronger, self.weaker, self.verdict, self.pro, self.con = stronger, weaker, verdict, pro, con
+    stronger: Fact
+    weaker: Fact
+    verdict: str
+    pro: Side
+    con: Side
 
     def as_json(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "claim": self.stronger.sentence(), "opposed_by": self.weaker.sentence(),
