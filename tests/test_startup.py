@@ -360,10 +360,10 @@ def test_text_scores_match_one_gain_per_list(lists: list[Any], light: set[int], 
 
 #: the note parser (store/notes.py: a dataset's cached record needs no Note); the entity patterns
 #: (a plain symbol is resolved with bio/symbols.py)
-OFF_VERIFY_PATH = ("biocortex_cli.store.notes", "biocortex_cli.bio.entities")
-#: verify's own modules import ``typing`` only for type checking (their records are plain classes,
-#: facts/record.py; cli/app.py gives the command module typer's ``Annotated``): once the modules
-#: every command shares do without it, it is off the path.
+#: (pathlib: the vault's folder, its state folder and a dataset's file as str, os.path; ~17 M instructions)
+OFF_VERIFY_PATH = ("biocortex_cli.store.notes", "biocortex_cli.bio.entities", "pathlib", "typing")
+#: verify's own modules import ``typing`` only for type checking (their records are records.py's
+#: NamedTuples; cli/app.py gives the command module typer's ``Annotated``).
 VERIFY_MODULES = ("biocortex_cli.facts.", "biocortex_cli.api.facts", "biocortex_cli.bio.symbols",
                   "biocortex_cli.store.vocabulary", "biocortex_cli.cli.fact")
 

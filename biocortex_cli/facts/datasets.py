@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from types import MappingProxyType
 
 from biocortex_cli.errors import DataError, NotFoundError, UsageError
@@ -27,6 +27,7 @@ from biocortex_cli.records import NamedTuple  # typing's, without importing typi
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from biocortex_cli.store.notes import Note
@@ -189,15 +190,24 @@ class Dataset(NamedTuple):
         return out
 
 
-def resolve_path(root: Path, recorded: str) -> Path:
-    """Where a recorded path points on this machine: ``~`` expanded, relative to the vault."""
-    path = Path(os.path.expanduser(recorded))
-    return path if path.is_absolute() else root / path
+def resolved(root: Path | str, recorded: str) -> str:
+    """Where a recorded path points on this machine: ``~`` expanded, relative to the vault; a str
+    (``fact verify`` stats the file on every call, without pathlib)."""
+    return os.path.join(root, os.path.expanduser(recorded))  # an absolute path stays as it is
+
+
+def resolve_path(root: Path | str, recorded: str) -> Path:
+    """:func:`resolved` as a :class:`~pathlib.Path` (indexing and registering)."""
+    from pathlib import Path
+
+    return Path(resolved(root, recorded))
 
 
 def record_path(root: Path, given: Path) -> str:
     """How to record a file's path: relative to the vault when inside it, ``~/…`` when under the
     home folder (so clones on other machines find it where their owners keep it), else absolute."""
+    from pathlib import Path
+
     absolute = Path(os.path.abspath(given))
     for base, prefix in ((Path(os.path.abspath(root)), ""), (Path.home(), "~/")):
         try:
@@ -319,7 +329,7 @@ def dataset_problems(note: Note) -> list[DataError]:
         dataset = dataset_from_note(note)
     except DataError as exc:
         return [exc]
-    stem = Path(note.rel).stem
+    stem = posixpath.splitext(posixpath.basename(note.rel))[0]
     if stem != dataset.name and not note.rel.startswith("archive/"):
         return [DataError(f"the note of dataset {dataset.name!r} must be {dataset_rel(dataset.name)}",
                           path=note.rel, line=note.line_of("id"), hint="rename the file or the id")]
@@ -394,7 +404,7 @@ def dataset_meta(dataset: Dataset, *, created: str, author: str) -> dict[str, An
 # --- reading the notes (cached) --------------------------------------------------------------------------
 
 
-def note_rels(root: Path) -> dict[str, tuple[int, int]]:
+def note_rels(root: Path | str) -> dict[str, tuple[int, int]]:
     """``datasets/*.md`` (not README) -> (mtime_ns, size)."""
     from biocortex_cli.store.walk import list_folder
 
@@ -406,12 +416,13 @@ def note_rels(root: Path) -> dict[str, tuple[int, int]]:
 
 def read_datasets(vault: Vault) -> tuple[list[Dataset], list[DataError]]:
     """Every registered dataset (notes in ``datasets/``) and the notes that cannot be read."""
-    rels = note_rels(vault.root)
+    rels = note_rels(vault.folder)
     if not rels:
         return [], []
-    cache_path = vault.state_dir / STATE_FOLDER / NOTES_CACHE
+    cache_path = os.path.join(vault.state_folder, STATE_FOLDER, NOTES_CACHE)  # os.path: verify's path
     try:
-        cache = json.loads(cache_path.read_text(encoding="utf-8"))
+        with open(cache_path, encoding="utf-8") as fh:
+            cache = json.loads(fh.read())
     except (OSError, ValueError):
         cache = {}
     out, problems, fresh = [], [], {}

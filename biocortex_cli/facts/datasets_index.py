@@ -38,15 +38,15 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 
 from biocortex_cli.errors import DataError
-from biocortex_cli.facts.datasets import STATE_FOLDER, Dataset, Progress, resolve_path, state_folder
+from biocortex_cli.facts.datasets import STATE_FOLDER, Dataset, Progress, resolved, state_folder
 from biocortex_cli.records import NamedTuple  # typing's, without importing typing
 from biocortex_cli.render.blocks import format_key
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from biocortex_cli.facts.model import Fact
@@ -56,7 +56,7 @@ SCHEMA_VERSION = 2
 #: the key of how rows are read into edges (facts/datasets_read.py): a new one rebuilds on first
 #: use. What the tables hold is SCHEMA_VERSION (bumped by hand: a rebuild of a 1M-edge dataset
 #: takes a minute, so a change to this module's queries must not cause one).
-FORMAT = format_key(str(Path(__file__).with_name("datasets_read.py")))
+FORMAT = format_key(os.path.join(os.path.dirname(__file__), "datasets_read.py"))
 BATCH = 50_000
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -156,8 +156,8 @@ class ChecksumMismatch(DataError):
     """The file read is not the one the note registered."""
 
 
-def _stamp(path: Path) -> list[int]:
-    st = path.stat()
+def _stamp(path: Path | str) -> list[int]:
+    st = os.stat(path)
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
@@ -286,7 +286,7 @@ def read_meta(conn: sqlite3.Connection) -> dict[str, Any]:
     return {k: json.loads(v) for k, v in conn.execute("SELECT key, value FROM meta")}
 
 
-def connect(path: Path) -> sqlite3.Connection:
+def connect(path: Path | str) -> sqlite3.Connection:
     """A dataset index, open for reading (and for renewing stamps)."""
     conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA query_only=0")
@@ -462,7 +462,7 @@ class Freshness(NamedTuple):
         return self.state == "ok"
 
 
-def _hash(path: Path) -> str:
+def _hash(path: Path | str) -> str:
     import hashlib
 
     digest = hashlib.sha256()
@@ -472,12 +472,13 @@ def _hash(path: Path) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def file_state(dataset: Dataset, root: Path, meta: dict[str, Any] | None) -> tuple[Freshness, dict[str, list[int]]]:
+def file_state(dataset: Dataset, root: Path | str,
+               meta: dict[str, Any] | None) -> tuple[Freshness, dict[str, list[int]]]:
     """The registered file(s) on this machine against the note (and the index's stamps): ok,
     missing or changed; renewed stamps are returned for the caller to store."""
     renewed: dict[str, list[int]] = {}
     for ref in dataset.files():
-        path = resolve_path(root, ref.path)
+        path = resolved(root, ref.path)
         try:
             stamp = _stamp(path)
         except OSError:
@@ -515,9 +516,9 @@ def index_state(dataset: Dataset, meta: dict[str, Any] | None, encoding: str) ->
     return Freshness("ok")
 
 
-def open_index(state_dir: Path, name: str) -> tuple[sqlite3.Connection, dict[str, Any]] | None:
-    path = index_file(state_dir, name)
-    if not path.exists():
+def open_index(state_dir: Path | str, name: str) -> tuple[sqlite3.Connection, dict[str, Any]] | None:
+    path = os.path.join(state_dir, STATE_FOLDER, f"{name}.sqlite")  # index_file's, without pathlib
+    if not os.path.exists(path):
         return None
     try:
         conn = connect(path)
@@ -538,7 +539,7 @@ def renew_stamps(conn: sqlite3.Connection, meta: dict[str, Any], renewed: dict[s
 Notice = Callable[[str], None]
 
 
-def prepare(dataset: Dataset, root: Path, state_dir: Path, *, encoding: str, build: bool = True,
+def prepare(dataset: Dataset, root: Path | str, state_dir: Path | str, *, encoding: str, build: bool = True,
             notice: Notice | None = None, progress: Progress | None = None) -> tuple[DatasetEdges | None, Freshness]:
     """The dataset's edges, ready to answer — or None and why not. A missing or outdated index
     is built when ``build`` (one notice; a file that changed is never indexed)."""
@@ -561,7 +562,9 @@ def prepare(dataset: Dataset, root: Path, state_dir: Path, *, encoding: str, bui
         size = sum(f.size for f in dataset.files())
         notice(f"biocortex: indexing dataset {dataset.label} ({size / 2**20:.1f} MiB; {state.message or 'first use'})")
     try:
-        build_index(dataset, root, state_dir, encoding=encoding, progress=progress)
+        from pathlib import Path
+
+        build_index(dataset, Path(root), Path(state_dir), encoding=encoding, progress=progress)
     except ChecksumMismatch as exc:
         return None, Freshness("changed", exc.message, exc.hint or "")
     except OSError as exc:  # a read-only vault, a full disk: answer without it, and say why
@@ -607,7 +610,7 @@ def consult(vault: Vault, *, encoding: str | None = None, notice: Notice | None 
         return out
     enc = encoding or vault.config.tokenizer.encoding
     for dataset in datasets:
-        source, state = prepare(dataset, vault.root, vault.state_dir, encoding=enc, build=build, notice=notice)
+        source, state = prepare(dataset, vault.folder, vault.state_folder, encoding=enc, build=build, notice=notice)
         if source is None:
             out.warnings.append(f"biocortex: warning: {state.message}; answering without it ({state.hint})")
         else:

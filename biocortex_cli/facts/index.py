@@ -25,7 +25,6 @@ import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
 from stat import S_ISREG
 
 from biocortex_cli.errors import DataError
@@ -107,7 +106,7 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
         known = dict(((r, (m, s)) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM facts")))
         known.update(((r, (m, s)) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM entity_files")))
         known.update((r, (0, -1)) for (r,) in conn.execute("SELECT rel FROM fact_problems"))
-        now = note_stamps(vault.root, ("facts", "entities"))
+        now = note_stamps(vault.folder, ("facts", "entities"))
         todo = {r for r, st in now.items() if known.get(r) != st} | (set(known) - set(now))
     _update(conn, vault, sorted(todo), encoding, written or {})
     if "header_tokens" not in state:
@@ -144,6 +143,8 @@ def _damaged(conn: sqlite3.Connection, state: dict[str, str]) -> bool:
 
 def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding: str,
             written: Mapping[str, tuple[Note, int]]) -> None:
+    from pathlib import Path  # here, not at the top: `fact verify` with nothing changed needs none
+
     from biocortex_cli.facts.model import Fact, fact_from_note
     from biocortex_cli.facts.render import recall_line
     from biocortex_cli.store.notes import read_note
@@ -347,5 +348,5 @@ def open_facts(vault: Any, *, full: bool = False,
     encoding = vault.config.tokenizer.encoding
     conn, _report = refresh(vault, encoding)
     problems = refresh_facts(conn, vault, encoding, full=full, written=written)
-    local = local_vocabulary(vault.root) if vault.config.episodic.vocabulary else None
+    local = local_vocabulary(vault.folder) if vault.config.episodic.vocabulary else None
     return conn, IndexedFacts(conn, local), problems

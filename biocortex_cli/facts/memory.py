@@ -31,7 +31,7 @@ def edge_sources(vault: Any, conn: sqlite3.Connection) -> list[EdgeSource]:
     del conn
     from biocortex_cli.store.walk import has_notes
 
-    if not has_notes(vault.root, "datasets"):
+    if not has_notes(vault.folder, "datasets"):
         return []
     from biocortex_cli.facts.datasets_index import consult, stderr_notice
 

@@ -7,8 +7,8 @@ it differs, so a change here never prints old and new lines side by side.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from pathlib import Path
 
 from biocortex_cli.render.blocks import format_key
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from biocortex_cli.facts.query import Contest, QueryResult, Verdict
 
 #: the key of what facts/index.py caches: the recall line and header here, the record (model.py)
-FORMAT = format_key(__file__, str(Path(__file__).with_name("model.py")))
+FORMAT = format_key(__file__, os.path.join(os.path.dirname(__file__), "model.py"))  # os.path: verify's path
 RECALL_HEADER = "## Known facts about the entities in the question\n\n"
 
 
