@@ -10,6 +10,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import Cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -133,7 +134,44 @@ def test_records_named_tuple_is_typings() -> None:
     assert repr(a) == repr(b) == "Hit(rel='x', score=0.5, terms=())"
     assert a._replace(score=1.0).double() == b._replace(score=1.0).double() == 2.0
     assert a._asdict() == b._asdict() and ours._make(["y", 1.0, ()]) == theirs._make(["y", 1.0, ()])
-    assert ours.__new__.__defaults__ == theirs.__new__.__defaults__
+    assert ours._field_defaults == theirs._field_defaults == {"score": 0.0, "terms": ()}
+    # made as typing's is made, argument by argument: positional, keywords, defaults, and the errors
+    for args, kwargs in ((("x",), {}), (("x", 2.0), {"terms": ("a",)}), ((), {"rel": "y"}),
+                         ((), {"terms": (), "rel": "z", "score": 3.0}), (("x", 1.0, ("t",)), {})):
+        assert ours(*args, **kwargs) == theirs(*args, **kwargs), (args, kwargs)
+        assert type(ours(*args, **kwargs)) is ours
+    for args, kwargs in (((), {}), (("x",), {"rel": "y"}), (("x",), {"other": 1}), (("x", 1.0, (), 4), {})):
+        with pytest.raises(TypeError):
+            theirs(*args, **kwargs)
+        with pytest.raises(TypeError):
+            ours(*args, **kwargs)
+    with pytest.raises(ValueError):
+        a._replace(other=1)
+    with pytest.raises(TypeError):
+        ours._make(["y"])
+    assert a.rel == a[0] == "x" and ours.rel.__doc__ == theirs.rel.__doc__
+    assert not hasattr(a, "__dict__") and hash(a) == hash(("x", 0.5, ()))
+
+
+def test_records_are_defined_without_compiling_source() -> None:
+    """A record's class is made without generated source (collections.namedtuple compiles a
+    ``__new__`` for each: ~0.4 M instructions a class on every start), and pickles by name."""
+    code = """if True:
+        import pickle, sys
+        from biocortex_cli.records import NamedTuple
+        from biocortex_cli.bio.vocabulary import Expansion
+        compiled = []
+        sys.addaudithook(lambda event, args: compiled.append(args[1]) if event == "compile" else None)
+        class Row(NamedTuple):
+            a: int
+            b: str = ""
+        assert Row(1) == (1, "") and Row(b="x", a=2) == (2, "x")
+        expansion = Expansion("term", "synonym", 0.5, "lab", "lab.txt:1")
+        assert pickle.loads(pickle.dumps(expansion)) == expansion
+        print(compiled)
+    """
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
 
 
 def _facts_and_a_dataset(cli: Cli, tmp_path: Path) -> None:
