@@ -36,7 +36,6 @@ keys (``scripts/build_vocabulary.py``).
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 
 __all__ = ["KEPT", "QUESTION_WORDS", "STOP_WORDS", "VERSION", "stem", "tokenize"]
@@ -77,7 +76,9 @@ def tokenize(text: str) -> list[str]:
     if not text:
         return []
     if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
+        from unicodedata import normalize  # here: ASCII text, most of it, needs none
+
+        text = normalize("NFKC", text)
     if _FAST_ASCII.fullmatch(text):  # all lower-case, no identifiers possible: skip the scan
         return _words(text)
     tokens: list[str] = []

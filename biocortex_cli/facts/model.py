@@ -180,9 +180,11 @@ class FactRules(NamedTuple):
 def clean_text(value: Any, what: str) -> str:
     if not isinstance(value, str):
         raise UsageError(f"the {what} must be text, not {value!r}")
-    from unicodedata import normalize
+    if not value.isascii():  # (NFC leaves ASCII as it is: `fact verify` of symbols imports no unicodedata)
+        from unicodedata import normalize
 
-    text = " ".join(normalize("NFC", value).split())
+        value = normalize("NFC", value)
+    text = " ".join(value.split())
     if not text:
         raise UsageError(f"the {what} is empty", hint=f"give a non-empty {what}")
     if len(text) > MAX_NAME:
