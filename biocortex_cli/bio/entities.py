@@ -31,35 +31,16 @@ from biocortex_cli.bio.symbols import AA3 as _AA3
 from biocortex_cli.bio.symbols import ID_KINDS as _ID_KINDS
 from biocortex_cli.bio.symbols import as_written
 from biocortex_cli.bio.symbols import id_kinds as _kinds
+from biocortex_cli.records import NamedTuple  # typing's, without importing typing
 
 __all__ = ["Entity", "entity_names", "extract_entities", "is_identifier", "normalize_entity", "variant_gene"]
 
 
-class Entity:
-    """An entity found in text: its ``name`` (normalised), ``kind`` (gene, ensembl, uniprot,
-    ontology, dbsnp, pmid, doi, accession, refseq, variant, …) and where it is (``start``,
-    ``end``). A plain class, equal when its fields are: a NamedTuple costs ~0.6 M instructions to
-    define, and ``typing`` (`fact verify` imports this module to resolve a name)."""
-
-    __slots__ = ("end", "kind", "name", "start")
-
-    def __init__(self, name: str, kind: str, start: int, end: int) -> None:
-        self.name, self.kind, self.start, self.end = name, kind, start, end
-
-    def _fields(self) -> tuple[str, str, int, int]:
-        return (self.name, self.kind, self.start, self.end)
-
-    def __eq__(self, other: object) -> bool:
-        return self._fields() == other._fields() if isinstance(other, Entity) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._fields())
-
-    def __iter__(self) -> Iterator[str | int]:
-        return iter(self._fields())
-
-    def __repr__(self) -> str:
-        return f"Entity(name={self.name!r}, kind={self.kind!r}, start={self.start!r}, end={self.end!r})"
+class Entity(NamedTuple):
+    name: str  # normalised
+    kind: str  # gene, ensembl, uniprot, ontology, dbsnp, pmid, doi, accession, refseq, variant, …
+    start: int
+    end: int
 
 
 # --- identifiers ---------------------------------------------------------------------------

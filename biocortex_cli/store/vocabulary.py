@@ -30,12 +30,12 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 
 from biocortex_cli.errors import DataError
+from biocortex_cli.records import NamedTuple  # typing's, without importing typing
 from biocortex_cli.store.files import is_file
 
 TYPE_CHECKING = False  # `typing` and `pathlib` are not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
 
     from biocortex_cli.bio.vocabulary import Local
     from biocortex_cli.store.git import Author
@@ -53,32 +53,14 @@ _WIKILINK = r"\[\[([^\]|#^\n]+)(?:[#^][^\]|\n]*)?(?:\|([^\]\n]*))?\]\]"
 _FENCE = r"^\s{0,3}(```|~~~)"
 
 
-class Group:
+class Group(NamedTuple):
     """One list item: ``keys`` (every term of a two-way group, or the left side of a one-way
-    entry) and ``targets`` (the right side of ``->``; empty for a two-way group), as written.
-    (Plain classes, equal when their fields are: `fact verify` imports this module, and a
-    NamedTuple costs ~0.6 M instructions to define, and ``typing``.)"""
+    entry) and ``targets`` (the right side of ``->``; empty for a two-way group), as written."""
 
-    __slots__ = ("comment", "keys", "line", "targets")
-
-    def __init__(self, line: int, keys: tuple[str, ...], targets: tuple[str, ...] = (), comment: str = "") -> None:
-        self.line, self.keys, self.targets, self.comment = line, keys, targets, comment
-
-    def _fields(self) -> tuple[int, tuple[str, ...], tuple[str, ...], str]:
-        return (self.line, self.keys, self.targets, self.comment)
-
-    def __eq__(self, other: object) -> bool:
-        return self._fields() == other._fields() if isinstance(other, Group) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._fields())
-
-    def __repr__(self) -> str:
-        return f"Group(line={self.line!r}, keys={self.keys!r}, targets={self.targets!r}, comment={self.comment!r})"
-
-    def _replace(self, **changes: Any) -> Group:
-        return Group(**{"line": self.line, "keys": self.keys, "targets": self.targets, "comment": self.comment,
-                        **changes})
+    line: int
+    keys: tuple[str, ...]
+    targets: tuple[str, ...] = ()
+    comment: str = ""
 
     @property
     def terms(self) -> tuple[str, ...]:
@@ -90,23 +72,9 @@ class Group:
         return out + (f"  # {self.comment}" if self.comment else "")
 
 
-class Parsed:
-    """A note's usable groups (a line with a problem is left out) and its problems."""
-
-    __slots__ = ("groups", "problems")
-
-    def __init__(self, groups: tuple[Group, ...], problems: tuple[DataError, ...]) -> None:
-        self.groups, self.problems = groups, problems
-
-    def __eq__(self, other: object) -> bool:
-        return (self.groups, self.problems) == (other.groups, other.problems) if isinstance(other, Parsed) \
-            else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash((self.groups, self.problems))
-
-    def __repr__(self) -> str:
-        return f"Parsed(groups={self.groups!r}, problems={self.problems!r})"
+class Parsed(NamedTuple):
+    groups: tuple[Group, ...]  # the usable ones: a line with a problem is left out
+    problems: tuple[DataError, ...]
 
 
 def parse(text: str, rel: str = VOCABULARY_REL) -> Parsed:
