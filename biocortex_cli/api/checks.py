@@ -27,7 +27,7 @@ def option(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-class Bounds:  # a plain class, not a NamedTuple (`typing`) nor a frozen dataclass: on recall's path
+class Bounds:  # a plain class, not a frozen dataclass: on recall's path
     """A number from ``low`` to ``high`` (either may be open); None (not given) passes."""
 
     __slots__ = ("example", "high", "low")

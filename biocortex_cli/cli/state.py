@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from biocortex_cli.store.vault import Vault
 
 
-class GlobalOptions:  # replaced whole, never changed; a plain class: a NamedTuple needs `typing`
+class GlobalOptions:  # replaced whole, never changed; a plain class
     __slots__ = ("author", "debug", "secret_policy", "vault")
 
     def __init__(self, vault: str | None = None, author: str | None = None, debug: bool = False,

@@ -60,7 +60,7 @@ class RefreshReport:
         return bool(self.added or self.updated or self.removed or self.rebuilt)
 
 
-class Scan:  # a plain class: a NamedTuple costs ~0.4 M instructions more to define (recall's path)
+class Scan:  # a plain class (recall's path)
     """What a scan of the vault found: note -> (mtime_ns, size), and folder stamps.
 
     ``dirs`` maps every indexed folder to [mtime_ns, subfolders, digest of its notes' names and

@@ -224,8 +224,8 @@ def search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
 
 # --- the stages ----------------------------------------------------------------------------------
 
-# The stages' own records are plain classes: a NamedTuple costs ~0.7 M instructions to define (a
-# compile() per field, for its annotation), on every recall's start-up.
+# The stages' own records are plain classes with __slots__: some are filled in as the stages run
+# (``_Asked``), and all are defined on every recall's start-up.
 
 class _Asked:
     """What every stage reads: the options, the query's terms and weights, the index's state;

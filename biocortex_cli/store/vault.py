@@ -433,7 +433,7 @@ def git_blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-class _Journaled:  # a plain class: a NamedTuple costs ~0.4 M instructions more to define (recall's path)
+class _Journaled:  # a plain class (recall's path)
     __slots__ = ("copy", "post", "pre")
 
     def __init__(self, pre: str | None, post: str | None, copy: str | None) -> None:

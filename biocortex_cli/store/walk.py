@@ -38,7 +38,7 @@ README = "README.md"
 Stamp = tuple[int, int]  # (mtime_ns, size) of the entry itself (a link is not followed)
 
 
-class Folder:  # a plain class: a NamedTuple costs ~0.4 M instructions more to define (recall's path)
+class Folder:  # a plain class (recall's path)
     """One memory folder as listed: its notes with their stamps, its subfolders, its strays."""
 
     __slots__ = ("mtime_ns", "notes", "rel", "strays", "subdirs")
