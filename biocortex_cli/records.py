@@ -72,6 +72,10 @@ else:
 
     class _Maker(type):
         def __new__(cls, name, bases, namespace):
+            if "__annotations__" not in namespace and "__annotate__" in namespace:
+                # Python 3.14 defers a class's annotations unless the module asks for strings
+                raise TypeError(f"{name}: a module defining records.NamedTuple classes needs "
+                                "`from __future__ import annotations`")
             annotations = namespace.get("__annotations__", {})
             fields = tuple(annotations)
             for field in fields:
