@@ -73,8 +73,16 @@ INDEXES = ("CREATE INDEX edges_so ON edges(s, o); CREATE INDEX edges_o ON edges(
 MAX_IN = 500  # keys per IN (...) list
 
 
-def index_file(state_dir: Path, name: str) -> Path:
-    return state_dir / STATE_FOLDER / f"{name}.sqlite"
+def index_location(state_dir: Path | str, name: str) -> str:
+    """Where dataset ``name``'s index lives, as a str (``fact verify`` opens it without pathlib)."""
+    return os.path.join(state_dir, STATE_FOLDER, f"{name}.sqlite")
+
+
+def index_file(state_dir: Path | str, name: str) -> Path:
+    """:func:`index_location` as a :class:`~pathlib.Path` (building, refreshing, removing)."""
+    from pathlib import Path
+
+    return Path(index_location(state_dir, name))
 
 
 def note_digest(dataset: Dataset) -> str:
@@ -517,7 +525,7 @@ def index_state(dataset: Dataset, meta: dict[str, Any] | None, encoding: str) ->
 
 
 def open_index(state_dir: Path | str, name: str) -> tuple[sqlite3.Connection, dict[str, Any]] | None:
-    path = os.path.join(state_dir, STATE_FOLDER, f"{name}.sqlite")  # index_file's, without pathlib
+    path = index_location(state_dir, name)
     if not os.path.exists(path):
         return None
     try:
