@@ -8,6 +8,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import Cli, git
@@ -84,10 +85,12 @@ def test_the_check_is_throttled_where_it_is_slow(vault: Path, cli: Cli) -> None:
     assert "edits_checked" not in meta or float(meta["edits_cost"]) >= build.EDITS_ALWAYS
 
 
-def _meta(vault: Path) -> dict[str, str]:
+def _meta(vault: Path) -> dict[str, Any]:
+    from biocortex_cli.index.store import get_meta
+
     conn = sqlite3.connect(vault / ".biocortex" / "index.sqlite")
     try:
-        return {k: v for k, v in conn.execute("SELECT key, value FROM meta")}
+        return get_meta(conn)
     finally:
         conn.close()
 
@@ -221,7 +224,7 @@ def test_a_watcher_that_cannot_start_is_not_waited_for_and_tried_again_later(wat
     try:
         assert cli("recall", "macs2 peaks").code == 0
         meta = _meta(vault)
-        assert meta.get("watch") == "null" and float(meta["watch_retry"]) > time.time()
+        assert "watch" in meta and meta["watch"] is None and float(meta["watch_retry"]) > time.time()
         _throttled_check_finds(vault, cli, note, "Tn5 offsets", "Tn5 offsets (okapi batch)", "okapi batch")
     finally:
         tmp.unlink()

@@ -198,6 +198,29 @@ def test_fact_verify_and_query_import_no_dataclasses_or_subprocess(vault: Path, 
         assert not modules & set(OFF_FACTS_PATH), (argv, sorted(modules & set(OFF_FACTS_PATH)))
 
 
+#: ``re`` (with ``enum``, which it imports: ~15 M instructions) and ``json`` (~6 M): a plain claim
+#: needs no pattern, and what verify reads back from its caches and indexes is packed
+#: (biocortex_cli/packed.py), not JSON. (The console script pip writes imports ``re`` itself; a
+#: host calling ``main()``, the MCP server and ``python -m`` do not.)
+OFF_PLAIN_VERIFY_PATH = ("re", "enum", "json")
+
+
+def test_verify_of_a_plain_claim_imports_no_re_enum_or_json(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """Facts citing PMIDs and a registered dataset: claims about names memory knows, answered from
+    the notes and from the dataset, once every index and cache is fresh. (A name memory does not
+    know is looked up in the vocabularies, whose tokenizer is made of patterns.)"""
+    _facts_and_a_dataset(cli, tmp_path)
+    claims = (["TP53", "activates", "CDKN1A"], ["MAP100", "activates", "BRCA10000"], ["MYC", "inhibits", "TP53"],
+              ["MYC", "inhibits", "CDK4"])
+    for claim in claims:
+        assert cli("fact", "verify", *claim).code in (0, 4, 5, 6)  # indexes and caches fresh from here on
+    for claim in claims:
+        code, modules = _recall_modules("--vault", str(vault), "fact", "verify", *claim)
+        assert code in ("0", "4", "5", "6"), claim
+        assert "biocortex_cli.facts.datasets_index" in modules  # the dataset was consulted
+        assert not modules & set(OFF_PLAIN_VERIFY_PATH), (claim, sorted(modules & set(OFF_PLAIN_VERIFY_PATH)))
+
+
 _COMPILES = """
 import sys
 compiled = []

@@ -1,7 +1,6 @@
 """Global options (``--vault``, ``--author``, ``--debug``) and output helpers for commands."""
 
 
-import re
 import sys
 
 TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
@@ -56,11 +55,14 @@ def write(text: str) -> None:
 
 def neutralised(text: str) -> str:
     """``text`` with every control character but newline and tab written as ``\\xNN``."""
+    import re  # here, not at the top: `re` (with `enum`) costs ~15 M instructions; only a terminal needs it
+
     return re.sub(_CONTROL, lambda m: f"\\x{ord(m.group()):02x}", text) if re.search(_CONTROL, text) else text
 
 
 def emit_json(data: "Any") -> None:
     import json
+    import re
 
     if OPTIONS.secret_policy == "redact":
         from biocortex_cli.store.secrets import scrub

@@ -8,21 +8,20 @@ vault: share-alike licences and size stay with the file. Its edges are indexed o
 (facts/datasets_index.py) and answer beside the notes (facts/datasets_registry.py).
 
 The notes are read on every ``fact verify``; their parsed records are kept in
-``.biocortex/datasets/notes.json`` keyed by each note's size and mtime (derived, like the index),
-so the hot path never imports PyYAML (:func:`read_datasets`). Reading the files is
+``.biocortex/datasets/notes.cache`` (``packed.py``) keyed by each note's size and mtime (derived,
+like the index), so the hot path never imports PyYAML (:func:`read_datasets`). Reading the files is
 facts/datasets_read.py.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
-import re
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
 from biocortex_cli.errors import DataError, NotFoundError, UsageError
+from biocortex_cli.packed import unpack
 from biocortex_cli.records import NamedTuple  # typing's, without importing typing
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
 
 FOLDER = "datasets"
 STATE_FOLDER = "datasets"  # under .biocortex/: derived, git-ignored
-NOTES_CACHE = "notes.json"
+NOTES_CACHE = "notes.cache"
 FORMATS = ("tsv", "csv", "jsonl", "kgx")
 #: what a column can be mapped to; ``qualifier.<name>`` maps a qualifier column (taxon, cell_type, context)
 FIELDS = ("subject", "predicate", "object", "sign", "publications")
@@ -132,6 +131,8 @@ def normalize_qualifier(key: str, value: str) -> str:
     qualifiers as whitespace-normalised text."""
     text = " ".join(str(value).split())
     if key == "taxon":
+        import re
+
         m = re.fullmatch(r"(?i)(?:ncbitaxon|taxon|taxid)?\s*:?\s*(\d{1,8})", text)
         if m:
             return f"NCBITaxon:{int(m.group(1))}"
@@ -421,8 +422,8 @@ def read_datasets(vault: Vault) -> tuple[list[Dataset], list[DataError]]:
         return [], []
     cache_path = os.path.join(vault.state_folder, STATE_FOLDER, NOTES_CACHE)  # os.path: verify's path
     try:
-        with open(cache_path, encoding="utf-8") as fh:
-            cache = json.loads(fh.read())
+        with open(cache_path, "rb") as fh:
+            cache = unpack(fh.read())
     except (OSError, ValueError):
         cache = {}
     out, problems, fresh = [], [], {}
@@ -472,10 +473,11 @@ def state_folder(state_dir: Path) -> Path:
 def _write_cache(state_dir: Path, data: dict[str, Any]) -> None:
     import contextlib
 
+    from biocortex_cli.packed import pack
     from biocortex_cli.store.files import atomic_write
 
     with contextlib.suppress(OSError):  # a read-only vault: parsed again next time
-        atomic_write(state_folder(state_dir) / NOTES_CACHE, json.dumps(data, ensure_ascii=False), fsync=False)
+        atomic_write(state_folder(state_dir) / NOTES_CACHE, pack(data), fsync=False)
 
 
 def find_dataset(vault: Vault, name: str) -> Dataset:

@@ -32,7 +32,6 @@ key) or to the tables (SCHEMA_VERSION) rebuilds one.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 import sys
@@ -41,6 +40,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.facts.datasets import STATE_FOLDER, Dataset, Progress, resolved, state_folder
+from biocortex_cli.packed import canonical, pack, unpack
 from biocortex_cli.records import NamedTuple  # typing's, without importing typing
 from biocortex_cli.render.blocks import format_key
 
@@ -52,18 +52,18 @@ if TYPE_CHECKING:
     from biocortex_cli.facts.model import Fact
     from biocortex_cli.store.vault import Vault
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: meta values, qualifier sets and the note digest without JSON (packed.py)
 #: the key of how rows are read into edges (facts/datasets_read.py): a new one rebuilds on first
 #: use. What the tables hold is SCHEMA_VERSION (bumped by hand: a rebuild of a 1M-edge dataset
 #: takes a minute, so a change to this module's queries must not cause one).
 FORMAT = format_key(os.path.join(os.path.dirname(__file__), "datasets_read.py"))
 BATCH = 50_000
 SCHEMA = """
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE nodes(id INTEGER PRIMARY KEY, name TEXT NOT NULL, tokens INTEGER NOT NULL);
 CREATE TABLE names(key TEXT NOT NULL, node INTEGER NOT NULL, PRIMARY KEY(key, node)) WITHOUT ROWID;
 CREATE TABLE predicates(id INTEGER PRIMARY KEY, name TEXT NOT NULL, text TEXT NOT NULL, tokens INTEGER NOT NULL);
-CREATE TABLE quals(id INTEGER PRIMARY KEY, json TEXT NOT NULL, text TEXT NOT NULL, tokens INTEGER NOT NULL);
+CREATE TABLE quals(id INTEGER PRIMARY KEY, packed BLOB NOT NULL, text TEXT NOT NULL, tokens INTEGER NOT NULL);
 CREATE TABLE edges(s INTEGER NOT NULL, o INTEGER NOT NULL, p INTEGER NOT NULL, q INTEGER NOT NULL,
   line INTEGER NOT NULL, nrefs INTEGER NOT NULL, refs TEXT);
 """
@@ -90,8 +90,8 @@ def note_digest(dataset: Dataset) -> str:
     recall lines print (the dataset's source and confidence)."""
     import zlib
 
-    data = json.dumps([dataset.origin, dataset.format, dataset.header, dataset.confidence,
-                       [tuple(f) for f in dataset.files()], dataset.mapping.as_json()], sort_keys=True).encode()
+    data = canonical([dataset.origin, dataset.format, dataset.header, dataset.confidence,
+                      [tuple(f) for f in dataset.files()], dataset.mapping.as_json()]).encode()
     return f"{zlib.crc32(data):08x}-{len(data)}"
 
 
@@ -247,7 +247,7 @@ def build_index(dataset: Dataset, root: Path, state_dir: Path, *, encoding: str,
         qual_rows = []
         for combo, i in quals.items():
             text = qualifier_suffix(dict(combo))
-            qual_rows.append((i, json.dumps(dict(combo), ensure_ascii=False), text, counter.count(text) if text else 0))
+            qual_rows.append((i, pack(dict(combo)), text, counter.count(text) if text else 0))
         conn.executemany("INSERT INTO quals VALUES(?,?,?,?)", qual_rows)
         for statement in INDEXES.split(";"):
             if statement.strip():
@@ -259,7 +259,7 @@ def build_index(dataset: Dataset, root: Path, state_dir: Path, *, encoding: str,
                 "rows": report.rows, "edges": report.edges, "nodes": len(nodes), "skipped": dict(report.skipped),
                 "problems": [[p.path, p.line, p.message] for p in report.problems], "pieces": pieces,
                 "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        conn.executemany("INSERT INTO meta VALUES(?,?)", [(k, json.dumps(v)) for k, v in meta.items()])
+        conn.executemany("INSERT INTO meta VALUES(?,?)", [(k, pack(v)) for k, v in meta.items()])
         conn.execute("COMMIT")
         conn.close()
         after = {ref.path: _stamp(path) for ref, path in reader.paths()}
@@ -291,7 +291,11 @@ def _unpack(text: str | None) -> list[str]:
 
 
 def read_meta(conn: sqlite3.Connection) -> dict[str, Any]:
-    return {k: json.loads(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+    """The index's meta table; empty for one of an older format (JSON text): out of date, rebuilt."""
+    try:
+        return {k: unpack(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+    except ValueError:
+        return {}
 
 
 def connect(path: Path | str) -> sqlite3.Connection:
@@ -383,7 +387,7 @@ class DatasetEdges:
         return [str(n) for (n,) in self.conn.execute("SELECT name FROM predicates ORDER BY id")]
 
     def _select(self, ends: str) -> str:
-        return (f"SELECT {ends} AS ends, e.line, ns.name, pr.name, no.name, qs.json, e.nrefs, e.refs, "
+        return (f"SELECT {ends} AS ends, e.line, ns.name, pr.name, no.name, qs.packed, e.nrefs, e.refs, "
                 f"ns.tokens + pr.tokens + no.tokens + qs.tokens, qs.text, pr.text FROM edges e "
                 f"JOIN nodes ns ON ns.id = e.s JOIN nodes no ON no.id = e.o JOIN predicates pr ON pr.id = e.p "
                 f"JOIN quals qs ON qs.id = e.q")
@@ -421,7 +425,7 @@ class DatasetEdges:
             "evidence": [evidence]}
         q = self._quals.get(quals)
         if q is None:
-            q = self._quals[quals] = json.loads(quals)
+            q = self._quals[quals] = unpack(quals)
         if q:
             record["qualifiers"] = dict(q)
         record["dataset"] = {"name": ds.name, "version": ds.version, "file": ds.file.path, "line": line}
@@ -541,7 +545,7 @@ def renew_stamps(conn: sqlite3.Connection, meta: dict[str, Any], renewed: dict[s
     stamps = {**meta.get("stamps", {}), **renewed}
     meta["stamps"] = stamps
     with contextlib.suppress(sqlite3.Error):  # read-only: hashed again next time, answers still right
-        conn.execute("INSERT OR REPLACE INTO meta VALUES('stamps', ?)", (json.dumps(stamps),))
+        conn.execute("INSERT OR REPLACE INTO meta VALUES('stamps', ?)", (pack(stamps),))
 
 
 Notice = Callable[[str], None]

@@ -10,7 +10,6 @@ or a mapping that names a missing column, is refused with ``path:line`` and noth
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,6 +43,7 @@ from biocortex_cli.facts.datasets_index import (
     prepare,
 )
 from biocortex_cli.facts.datasets_read import kgx_files, sniff_format
+from biocortex_cli.packed import pack
 
 if TYPE_CHECKING:
     from biocortex_cli.facts.datasets_index import DatasetEdges
@@ -51,7 +51,6 @@ if TYPE_CHECKING:
     from biocortex_cli.store.git import Author
     from biocortex_cli.store.vault import Vault
 
-NOTES_CACHE = "notes.json"
 ARCHIVE = "archive/datasets"
 
 
@@ -204,7 +203,7 @@ def _restamp(state_dir: Path, dataset: Dataset) -> None:
         return
     conn, _meta = opened
     try:
-        conn.execute("INSERT OR REPLACE INTO meta VALUES('digest', ?)", (json.dumps(note_digest(dataset)),))
+        conn.execute("INSERT OR REPLACE INTO meta VALUES('digest', ?)", (pack(note_digest(dataset)),))
     finally:
         conn.close()
 

@@ -43,7 +43,6 @@ its mass is at least ``ratio`` times the other's (``facts.outweigh``, 3 by defau
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from biocortex_cli.errors import UsageError
@@ -51,6 +50,7 @@ from biocortex_cli.records import NamedTuple  # typing's, without importing typi
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
+    import re
     from typing import Any
 
 __all__ = ["Evidence", "Side", "Source", "evidence_items", "parse_source", "source_key", "weigh"]
@@ -123,6 +123,8 @@ def _shown(text: str) -> str:
 
 def _full(pattern: str, raw: str, possible: bool) -> re.Match[str] | None:
     """``pattern`` matching all of ``raw``, tried only when ``possible`` (it cannot match otherwise)."""
+    import re
+
     return re.fullmatch(pattern, raw) if possible else None
 
 
@@ -145,6 +147,8 @@ def _classify(raw: str) -> Source | None:
         return Source(text, "pmid", text)
     if raw[:8] == "dataset:" and _dataset_tag(raw[8:]):  # as dataset edges cite (what _DATASET reads)
         return Source(raw, "dataset", f"dataset:{raw[8:].partition('@')[0].casefold()}")
+    import re  # here: the sources above need no pattern (`fact verify` imports no `re`)
+
     web = first in "hH"
     pm = first in "pP"
     m = _full(_PUBMED_URL, raw, web) or _full(_PMID, raw, pm)
@@ -197,6 +201,8 @@ def source_key(text: str) -> str:
     except UsageError:
         found = None
     if found is None:
+        import re
+
         return raw if raw.casefold().startswith("episode:") else f"episode:{raw}" if re.fullmatch(
             _EPISODE_ID, raw) else raw
     return found.key
@@ -209,7 +215,11 @@ def source_kind(text: str) -> str:
         found = _classify(" ".join(str(text).split()))
     except UsageError:
         return "unknown"
-    return found.kind if found is not None else "episode" if re.fullmatch(_EPISODE_ID, text) else "unknown"
+    if found is not None:
+        return found.kind
+    import re
+
+    return "episode" if re.fullmatch(_EPISODE_ID, text) else "unknown"
 
 
 class Evidence(NamedTuple):

@@ -4,8 +4,9 @@ Tables (created on first use; a rebuild of the episode index drops them and the 
 command or recall rebuilds them):
 
 * ``facts``: one row per fact note — the triple, case-folded keys for subject and object
-  (indexed), confidence, status, the whole record as JSON, the one-line form recall prints and
-  its token count (counted here, so ``recall`` never loads a tokenizer);
+  (indexed) beside the names as written, confidence, status, the whole record (as ``--json``
+  prints it, packed: ``packed.py``), the one-line form recall prints and its token count (counted
+  here, so ``recall`` never loads a tokenizer);
 * ``entity_aliases``: (alias key, note, entity name, alias as written) for every entity note's
   name, ``aliases:`` and ``identifiers:`` (a note merged into another, ``merged_into:``, gives
   none: its names are listed by the note it was merged into);
@@ -20,15 +21,16 @@ stats every note, which catches hand edits not yet committed.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cached_property
 from stat import S_ISREG
 
 from biocortex_cli.errors import DataError
 from biocortex_cli.index.build import git_changed, write_txn
+from biocortex_cli.packed import pack, unpack
 from biocortex_cli.store.walk import note_stamps
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
@@ -44,7 +46,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts(
   rel TEXT PRIMARY KEY, id TEXT NOT NULL, s_key TEXT NOT NULL, o_key TEXT NOT NULL,
   predicate TEXT NOT NULL, confidence REAL NOT NULL, status TEXT NOT NULL, record TEXT NOT NULL,
-  line TEXT NOT NULL, line_tokens INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
+  line TEXT NOT NULL, line_tokens INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
+  subject TEXT NOT NULL, object TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS facts_s ON facts(s_key);
 CREATE INDEX IF NOT EXISTS facts_o ON facts(o_key);
 CREATE TABLE IF NOT EXISTS entity_aliases(alias_key TEXT NOT NULL, rel TEXT NOT NULL, name TEXT NOT NULL,
@@ -55,7 +58,7 @@ CREATE TABLE IF NOT EXISTS fact_problems(rel TEXT PRIMARY KEY, line INTEGER NOT 
 CREATE TABLE IF NOT EXISTS fact_state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 #: the shape of the tables above: another value drops and rebuilds them
-TABLES_VERSION = "2"
+TABLES_VERSION = "3"  # 3: the record packed (not JSON), subject and object as written
 TABLES = ("facts", "entity_aliases", "entity_files", "fact_problems", "fact_state")
 
 
@@ -170,9 +173,10 @@ def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding:
                 fact = fact_from_note(note)
                 fact = Fact(record=fact.record, path=rel)
                 line = recall_line(fact)
+                data = fact.as_json()
                 fact_rows.append((rel, fact.id, fact.subject.casefold(), fact.object.casefold(), fact.predicate,
-                                  fact.confidence, fact.status, json.dumps(fact.as_json(), ensure_ascii=False),
-                                  line, 0, st.st_mtime_ns, st.st_size))
+                                  fact.confidence, fact.status, pack(data), line, 0, st.st_mtime_ns, st.st_size,
+                                  data["subject"], data["object"]))
             else:
                 alias_rows += entity_alias_rows(note.meta, rel, os.path.splitext(rel.rpartition("/")[2])[0])
                 entity_rows.append((rel, st.st_mtime_ns, st.st_size))
@@ -186,7 +190,7 @@ def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding:
     with write_txn(conn):
         for table in ("facts", "entity_aliases", "entity_files", "fact_problems"):
             conn.executemany(f"DELETE FROM {table} WHERE rel = ?", [(rel,) for rel in gone])
-        conn.executemany("INSERT OR REPLACE INTO facts VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", fact_rows)
+        conn.executemany("INSERT OR REPLACE INTO facts VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", fact_rows)
         conn.executemany("INSERT OR REPLACE INTO entity_aliases VALUES(?,?,?,?)", alias_rows)
         conn.executemany("INSERT OR REPLACE INTO entity_files VALUES(?,?,?)", entity_rows)
         conn.executemany("INSERT OR REPLACE INTO fact_problems VALUES(?,?,?)", problems)
@@ -217,9 +221,19 @@ def _problems(conn: sqlite3.Connection) -> list[DataError]:
 class IndexedFacts:
     """Facts and aliases read from the index on demand (what `fact` commands and recall use)."""
 
-    def __init__(self, conn: sqlite3.Connection, local: Local | None = None) -> None:
+    def __init__(self, conn: sqlite3.Connection, folder: str | None = None) -> None:
         self.conn = conn
-        self.local = local  # the vault's vocabulary (store/vocabulary.py), for synonyms_of
+        self.folder = folder  # the vault whose vocabulary synonyms_of reads (None: the shipped one only)
+
+    @cached_property
+    def local(self) -> Local | None:
+        """The vault's vocabulary (store/vocabulary.py), read when a synonym is first asked for:
+        `fact verify` of a name the vault knows asks none (nor imports the tokenizer's patterns)."""
+        if self.folder is None:
+            return None
+        from biocortex_cli.store.vocabulary import local_vocabulary
+
+        return local_vocabulary(self.folder)
 
     def synonyms_of(self, name: str) -> list[str]:
         """Other names of ``name`` in the vault's vocabulary, then the shipped one (``hERG`` →
@@ -229,10 +243,10 @@ class IndexedFacts:
         return synonym_names(name, local=self.local)
 
     @staticmethod
-    def _fact(record: str) -> Fact:
+    def _fact(record: bytes) -> Fact:
         from biocortex_cli.facts.model import Fact
 
-        data = json.loads(record)
+        data = unpack(record)
         path = data.pop("path", "")
         return Fact(record=data, path=path)
 
@@ -273,7 +287,7 @@ class IndexedFacts:
     def touching(self, keys: Iterable[str], limit: int | None = None) -> list[Fact]:
         """Facts whose subject or object is one of ``keys``, most confident first."""
         wanted = sorted(set(keys))
-        rows: list[tuple[float, str, str]] = []
+        rows: list[tuple[float, str, bytes]] = []
         for i in range(0, len(wanted), 400):
             chunk = wanted[i:i + 400]
             marks = ",".join("?" for _ in chunk)
@@ -343,10 +357,8 @@ def open_facts(vault: Any, *, full: bool = False,
     :func:`refresh_facts` (a bulk import hands over its notes: the next command after a 10,000-fact
     import read all 12,000 back, ~5 s)."""
     from biocortex_cli.index.build import refresh
-    from biocortex_cli.store.vocabulary import local_vocabulary
 
     encoding = vault.config.tokenizer.encoding
     conn, _report = refresh(vault, encoding)
     problems = refresh_facts(conn, vault, encoding, full=full, written=written)
-    local = local_vocabulary(vault.folder) if vault.config.episodic.vocabulary else None
-    return conn, IndexedFacts(conn, local), problems
+    return conn, IndexedFacts(conn, vault.folder if vault.config.episodic.vocabulary else None), problems

@@ -9,7 +9,6 @@ Cdk4`` in mouse and ``MYC activates CDK4`` in human are two facts.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from functools import lru_cache
 
@@ -204,6 +203,8 @@ def normalize_predicate(value: str) -> str:
         return value.strip("_") or "_"  # written as stored (the config's, a dataset's): nothing to clean
     text = clean_text(value, "predicate").casefold()
     if "-" in text or any(map(str.isspace, text)):  # (else nothing to replace: no pattern compiled)
+        import re
+
         text = re.sub(r"[\s\-]+", "_", text)
     return text.strip("_") or "_"
 
@@ -215,6 +216,7 @@ def name_key(name: str) -> str:
 
 @lru_cache(maxsize=1 << 16)  # an import slugs the same few hundred names thousands of times
 def _slug(text: str, limit: int) -> str:
+    import re
     from unicodedata import normalize
 
     ascii_text = normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
@@ -251,6 +253,8 @@ def normalize_taxon(value: str) -> str:
     folded = text.casefold()
     if folded in TAXA:
         return TAXA[folded]
+    import re
+
     m = re.fullmatch(r"(?i)(?:ncbitaxon|taxon|taxid|ncbi_taxid)?\s*:?\s*(\d{1,8})", text)
     if m:
         return f"NCBITaxon:{int(m.group(1))}"

@@ -20,12 +20,12 @@ is fitted to its budget by arithmetic.
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from biocortex_cli.packed import unpack
 from biocortex_cli.render.recall import FACTS, RecallPart
 
 if TYPE_CHECKING:
@@ -112,8 +112,8 @@ def query_keys(conn: sqlite3.Connection, query: str, *, synonyms: bool = True, l
         spellings.setdefault(matched, set()).add(alias)
         keys_of.setdefault(matched, set()).add(key)
     for end, name in conn.execute(
-            f"SELECT s_key, json_extract(record, '$.subject') FROM facts WHERE s_key IN ({marks}) UNION "
-            f"SELECT o_key, json_extract(record, '$.object') FROM facts WHERE o_key IN ({marks})",
+            f"SELECT s_key, subject FROM facts WHERE s_key IN ({marks}) UNION "
+            f"SELECT o_key, object FROM facts WHERE o_key IN ({marks})",
             [*ordered, *ordered]):
         spellings.setdefault(end, set()).add(str(name))
         keys_of.setdefault(end, set()).add(end)
@@ -178,7 +178,7 @@ def facts_part(conn: sqlite3.Connection, query: str, budget: int,
             break
         used += tokens
         lines.append(line)
-        facts.append(json.loads(record) if isinstance(record, str) else record)
+        facts.append(unpack(record) if isinstance(record, bytes) else record)
     if not lines:
         return []
     # each line ends with a newline and the next begins with "-": tokens add up exactly

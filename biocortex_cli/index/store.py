@@ -30,7 +30,6 @@ intersect with sets at C speed (recall/engine.py).
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import sys
@@ -39,6 +38,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 
+from biocortex_cli.packed import pack, unpack
 from biocortex_cli.records import NamedTuple
 
 TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
@@ -46,14 +46,16 @@ if TYPE_CHECKING:  # pathlib (~18 M) too: a recall opens the index by a str path
     from pathlib import Path
     from typing import Any
 
+# 10: no JSON to read back (fact verify imports no json): meta values as SQL values, containers
+#     packed (packed.py); a problem's stamp as columns;
 # 9: records and labels (listings from the index);
 # 8: feedback by the question it was given on (questions, question_words, question_evidence);
 # 7: Snowball stems; 6: no id_pieces table, a format key
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 INDEX_NAME = "index.sqlite"
 
 SCHEMA = """
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE docs(
   doc INTEGER PRIMARY KEY,
   rel TEXT NOT NULL UNIQUE,
@@ -81,7 +83,8 @@ CREATE INDEX records_order ON records(created, id);
 CREATE INDEX records_id ON records(id);
 CREATE TABLE labels(kind TEXT NOT NULL, value TEXT NOT NULL, doc INTEGER NOT NULL,
                     PRIMARY KEY(kind, value, doc)) WITHOUT ROWID;
-CREATE TABLE problems(rel TEXT PRIMARY KEY, line INTEGER NOT NULL, message TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE problems(rel TEXT PRIMARY KEY, line INTEGER NOT NULL, message TEXT NOT NULL,
+  mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE questions(question INTEGER PRIMARY KEY, fps BLOB NOT NULL);
 CREATE TABLE question_words(fp INTEGER PRIMARY KEY, questions BLOB NOT NULL);
 CREATE TABLE question_evidence(question INTEGER NOT NULL, id TEXT NOT NULL, pro REAL NOT NULL,
@@ -301,12 +304,21 @@ def finish(conn: sqlite3.Connection, path: Path) -> None:
 
 
 def get_meta(conn: sqlite3.Connection) -> dict[str, Any]:
-    return {k: json.loads(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+    return {k: unpack(v) if isinstance(v, bytes) else v for k, v in conn.execute("SELECT key, value FROM meta")}
 
 
 def set_meta(conn: sqlite3.Connection, values: dict[str, Any]) -> None:
     conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                     [(k, json.dumps(v, sort_keys=True)) for k, v in values.items()])
+                     [(k, _meta_value(v)) for k, v in values.items()])
+
+
+def _meta_value(value: Any) -> Any:
+    """A string or number as an SQL value (``n_docs`` is read in SQL; no ``json`` to read it back),
+    anything else packed (``packed.py``)."""
+    kind = type(value)
+    if kind is str or (kind is float and value == value) or (kind is int and -(2**63) <= value < 2**63):
+        return value
+    return pack(value, sort_keys=True)
 
 
 def pack_tokens(fields: list[list[str]]) -> bytes:
@@ -320,10 +332,14 @@ def unpack_tokens(blob: bytes) -> list[list[str]]:
 
 def pack_record(record: dict[str, Any]) -> bytes:
     """A note's frontmatter (plain data: notes.parse_note makes it JSON-able), compressed."""
+    import json
+
     return zlib.compress(json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogatepass"), 6)
 
 
 def unpack_record(blob: bytes) -> dict[str, Any]:
+    import json
+
     record: dict[str, Any] = json.loads(zlib.decompress(blob).decode("utf-8", "surrogatepass"))
     return record
 
@@ -344,12 +360,16 @@ def labels_of(record: dict[str, Any]) -> set[tuple[str, str]]:
 
 
 def pack_sections(sections: list[tuple[str, str, int, int]]) -> bytes:
+    import json
+
     return zlib.compress(json.dumps(sections, ensure_ascii=False).encode("utf-8"), 6)
 
 
 def unpack_sections(blob: bytes, compact: bool = False) -> list[tuple[str, str, int, int]]:
     """A block's sections in order; ``compact``: each in its compact variant where it has one
     (render/blocks.py ``COMPACT``)."""
+    import json
+
     from biocortex_cli.render.blocks import COMPACT, VIA
 
     rows = [(str(s[0]), str(s[1]), int(s[2]), int(s[3])) for s in json.loads(zlib.decompress(blob))
@@ -361,6 +381,8 @@ def unpack_sections(blob: bytes, compact: bool = False) -> list[tuple[str, str, 
 
 def via_section(blob: bytes) -> tuple[str, str, int, int] | None:
     """The line a block found through this episode carries (render/blocks.py ``VIA``), if stored."""
+    import json
+
     from biocortex_cli.render.blocks import VIA
 
     for s in json.loads(zlib.decompress(blob)):
@@ -409,9 +431,9 @@ def few_known(conn: sqlite3.Connection, most: int) -> dict[str, tuple[int, int]]
     if len(rows) > most:
         return None
     known = {rel: (m, s) for rel, m, s in rows}
-    for rel, message in conn.execute("SELECT rel, message FROM problems LIMIT ?", (most + 1 - len(rows),)):
-        stamp = json.loads(message).get("stamp", [0, 0])
-        known[rel] = (stamp[0], stamp[1])
+    for rel, mtime_ns, size in conn.execute("SELECT rel, mtime_ns, size FROM problems LIMIT ?",
+                                            (most + 1 - len(rows),)):
+        known[rel] = (mtime_ns, size)
     return None if len(known) > most else known
 
 
@@ -419,10 +441,9 @@ def known_problems(conn: sqlite3.Connection, folders: set[str] | None = None) ->
     # a broken note is remembered with the mtime/size it had, so it is not re-read until it changes
     where, params = _in_folders("rel", folders)
     out = {}
-    for rel, _line, message in conn.execute(f"SELECT rel, line, message FROM problems{where}", params):
+    for rel, mtime_ns, size in conn.execute(f"SELECT rel, mtime_ns, size FROM problems{where}", params):
         if _direct(rel, folders):
-            stamp = json.loads(message).get("stamp", [0, 0])
-            out[rel] = (stamp[0], stamp[1])
+            out[rel] = (mtime_ns, size)
     return out
 
 
@@ -560,13 +581,12 @@ class BulkLoader:
 
 
 def record_problem(conn: sqlite3.Connection, rel: str, line: int, message: str, stamp: tuple[int, int]) -> None:
-    conn.execute("INSERT OR REPLACE INTO problems(rel, line, message) VALUES (?, ?, ?)",
-                 (rel, line, json.dumps({"message": message, "stamp": list(stamp)})))
+    conn.execute("INSERT OR REPLACE INTO problems(rel, line, message, mtime_ns, size) VALUES (?, ?, ?, ?, ?)",
+                 (rel, line, message, stamp[0], stamp[1]))
 
 
 def problems(conn: sqlite3.Connection) -> Iterator[tuple[str, int, str]]:
-    for rel, line, message in conn.execute("SELECT rel, line, message FROM problems ORDER BY rel"):
-        yield rel, line, json.loads(message)["message"]
+    yield from conn.execute("SELECT rel, line, message FROM problems ORDER BY rel")
 
 
 def replace_file(tmp: Path, final: Path) -> None:

@@ -8,10 +8,11 @@ Their dict and list defaults are shared by every instance: never change them in 
 ``docs/configuration.md`` is generated from them (a test fails when either drifts).
 
 One reader, :func:`load_config` (``Vault.config``), with a cache that pays: the settings as
-parsed from the YAML are kept as JSON in ``.biocortex/tmp/config.json``, keyed by the CRC-32 and
-length of the file's text. A hit costs a read of both files and a validation (~0.7 ms); a miss
-imports PyYAML and parses, which made a ``recall`` 33 ms slower at best and 64 ms at the median on
-the loaded 2-core reference machine (``benchmarks/config_cache.py``, docs/architecture.md). The
+parsed from the YAML are kept in ``.biocortex/tmp/config.cache`` (``packed.py``: JSON's data in
+marshal's encoding, read without importing ``json``), keyed by the CRC-32 and length of the file's
+text. A hit costs a read of both files and a validation (~0.7 ms); a miss imports PyYAML and
+parses, which made a ``recall`` 33 ms slower at best and 64 ms at the median on the loaded 2-core
+reference machine (``benchmarks/config_cache.py``, docs/architecture.md). The
 validation runs on every read, so a change to the model (a new default, a removed setting)
 applies to a cached file too.
 """
@@ -31,7 +32,7 @@ if TYPE_CHECKING:  # pathlib (~18 M) too: the config is read by a str path
     _T = TypeVar("_T")
 
 CONFIG_REL = ".biocortex/config.yaml"
-CACHE_REL = ".biocortex/tmp/config.json"  # git-ignored, derived, rebuilt when missing
+CACHE_REL = ".biocortex/tmp/config.cache"  # git-ignored, derived, rebuilt when missing
 
 
 #: section class -> setting -> its help, in the order of the fields (docs/configuration.md)
@@ -170,16 +171,16 @@ SECTIONS: dict[str, type] = {
 
 def load_config(root: "str | os.PathLike[str]") -> Config:
     """The vault's config, validated (see the module docstring for the cache)."""
-    import json
     import zlib
 
+    from biocortex_cli.packed import pack, unpack
     from biocortex_cli.store.files import read_note_text
 
     text = read_note_text(os.path.join(root, CONFIG_REL), CONFIG_REL)
     key = f"{zlib.crc32(text.encode('utf-8', 'surrogateescape')):08x}-{len(text)}"
     try:
         with open(os.path.join(root, CACHE_REL), "rb") as fh:
-            cached = json.loads(fh.read())
+            cached = unpack(fh.read())
         if isinstance(cached, dict) and cached.get("key") == key:
             return parse_config(cached["data"])
     except (OSError, ValueError, KeyError):
@@ -188,23 +189,23 @@ def load_config(root: "str | os.PathLike[str]") -> Config:
 
     data = load_yaml(text, CONFIG_REL, first_line=1) or {}
     config = parse_config(data)
-    if _json_plain(data):
+    if _plain(data):
         import contextlib
         from pathlib import Path
 
         from biocortex_cli.store.files import atomic_write
 
         with contextlib.suppress(OSError):  # a read-only vault: parsed again next time
-            atomic_write(Path(root, CACHE_REL), json.dumps({"key": key, "data": data}), fsync=False)
+            atomic_write(Path(root, CACHE_REL), pack({"key": key, "data": data}), fsync=False)
     return config
 
 
-def _json_plain(value: "Any") -> bool:
+def _plain(value: "Any") -> bool:
     """Whether ``value`` survives a JSON round trip unchanged (YAML can also hold dates, int keys)."""
     if isinstance(value, dict):
-        return all(isinstance(k, str) and _json_plain(v) for k, v in value.items())
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
     if isinstance(value, list):
-        return all(_json_plain(v) for v in value)
+        return all(_plain(v) for v in value)
     return value is None or isinstance(value, str | int | float | bool)
 
 

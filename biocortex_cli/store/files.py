@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import re
 import stat
 from collections.abc import Iterable, Iterator
 
@@ -159,6 +158,8 @@ def write_private(path: Path, data: bytes) -> None:
 
 def remove_orphan_temps(folders: Iterable[Path]) -> int:
     """Remove the temporary files killed atomic writes left in ``folders``; how many."""
+    import re
+
     removed = 0
     for folder in folders:
         try:

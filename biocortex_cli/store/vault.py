@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 import posixpath
-import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
@@ -213,6 +211,7 @@ class Transaction:
         written under one temporary-name tag; their blobs go into one pack (``git fast-import``)
         so the commit stages them without writing a loose object each. A file that exists takes
         :meth:`write`'s own path. ``progress(done)`` every 1,000 files. Returns how many."""
+        import json
         import secrets as random_names  # not store/secrets.py: the standard library's
 
         ready: list[tuple[str, str, bytes, bool]] = []  # (rel, path, bytes, new)
@@ -339,6 +338,8 @@ class Transaction:
         """Journal ``rel`` before touching it: what it holds now (a copy kept aside) and what
         this write will put there, so a killed write can be undone without touching anything
         it did not write (:func:`recover_killed_transaction`)."""
+        import json
+
         first = rel not in self._before
         if first:
             self._before[rel] = files.read_regular(path)
@@ -358,6 +359,7 @@ class Transaction:
         """:meth:`_remember` of many (rel, path, bytes to write) at once: one journal append, and a
         copy of a file's pre-image only when git's object store lacks it (recovery reads it back
         from there, :func:`_put_back`): a batch edit of 2,300 committed notes makes no copies."""
+        import json
         from pathlib import Path
 
         todo = [(rel, path, after) for rel, path, after in items if rel not in self._before]
@@ -444,6 +446,9 @@ class _Journaled:  # a plain class (recall's path)
 
 def read_journal(text: str) -> tuple[dict[str, _Journaled], list[str]]:
     """Entries by path (first pre-image, last post-image), and paths of an older journal format."""
+    import json
+    import re
+
     entries: dict[str, _Journaled] = {}
     legacy: list[str] = []
     for line in text.split("\n"):
