@@ -18,10 +18,10 @@ it builds the index, then the index build says so again) is not repeated.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections.abc import Callable, Iterator
 
+from biocortex_cli.lazy import contextmanager
 from biocortex_cli.records import NamedTuple
 
 
@@ -59,7 +59,7 @@ def report(step: Progress) -> None:
         _announced.discard(step.stage)
 
 
-@contextlib.contextmanager
+@contextmanager
 def reporting(sink: Sink) -> Iterator[None]:
     """Send every event reported inside the block to ``sink``."""
     global _sink

@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "biocortex_cli"
 #: Lowest first. A module may import from a lower layer, or from its own package (``facts.*``
 #: from ``facts.*``); never from a higher layer, nor from another package of its own layer.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("errors", ("biocortex_cli", "errors", "records", "packed")),  # the version; errors; NamedTuple; packed data
+    ("errors", ("biocortex_cli", "errors", "records", "packed", "lazy")),  # version; errors; NamedTuple; packed; lazy
     ("foundation", ("tokens", "bio", "dates", "progress")),  # tokens; bio entities, tokenizer; dates; progress
     ("store", ("store",)),  # the vault: files, git, notes, config, the walker, episodes, entity notes
     ("render", ("render",)),  # text of values: what the index caches and what people read

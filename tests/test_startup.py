@@ -201,8 +201,9 @@ def test_fact_verify_and_query_import_no_dataclasses_or_subprocess(vault: Path, 
 #: ``re`` (with ``enum``, which it imports: ~15 M instructions) and ``json`` (~6 M): a plain claim
 #: needs no pattern, and what verify reads back from its caches and indexes is packed
 #: (biocortex_cli/packed.py), not JSON. (The console script pip writes imports ``re`` itself; a
-#: host calling ``main()``, the MCP server and ``python -m`` do not.)
-OFF_PLAIN_VERIFY_PATH = ("re", "enum", "json")
+#: host calling ``main()``, the MCP server and ``python -m`` do not.) contextlib (~3 M): the
+#: context managers verify's modules define are made on first use (biocortex_cli/lazy.py).
+OFF_PLAIN_VERIFY_PATH = ("re", "enum", "json", "contextlib")
 
 
 def test_verify_of_a_plain_claim_imports_no_re_enum_or_json(vault: Path, cli: Cli, tmp_path: Path) -> None:
@@ -219,6 +220,38 @@ def test_verify_of_a_plain_claim_imports_no_re_enum_or_json(vault: Path, cli: Cl
         assert code in ("0", "4", "5", "6"), claim
         assert "biocortex_cli.facts.datasets_index" in modules  # the dataset was consulted
         assert not modules & set(OFF_PLAIN_VERIFY_PATH), (claim, sorted(modules & set(OFF_PLAIN_VERIFY_PATH)))
+
+
+def test_lazy_contextmanager_behaves_as_contextlibs() -> None:
+    """biocortex_cli/lazy.py: entered, left, an exception thrown in (handled or not), a second use."""
+    from biocortex_cli.lazy import contextmanager
+
+    events: list[str] = []
+
+    @contextmanager
+    def guarded(name: str, swallow: bool = False) -> typing.Iterator[str]:
+        """Doc."""
+        events.append(f"enter {name}")
+        try:
+            yield name.upper()
+        except KeyError:
+            events.append("handled")
+            if not swallow:
+                raise
+        finally:
+            events.append(f"exit {name}")
+
+    assert (guarded.__name__, guarded.__doc__) == ("guarded", "Doc.")
+    with guarded("a") as value:
+        assert value == "A"
+    with guarded("b", swallow=True):
+        raise KeyError("x")
+    with pytest.raises(KeyError), guarded("c"):
+        raise KeyError("y")
+    with pytest.raises(ValueError), guarded("d"):
+        raise ValueError("z")
+    assert events == ["enter a", "exit a", "enter b", "handled", "exit b", "enter c", "handled", "exit c",
+                      "enter d", "exit d"]
 
 
 _COMPILES = """

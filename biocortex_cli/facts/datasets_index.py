@@ -31,7 +31,6 @@ key) or to the tables (SCHEMA_VERSION) rebuilds one.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 import sys
@@ -544,6 +543,8 @@ def renew_stamps(conn: sqlite3.Connection, meta: dict[str, Any], renewed: dict[s
         return
     stamps = {**meta.get("stamps", {}), **renewed}
     meta["stamps"] = stamps
+    import contextlib
+
     with contextlib.suppress(sqlite3.Error):  # read-only: hashed again next time, answers still right
         conn.execute("INSERT OR REPLACE INTO meta VALUES('stamps', ?)", (pack(stamps),))
 

@@ -17,7 +17,6 @@ same vault gives the same index) and loads them in batches (:class:`store.BulkLo
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 import sys
@@ -27,12 +26,14 @@ from collections.abc import Iterable, Iterator
 from biocortex_cli.errors import DataError
 from biocortex_cli.index import store
 from biocortex_cli.index.store import DocRow, IndexUnusable
-from biocortex_cli.progress import Stage, plural
+from biocortex_cli.lazy import contextmanager
 
 TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
 if TYPE_CHECKING:  # pathlib (~18 M) too: a fresh index is checked with os.path (the vault's folder as a str)
     from pathlib import Path
     from typing import Any
+
+    from biocortex_cli.progress import Stage
 
 #: Folders whose notes are indexed, and whether what they hold is archived memory.
 INDEXED = {"episodes": False, "archive/episodes": True}
@@ -158,6 +159,8 @@ def _add_folder(root: Path, scan: Scan, rel_dir: str) -> None:
     if scan.dirty is None or rel_dir in scan.dirty:
         return
     scan.dirty.add(rel_dir)
+    import contextlib
+
     with contextlib.suppress(FileNotFoundError):
         scan.files.update(_stat_dir(root, rel_dir)[2])
 
@@ -428,8 +431,12 @@ def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head
     report.removed += store.remove(conn, gone)
     counter = _counter(encoding) if todo else None
     rows: list[DocRow] = []
-    stage = (Stage("index", len(todo), f"indexing {plural(len(todo), 'changed note')}…",
-                   notice=len(todo) >= NOTICE_MIN) if len(todo) >= PROGRESS_MIN else None)
+    stage: Stage | None = None
+    if len(todo) >= PROGRESS_MIN:
+        from biocortex_cli.progress import Stage, plural
+
+        stage = Stage("index", len(todo), f"indexing {plural(len(todo), 'changed note')}…",
+                      notice=len(todo) >= NOTICE_MIN)
     for done, rel in enumerate(todo):
         if stage is not None:
             stage.advance(done)
@@ -473,7 +480,7 @@ def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head
     report.total = n
 
 
-@contextlib.contextmanager
+@contextmanager
 def write_txn(conn: sqlite3.Connection) -> Iterator[None]:
     """One write transaction on an index connection (opened in autocommit mode, where
     ``with conn`` would commit every statement on its own)."""
@@ -558,7 +565,7 @@ def _worker_signals(mask: Iterable[int]) -> None:
     signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
-@contextlib.contextmanager
+@contextmanager
 def _no_gc() -> Iterator[None]:
     """Python's cycle collector off while a rebuild loads: unpickling the workers' batches makes
     millions of objects, each allocation burst triggered a collection, and the older collections
@@ -583,7 +590,10 @@ def rebuild(vault: Any, encoding: str, reason: str = "") -> RefreshReport:
     same index); this process loads the rows in batches and sorts the postings once at the end.
     """
     started = time.perf_counter()
+    import contextlib
     from pathlib import Path
+
+    from biocortex_cli.progress import Stage, plural
 
     final = Path(store.index_path(vault.state_dir))
     tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")

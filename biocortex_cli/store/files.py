@@ -8,13 +8,13 @@ process dies, so a killed writer can never leave the vault locked.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
 from collections.abc import Iterable, Iterator
 
 from biocortex_cli.errors import DataError
+from biocortex_cli.lazy import contextmanager
 from biocortex_cli.store.limits import MAX_INPUT_BYTES, MAX_NOTE_BYTES
 
 TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
@@ -66,6 +66,8 @@ def atomic_write(path: Path, data: str | bytes, *, fsync: bool = True) -> None:
                 os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
+        import contextlib
+
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
@@ -104,6 +106,8 @@ def write_fresh(path: str, raw: bytes, tag: str, *, replace: bool = False) -> No
     except BaseException:
         if fd >= 0:
             os.close(fd)
+        import contextlib
+
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
@@ -158,6 +162,7 @@ def write_private(path: Path, data: bytes) -> None:
 
 def remove_orphan_temps(folders: Iterable[Path]) -> int:
     """Remove the temporary files killed atomic writes left in ``folders``; how many."""
+    import contextlib
     import re
 
     removed = 0
@@ -388,7 +393,7 @@ def inside(root: Path, candidate: Path) -> bool:
     return True
 
 
-@contextlib.contextmanager
+@contextmanager
 def write_lock(lock_path: Path) -> Iterator[None]:
     """Hold the vault's exclusive write lock (blocking). Released by the kernel on death."""
     import fcntl

@@ -7,7 +7,6 @@ and commits exactly those files with one message (docs/json.md, "Commits").
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import posixpath
@@ -16,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 
 from biocortex_cli.errors import BiocortexError, DataError, NotAVault
+from biocortex_cli.lazy import contextmanager
 from biocortex_cli.store import files, git
 from biocortex_cli.store.config import CONFIG_REL, Config, load_config
 from biocortex_cli.store.walk import MEMORY_DIRS
@@ -127,7 +127,7 @@ class Vault:
             return git.parse_author(text)
         return git.configured_author(self.root) or git.parse_author(git.DEFAULT_AUTHOR)
 
-    @contextlib.contextmanager
+    @contextmanager
     def transaction(self, message: str, author: git.Author) -> Iterator[Transaction]:
         """Hold the write lock; commit the files written through the transaction, once.
 
@@ -587,6 +587,8 @@ def _legacy_put_back(vault: Vault, rel: str, full: str, tracked: bool) -> list[s
     if tracked:
         git.run(vault.git_root, "checkout", "-q", "HEAD", "--", full, check=False)
     else:
+        import contextlib
+
         with contextlib.suppress(DataError, OSError):
             vault.path(rel).unlink(missing_ok=True)
     return [rel]
