@@ -341,6 +341,24 @@ def test_model_budget_is_sixty_percent_of_its_context_clamped(cli: Cli) -> None:
     assert default["budget_source"] == "working_memory.model claude-sonnet-4-5: 60% of 200,000"
 
 
+def test_budget_minus_one_is_the_auto_budget_as_in_the_config(vault: Path, cli: Cli) -> None:
+    # -1 means 60% of the model's input context, clamped to 16K-600K: the config's meaning, on the command line too
+    text = json.dumps(openai_chat(turns=2))
+    auto = cli("compress", "--budget", "-1", "--json", stdin=text)
+    assert auto.code == 0, auto.err
+    report = auto.json()
+    assert report["budget"] == 120_000 and report["model"] == "claude-sonnet-4-5"
+    assert report["budget_source"] == "--budget -1, working_memory.model claude-sonnet-4-5: 60% of 200,000"
+    assert report["output"] == cli("compress", "--json", stdin=text).json()["output"]
+    config = vault / ".biocortex" / "config.yaml"
+    config.write_text(config.read_text().replace("max_tokens: -1", "max_tokens: 1800"))
+    assert cli("compress", "--budget", "-1", "--json", stdin=text).json()["budget"] == 120_000  # asked for auto
+    for bad in ("0", "-2"):
+        r = cli("compress", "--budget", bad, stdin=text)
+        assert r.code == 2 and r.out == "" and "--budget must be" in r.err
+    assert cli("compress", "--budget", "-1", "--model", "gpt-4o", stdin=text).code == 2
+
+
 def test_vault_config_sets_budget_models_and_keep_recent(
     vault: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -134,6 +134,7 @@ def test_budget_sources_and_config_errors() -> None:
         _resolve(budget=500, model="gpt-4o")
     with pytest.raises(UsageError):
         _resolve(budget=0)
+    assert _resolve(budget=-1, max_tokens=4000).tokens == 120_000  # type: ignore[attr-defined]
     for bad in (
         {"max_tokens": 0},
         {"fraction": 1.5},

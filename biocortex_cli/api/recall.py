@@ -116,12 +116,13 @@ def feedback(vault: "Vault", *, recall_id: str, outcome: str, helpful: "Sequence
                            note=note, author=author)
 
 
-@checked(budget=Bounds(1), keep_recent=Bounds(0), timeout=Bounds(0.1))
+@checked(budget=Bounds(-1, example=4000), keep_recent=Bounds(0), timeout=Bounds(0.1))  # -1: auto
 def compress(*, raw: bytes, path: str = "<stdin>", budget: int | None = None, model: str | None = None,
              keep_recent: int | None = None, summarizer: str | None = None, timeout: float | None = None,
              vault: str | None = None) -> "CompressResult":
     """A conversation (its bytes; ``path`` names it) fitted into a token budget (``budget``, else 60%
-    of ``model``'s context, else the config's ``working_memory``): system and latest messages
+    of ``model``'s context, else the config's ``working_memory``; ``budget=-1`` is 60% of the configured
+    model's context, clamped to 16K-600K): system and latest messages
     verbatim, the oldest summarised. ``vault`` names the vault whose settings apply (default: the
     one found from the working folder, else the defaults)."""
     from biocortex_cli.compress.service import compress_input

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 def compress(
     file: Annotated[str, typer.Argument(metavar="FILE", help="The conversation (JSON array, {\"messages\": [...]} or JSON Lines); - or nothing reads stdin.")] = "-",
-    budget: Annotated[int | None, typer.Option("--budget", metavar="N", help="Token budget of the printed conversation, 1 or more (config: working_memory.max_tokens).")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", metavar="N", help="Token budget of the printed conversation, 1 or more; -1 = auto, 60% of working_memory.model's context clamped to 16K-600K (config: working_memory.max_tokens).")] = None,
     model: Annotated[str | None, typer.Option("--model", metavar="NAME", help="Budget = 60% of this model's input context, clamped to 16K-600K (config: working_memory.model).")] = None,
     keep_recent: Annotated[int | None, typer.Option("--keep-recent", metavar="N", help="Keep exactly the N latest messages verbatim, whole tool calls included (default: as many as fit).")] = None,
     summarizer: Annotated[str | None, typer.Option("--summarizer", metavar="CMD", help="Summarise with this command (portion on stdin, summary on stdout); falls back to the built-in summary.")] = None,

@@ -184,6 +184,10 @@ def unknown_model_hint(name: str, extra: Mapping[str, int] | None = None) -> str
             "(name: context tokens), or pass --budget N")
 
 
+#: ``--budget -1`` (and ``working_memory.max_tokens: -1``): the auto budget of the configured model.
+AUTO = -1
+
+
 def auto_budget(context: int, *, fraction: float, minimum: int, maximum: int) -> int:
     """``fraction`` of ``context``, clamped to [minimum, maximum], never above ``context``."""
     return min(context, max(minimum, min(maximum, int(context * fraction))))
@@ -192,13 +196,15 @@ def auto_budget(context: int, *, fraction: float, minimum: int, maximum: int) ->
 def resolve_budget(*, budget: int | None, model: str | None, max_tokens: int, config_model: str,
                    fraction: float, minimum: int, maximum: int,
                    extra: Mapping[str, int] | None = None) -> Budget:
-    """The budget: ``--budget``, else ``--model``'s auto budget, else the configuration's."""
+    """The budget: ``--budget``, else ``--model``'s auto budget, else the configuration's; ``--budget -1``
+    (``AUTO``) is the auto budget of ``working_memory.model``, whatever ``max_tokens`` says."""
     if budget is not None and model is not None:
         raise UsageError("give --budget or --model, not both",
                          hint="--budget N sets the tokens; --model NAME derives them from its context")
-    if budget is not None:
+    if budget is not None and budget != AUTO:
         if budget < 1:
-            raise UsageError(f"--budget must be a positive number of tokens, got {budget}")
+            raise UsageError(f"--budget must be a positive number of tokens or -1 (auto), got {budget}",
+                             hint="--budget 4000, or --budget -1 for 60% of working_memory.model's context")
         return Budget(budget, "--budget")
     _check_config(max_tokens, fraction, minimum, maximum, extra)
     if model is not None:
@@ -206,13 +212,14 @@ def resolve_budget(*, budget: int | None, model: str | None, max_tokens: int, co
         if found is None:
             raise UsageError(f"unknown model {model!r}", hint=unknown_model_hint(model, extra))
         return _auto(f"--model {found[0]}", found, fraction, minimum, maximum)
-    if max_tokens > 0:
+    if max_tokens > 0 and budget is None:  # --budget -1 asks for the auto budget whatever max_tokens says
         return Budget(max_tokens, "working_memory.max_tokens")
     found = lookup_model(config_model, extra)
     if found is None:
         raise DataError(f"unknown model {config_model!r} in working_memory.model", path=CONFIG_REL,
                         hint=unknown_model_hint(config_model, extra))
-    return _auto(f"working_memory.model {found[0]}", found, fraction, minimum, maximum)
+    origin = f"working_memory.model {found[0]}"
+    return _auto(origin if budget is None else f"--budget -1, {origin}", found, fraction, minimum, maximum)
 
 
 def _auto(origin: str, found: tuple[str, int], fraction: float, minimum: int, maximum: int) -> Budget:
