@@ -1,12 +1,13 @@
 """Derived data kept between runs (caches, index metadata), read back without importing ``json``.
 
 :func:`pack` takes JSON's data — dicts with string keys, lists, strings, numbers, booleans,
-None — and writes it in ``marshal``'s encoding, which the interpreter has loaded already: ``json``
-(with ``re`` and ``enum``, which its decoder imports) costs ``fact verify`` ~6 M instructions of
-start-up, more than the rest of what it reads. What :func:`unpack` gives back is what a JSON round
-trip gives: tuples come back as lists, keys as strings. Only for data biocortex derives and can
-rebuild (a file under ``.biocortex/``, a row of an index), never for anything people read: a
-format marshal of another Python cannot read is rebuilt like a missing one.
+None — and writes it in ``marshal``'s encoding, which the interpreter has loaded already:
+``json`` costs ~6 M instructions of start-up, and its decoder imports ``re`` and ``enum`` (~15 M
+more), which ``fact verify`` of a plain claim needs nowhere else (docs/performance.md, "Seventh
+round"). What :func:`unpack` gives back is what a JSON round trip gives: tuples come back as
+lists, keys as strings. (marshal has written these types the same way since Python 3.4.) Only for
+data biocortex derives and can rebuild (a file under ``.biocortex/``, a row of an index), never
+for anything people read.
 """
 
 from __future__ import annotations

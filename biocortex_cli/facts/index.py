@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts(
   rel TEXT PRIMARY KEY, id TEXT NOT NULL, s_key TEXT NOT NULL, o_key TEXT NOT NULL,
-  predicate TEXT NOT NULL, confidence REAL NOT NULL, status TEXT NOT NULL, record TEXT NOT NULL,
+  predicate TEXT NOT NULL, confidence REAL NOT NULL, status TEXT NOT NULL, record BLOB NOT NULL,
   line TEXT NOT NULL, line_tokens INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
   subject TEXT NOT NULL, object TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS facts_s ON facts(s_key);
