@@ -5,8 +5,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from conftest import Cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_synonyms import build, ids, recall
 
 from biocortex_cli.bio import vocabulary
 from biocortex_cli.bio.text import tokenize
@@ -145,3 +147,40 @@ def test_the_data_file_records_its_sources() -> None:
     assert "CC0" in notice and "CC BY-SA 4.0" in notice
     assert meta["sha256_HGNC"] in notice and meta["sha256_EDAM"] in notice
     assert Path(vocabulary.PATH).stat().st_size < 4_000_000
+
+
+def test_the_lab_list_joins_lay_words_trade_names_spellings_and_builds() -> None:
+    """A sample of the lab list's wording groups, each in both directions unless one-way."""
+    lay = synonyms("cells stuck together")  # one-way: a lay description of doublets
+    assert lay["doublet"].weight == round(SOURCE_WEIGHTS["lab"] * vocabulary.ONE_WAY, 4)
+    assert phrase("cells stuck together") not in synonyms("doublets")
+    for one, other in (("Keytruda", "pembrolizumab"), ("faecal", "fecal"), ("GRCh37", "hg19"),
+                       ("TNBC", "triple-negative"), ("immunoblot", "western blot"),
+                       ("thale cress", "Arabidopsis"), ("cfDNA", "cell-free DNA")):
+        assert phrase(other) in synonyms(one), (one, other)
+        assert phrase(one) in synonyms(other), (other, one)
+    # a stop word inside a phrase is dropped, so the lab list writes it as a question tokenises it
+    assert "loh" in synonyms("loss of heterozygosity")
+    assert "vus" in synonyms("variants of uncertain significance")
+
+
+def test_lay_and_brand_wording_find_episodes_written_technically(vault: Path, cli: Cli) -> None:
+    """Questions in a lab's everyday wording find the episodes written in the other wording:
+    a lay description of doublets, a drug's trade name, a British spelling."""
+    build(cli, [
+        {"id": "doublets", "task": "Remove doublets from kidney organoid scRNA-seq with scDblFinder",
+         "result": "7.9% of barcodes flagged as doublets and removed.", "tools": ["scDblFinder"],
+         "domains": ["scRNA-seq"], "success": True, "quality": 0.8},
+        {"id": "pembro", "task": "Response signatures in the pembrolizumab melanoma cohort",
+         "result": "IFN-gamma signature higher in responders (AUC 0.74).", "domains": ["bulk RNA-seq"],
+         "success": True, "quality": 0.7},
+        {"id": "stool", "task": "16S profiles of fecal samples from the infant cohort",
+         "result": "Bifidobacterium dominated at 3 months.", "tools": ["DADA2"], "domains": ["microbiome"],
+         "success": True, "quality": 0.7},
+    ])
+    assert ids(recall(cli, "cells stuck together in the organoid droplets"))[0] == "doublets"
+    assert ids(recall(cli, "which Keytruda patients did better"))[0] == "pembro"
+    data = recall(cli, "faecal microbiota")
+    assert ids(data)[0] == "stool"
+    searched = {s["synonym"]: s for s in data["explain"]["synonyms"]}  # type: ignore[index]
+    assert searched["fecal"]["term"] == "faecal" and searched["fecal"]["searched"]
