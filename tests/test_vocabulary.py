@@ -164,6 +164,27 @@ def test_the_lab_list_joins_lay_words_trade_names_spellings_and_builds() -> None
     assert "vus" in synonyms("variants of uncertain significance")
 
 
+def test_the_lab_list_joins_plain_descriptions_to_technical_terms() -> None:
+    """The second round of the lab list: lay names of diseases, organs, artefacts and conditions
+    meet the technical ones both ways; a plain phrase broader than its term is one-way."""
+    for one, other in (("heart attack", "myocardial infarction"), ("high blood pressure", "hypertension"),
+                       ("liver", "hepatic"), ("fat cells", "adipocytes"), ("neoplasm", "tumour"),
+                       ("photobleaching", "fluorescence fading"), ("stool transplant", "FMT"),
+                       ("hyperglycaemia", "hyperglycemia"), ("Mann-Whitney", "Wilcoxon rank-sum")):
+        assert phrase(other) in synonyms(one), (one, other)
+        assert phrase(one) in synonyms(other), (other, one)
+    for lay, technical in (("gene silencing", "knockdown"), ("kidney failure", "chronic kidney disease"),
+                           ("volcano plot", "differential expression"), ("skin cancer", "melanoma")):
+        found = synonyms(lay)
+        assert found[phrase(technical)].weight == round(SOURCE_WEIGHTS["lab"] * vocabulary.ONE_WAY, 4)
+        assert phrase(lay) not in synonyms(technical), (technical, lay)
+    # stop words dropped inside a phrase: written as a question tokenises them
+    assert "moi" in synonyms("multiplicity of infection")
+    assert "roh" in synonyms("runs of homozygosity")
+    # an HGNC alias keeps its key: SHAP (SHROOM4) is not claimed, only "SHAP values"
+    assert phrase("SHAP values") in synonyms("feature importance") and "shap" not in synonyms("feature importance")
+
+
 def test_lay_and_brand_wording_find_episodes_written_technically(vault: Path, cli: Cli) -> None:
     """Questions in a lab's everyday wording find the episodes written in the other wording:
     a lay description of doublets, a drug's trade name, a British spelling."""
