@@ -83,6 +83,19 @@ def test_forget_archives_in_one_commit_and_restore_brings_back(memory: Path, cli
     assert sorted(ids(cli)) == ["new-fail", "old-fail", "old-good"] and notes(memory) == before
 
 
+def test_a_recall_that_only_archived_memory_answers_says_so(memory: Path, cli: Cli) -> None:
+    # forgotten is not absent: an agent must not read the miss as "the lab never did this"
+    assert cli("forget", "--older-than", "365d", "--quality-below", "0.5").code == 0  # archives old-fail
+    r = cli("recall", "fixed threshold")
+    assert r.code == 0 and r.out == ""
+    assert "1 archived (forgotten) episode(s) do: add --include-archived" in r.err
+    assert [h["id"] for h in cli("recall", "fixed threshold", "--include-archived", "--json").json()["results"]] == [
+        "old-fail"]
+    quiet = cli("recall", "fixed threshold", "--success-only")  # the archived one failed: no hint
+    assert quiet.code == 0 and "archived" not in quiet.err
+    assert "archived" not in cli("recall", "GATK exomes").err  # answered from current memory
+
+
 def test_criteria_combine_with_and(memory: Path, cli: Cli) -> None:
     failed = cli("forget", "--failed", "--dry-run", "--json").json()
     assert [e["id"] for e in failed["episodes"]] == ["old-fail", "new-fail"]

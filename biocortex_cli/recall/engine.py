@@ -372,6 +372,10 @@ def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
                   if candidates else "no past analysis shares a word, tool, domain or entity with the query")
         if opts.domain or opts.success_only:
             reason += " with the given filters" + (f" (domain {opts.domain})" if opts.domain else "")
+        archived = _archived_matches(info, opts)
+        if archived:  # forgotten, not absent: a miss must not read as "the lab never did this"
+            reason = (f"no past analysis in current memory matches; {archived} archived (forgotten) "
+                      f"episode(s) do: add --include-archived to see them")
         return asked.empty(reason, dropped=below)
     return _fitted(conn, meta, asked, top, info, matched, below,
                    lambda doc: _explain(conn, doc, asked, named, lists, info[doc]["covered"]))
@@ -679,6 +683,15 @@ def _filtered(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, fus
             score = (fused + outcome_w * value) / (relevance_w + outcome_w)
         passing.append((score, doc, signals))
     return learned(conn, meta, opts, info, passing), info
+
+
+def _archived_matches(info: dict[int, dict[str, Any]], opts: RecallOptions) -> int:
+    """How many episodes that passed the gate were left out only because they are archived (their
+    rows are all read when an archive exists and is not searched: :func:`_rows_needed`)."""
+    if opts.include_archived:
+        return 0
+    return sum(1 for row in info.values() if row.get("archived")
+               and (not opts.success_only or row["success"] is True) and (not opts.domain or row["in_domain"]))
 
 
 def _kept(row: dict[str, Any], opts: RecallOptions) -> bool:
