@@ -34,17 +34,17 @@ def write_set(folder: Path, query: dict[str, str], qrels: list[tuple[str, int]])
 def test_feedback_on_one_question_answers_another_in_its_words(tmp_path: Path) -> None:
     # The train question shares "soil bacteria" with two drought episodes, so recall injects them
     # and the simulated agent calls them helpful; the test question shares no word with any
-    # episode ("water stress in plant roots") and finds nothing until the suggested groups,
-    # water | drought among them, are accepted.
-    train = write_set(tmp_path / "train", {"_id": "t1", "text": "soil bacteria under water stress"},
+    # episode ("dry spell in plant roots": a lab's own wording, which no shipped vocabulary joins
+    # to drought) and finds nothing until the suggested groups, dry | drought among them, are accepted.
+    train = write_set(tmp_path / "train", {"_id": "t1", "text": "soil bacteria during the dry spell"},
                       [("amp-1", 3), ("amp-2", 3)])
-    test = write_set(tmp_path / "test", {"_id": "s1", "text": "water stress in plant roots"}, [("amp-3", 3)])
+    test = write_set(tmp_path / "test", {"_id": "s1", "text": "dry spell in plant roots"}, [("amp-3", 3)])
     r = subprocess.run([sys.executable, str(SCRIPT), "--train", str(train), "--test", str(test), "--json"],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
     assert report["feedback"] == {"recalls": 1, "helpful": 2, "unhelpful": 0, "pointed": 0}
-    assert "water | drought" in [s["group"] for s in report["accepted"]]
+    assert "dry | drought" in [s["group"] for s in report["accepted"]], report["accepted"]
     before, after_feedback, after_vocabulary = (s["metrics"] for s in report["stages"])
     assert before["Hit@10"] == after_feedback["Hit@10"] == 0.0  # no vote concerns this question's words
     assert after_vocabulary["Hit@10"] == 1.0 and after_vocabulary["NDCG@10"] > 0.5
