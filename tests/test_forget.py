@@ -89,11 +89,15 @@ def test_a_recall_that_only_archived_memory_answers_says_so(memory: Path, cli: C
     r = cli("recall", "fixed threshold")
     assert r.code == 0 and r.out == ""
     assert "1 archived (forgotten) episode(s) do: add --include-archived" in r.err
+    # an agent over MCP sees no stderr: the reason is in the JSON too
+    data = cli("recall", "fixed threshold", "--json").json()
+    assert data["results"] == [] and "add --include-archived" in data["reason"]
     assert [h["id"] for h in cli("recall", "fixed threshold", "--include-archived", "--json").json()["results"]] == [
         "old-fail"]
     quiet = cli("recall", "fixed threshold", "--success-only")  # the archived one failed: no hint
     assert quiet.code == 0 and "archived" not in quiet.err
     assert "archived" not in cli("recall", "GATK exomes").err  # answered from current memory
+    assert "reason" not in cli("recall", "GATK exomes", "--json").json()  # only when nothing is given
 
 
 def test_criteria_combine_with_and(memory: Path, cli: Cli) -> None:

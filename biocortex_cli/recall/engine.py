@@ -141,6 +141,8 @@ class RecallResult(NamedTuple):
             "lessons": self.detail("lessons", "lessons"), "facts": self.detail("facts", "facts"),
             "dropped": self.dropped, "context": self.context,
         }
+        if not self.results and self.reason:  # why nothing: stderr says it too, but MCP has no stderr
+            out["reason"] = self.reason
         if explain:
             out["explain"] = {"query_terms": self.query_terms, "unknown_terms": self.unknown_terms,
                               "too_common_terms": self.ignored_terms, "informative_terms": self.informative_terms,
