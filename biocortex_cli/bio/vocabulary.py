@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 __all__ = [
+    "GENE_AMBIGUITY",
     "MAX_PER_TERM",
     "MAX_TOTAL",
     "ONE_WAY",
@@ -75,13 +76,16 @@ PATH = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "vocabul
 SCHEMA_VERSION = "1"
 
 #: The weight of a synonym by the source that made it one (the question's own terms weigh 1).
-SOURCE_WEIGHTS: dict[str, float] = {"vault": 0.9, "lab": 0.8, "hgnc": 0.7, "edam": 0.5}
+#: How the withheld note of an alias or previous symbol of several genes starts (the ontologies'
+#: ambiguous names say otherwise: ``genes`` tells the two apart).
+GENE_AMBIGUITY = "ambiguous: an alias or previous symbol of "
+SOURCE_WEIGHTS: dict[str, float] = {"vault": 0.9, "lab": 0.8, "hgnc": 0.7, "ontology": 0.6, "edam": 0.5}
 #: Factor for the targets of a one-way lab entry (related, not equivalent).
 ONE_WAY = 0.75
 MAX_PER_TERM = 6
 MAX_TOTAL = 24
 MAX_NGRAM = 3
-_SOURCE_ORDER = {"vault": 0, "lab": 1, "hgnc": 2, "edam": 3}
+_SOURCE_ORDER = {"vault": 0, "lab": 1, "hgnc": 2, "ontology": 3, "edam": 4}
 _CHUNK = 500  # bound parameters per query, well under SQLite's limit
 
 
@@ -91,8 +95,8 @@ class Expansion(NamedTuple):
     term: str
     synonym: str
     weight: float
-    source: str  # vault, lab, hgnc, edam
-    group: str  # vocabulary.md:LINE, lab.txt:LINE, HGNC:ID or the EDAM class (operation_3198)
+    source: str  # vault, lab, hgnc, ontology, edam
+    group: str  # vocabulary.md:LINE, lab.txt:LINE, HGNC:ID, an ontology term (CL:0000540) or the EDAM class
     raw: str = ""  # the synonym as its source writes it (KCNH2, Kv11.1)
 
     @property
@@ -223,6 +227,8 @@ def genes(name: str) -> tuple[tuple[Gene, ...], str]:
     if row is None:
         return (), ""
     grps, why = row
+    if why.startswith("ambiguous") and not why.startswith(GENE_AMBIGUITY):
+        why = ""  # a name of two ontology terms: no gene's ambiguity
     found = []
     for grp in (int(g) for g in str(grps).split()):
         hit = _connect().execute("SELECT source, label, members FROM synonym_group WHERE grp = ?", (grp,)).fetchone()
