@@ -599,6 +599,7 @@ ONTOLOGY_NOTICE = [
 
 def notice_text(meta: dict[str, str], counts: dict[str, int], used: Iterable[Source]) -> str:
     used = tuple(used)
+    ontologies = [s.name for s in used if s in ONTOLOGIES]
     lines = [
         "vocabulary.sqlite",
         "=================",
@@ -611,7 +612,7 @@ def notice_text(meta: dict[str, str], counts: dict[str, int], used: Iterable[Sou
         "",
         f"Groups: {counts.get('groups_lab', 0)} lab, {counts.get('groups_edam', 0)} EDAM, "
         f"{counts.get('groups_hgnc', 0)} HGNC, {counts.get('groups_ontology', 0)} ontology terms "
-        f"({', '.join(s.name for s in used[2:]) or 'none'}); {counts['members']} keys and synonyms.",
+        f"({', '.join(ontologies) or 'none'}); {counts['members']} keys and synonyms.",
         "",
     ]
     for source in used:
@@ -639,13 +640,13 @@ def notice_text(meta: dict[str, str], counts: dict[str, int], used: Iterable[Sou
         "giving credit to EDAM as above. The rest of biocortex is not an adaptation of EDAM and",
         "keeps its own licence (MIT).",
         "",
-        *(ONTOLOGY_NOTICE if len(used) > 2 else []),
+        *(ONTOLOGY_NOTICE if ontologies else []),
         "The lab list (scripts/vocabulary/lab.txt) is written by the biocortex developers, MIT.",
         "",
         "Filter used at build time, not shipped: the English word list of Debian's wamerican-small",
         f"package (SCOWL), {meta['word_list']}.",
         *(["The ontologies' .json.zst files are decompressed at build time by Debian's zstd command."]
-          if len(used) > 2 else []),
+          if ontologies else []),
         "",
     ]
     return "\n".join(lines)
