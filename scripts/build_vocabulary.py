@@ -443,7 +443,7 @@ def why_withheld(key: str, raw: str, approved: dict[str, str],
                  claims: dict[str, set[str]], terms: set[str], words: frozenset[str],
                  jargon: frozenset[str]) -> tuple[str, str] | None:
     if approved.get(key) is None and len(claims[key]) > 1:
-        return ("ambiguous", "an alias or previous symbol of " + ", ".join(sorted(claims[key])))
+        return ("ambiguous", vocabulary.GENE_AMBIGUITY.removeprefix("ambiguous: ") + ", ".join(sorted(claims[key])))
     letters = [t for t in key.split() if any(c.isalpha() for c in t)]
     if len(key.replace(" ", "")) < 3 or not letters:
         return ("short", "fewer than three characters, or no letter")

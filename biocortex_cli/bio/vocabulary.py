@@ -75,10 +75,10 @@ __all__ = [
 PATH = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "vocabulary.sqlite")
 SCHEMA_VERSION = "1"
 
-#: The weight of a synonym by the source that made it one (the question's own terms weigh 1).
 #: How the withheld note of an alias or previous symbol of several genes starts (the ontologies'
 #: ambiguous names say otherwise: ``genes`` tells the two apart).
 GENE_AMBIGUITY = "ambiguous: an alias or previous symbol of "
+#: The weight of a synonym by the source that made it one (the question's own terms weigh 1).
 SOURCE_WEIGHTS: dict[str, float] = {"vault": 0.9, "lab": 0.8, "hgnc": 0.7, "ontology": 0.6, "edam": 0.5}
 #: Factor for the targets of a one-way lab entry (related, not equivalent).
 ONE_WAY = 0.75
