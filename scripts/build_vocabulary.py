@@ -47,12 +47,14 @@ The rules (docs/vocabulary.md says why):
   synonyms are not equivalents);
 * ontologies: terms that are not deprecated and whose id has the ontology's own prefix (``CL:``,
   ``UBERON:``, ``MONDO:``, ``EFO:``); a group is the label and the exact synonyms (the hierarchy is
-  not used). A member whose tokenisation drops a word is left out (``T cell`` would be ``cell``).
-  A single-word member that is an English word or shorter than three characters is a target only,
-  never a key (*nerve cell* expands to *neuron*, *neuron* expands to nothing). A key the lab list
-  or EDAM claims stays theirs, and a key that is any HGNC key (approved, alias or previous, shipped
-  or withheld) stays a gene's: the ontology's member is left out, so HGNC's keys do not change. A
-  key of two or more ontology terms (in one ontology or across them) is withheld as ambiguous;
+  not used). A member whose tokenisation drops a word is left out (``T cell`` would be ``cell``). A
+  single-word member shorter than three characters is left out (``ES`` is Ewing sarcoma in MONDO,
+  embryonic stem cells in a lab; ``MS`` mass spectrometry), and one that is an English word is a
+  target only, never a key (*nerve cell* expands to *neuron*, *neuron* expands to nothing). A key
+  the lab list or EDAM claims stays theirs, and a key that is any HGNC key (approved, alias or
+  previous, shipped or withheld) stays a gene's: the ontology's member is left out, so HGNC's keys
+  do not change. A key of two or more ontology terms (in one ontology or across them) is withheld as
+  ambiguous;
 * lab: ``a | b | c`` are synonyms both ways; ``a | b -> c | d`` expands a or b to c and d only.
 """
 
@@ -489,11 +491,11 @@ class Tally:
             self.examples[ontology, reason].append(raw)
 
     def line(self, ontology: str) -> str:
-        """``CL: 3324 terms, 435 groups, 1082 keys; members: 17 target only, 29 term (28 keys), …``"""
+        """``CL: 3324 terms, 427 groups, 1074 keys; members: 11 short, 6 target only, 29 term (28 keys), …``"""
         withheld = ", ".join(
             f"{self.counts[ontology, reason]} {reason}" + (
                 f" ({len(self.keys[ontology, reason])} keys)" if self.keys[ontology, reason] else "")
-            for reason in ("target only", "term", "gene", "ambiguous", "lossy", "long"))
+            for reason in ("short", "target only", "term", "gene", "ambiguous", "lossy", "long"))
         return (f"{ontology}: {self.counts[ontology, 'terms']} terms, {self.counts[ontology, 'groups']} groups, "
                 f"{len(self.keys[ontology, 'keys'])} keys; members: {withheld}")
 
@@ -523,7 +525,10 @@ def ontology_groups(ontologies: list[tuple[Source, dict[str, dict[str, object]]]
                     tally.add(source.name, "lossy", raw)
                     continue
                 keys = [phrase(k) for k in m.keys]
-                if len(m.target) == 1 and (len(m.target[0]) < 3 or raw.lower() in words or m.target[0] in words):
+                if len(m.target) == 1 and len(m.target[0]) < 3:  # "ES", "MS": too many meanings
+                    tally.add(source.name, "short", raw)
+                    continue
+                if len(m.target) == 1 and (raw.lower() in words or m.target[0] in words):
                     m.role = "target"  # "neuron": a target of "nerve cell", never a key
                     tally.add(source.name, "target only", raw)
                 elif any(k in terms for k in keys):  # the lab list's or EDAM's: theirs

@@ -56,7 +56,7 @@ def compile_ontologies(builder: ModuleType, tmp_path: Path, *, words: set[str] =
     mondo = {
         "MONDO:1": term("zorb disease", "zorb cell"),  # "zorb cell" is CL:2's too: ambiguous
         "MONDO:2": term("glorp syndrome", "GLORP1", "glorp disorder"),  # GLORP1 is a gene
-        "MONDO:3": term("blarg fever", "blarg pyrexia", "heart attack"),  # the lab's term
+        "MONDO:3": term("blarg fever", "blarg pyrexia", "heart attack", "BF"),  # the lab's term; "BF": short
     }
     cl_source = builder.Source("CL", "", "", "", "", "", "", "", "")
     mondo_source = builder.Source("MONDO", "", "", "", "", "", "", "", "")
@@ -90,13 +90,15 @@ def test_the_rules_on_two_small_ontologies(builder: ModuleType, tmp_path: Path) 
     # a gene's key and the lab's term stay theirs: the member is left out, the rest of the group stays
     assert set(synonyms("glorp syndrome", local)) == {phrase("glorp disorder")}
     assert set(synonyms("blarg fever", local)) == {phrase("blarg pyrexia")}
+    # a single word under three characters is neither a key nor a target ("ES", "MS")
+    assert synonyms("bf", local) == {}
     assert "glorp1" not in {k for k, in sqlite3.connect(local.path).execute("SELECT key FROM term")}
     # deprecated terms and terms of another prefix are not used
     assert synonyms("quaggocyte", local) == {} and synonyms("snorf organ", local) == {}
     counts = tally.counts  # type: ignore[attr-defined]
     assert counts["CL", "terms"] == 2 and counts["MONDO", "terms"] == 3
     assert counts["CL", "lossy"] == 1 and counts["CL", "target only"] == 1
-    assert counts["MONDO", "gene"] == 1 and counts["MONDO", "term"] == 1
+    assert counts["MONDO", "gene"] == 1 and counts["MONDO", "term"] == 1 and counts["MONDO", "short"] == 1
     assert counts["CL", "ambiguous"] == 1 and counts["MONDO", "ambiguous"] == 1
 
 
@@ -140,6 +142,13 @@ def test_an_english_word_of_an_ontology_is_a_target_only() -> None:
     assert synonyms("pectus")["chest"].group == "UBERON:0001443"
     assert synonyms("herpes zoster")[phrase("shingles")].group == "MONDO:0005609"
     assert synonyms("chest") == {} and synonyms("shingles") == {}
+
+
+def test_an_abbreviation_under_three_characters_is_left_out() -> None:
+    """MONDO lists ES for Ewing sarcoma and MS for multiple sclerosis: in a lab they are embryonic
+    stem cells and mass spectrometry, so a question about the disease does not look for them."""
+    assert "es" not in synonyms("Ewing sarcoma") and "ms" not in synonyms("multiple sclerosis")
+    assert synonyms("Ewing sarcoma")  # the rest of the group stays
 
 
 def test_a_gene_key_keeps_its_gene_meaning_only() -> None:
