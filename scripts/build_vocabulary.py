@@ -53,8 +53,9 @@ The rules (docs/vocabulary.md says why):
   target only, never a key (*nerve cell* expands to *neuron*, *neuron* expands to nothing). A key
   the lab list or EDAM claims stays theirs, and a key that is any HGNC key (approved, alias or
   previous, shipped or withheld) stays a gene's: the ontology's member is left out, so HGNC's keys
-  do not change. A key of two or more ontology terms (in one ontology or across them) is withheld as
-  ambiguous;
+  do not change. A key of one MONDO term and of EFO terms only is MONDO's (EFO names diseases
+  after MONDO); any other key of two or more ontology terms (in one ontology or across them) is
+  withheld as ambiguous;
 * lab: ``a | b | c`` are synonyms both ways; ``a | b -> c | d`` expands a or b to c and d only.
 """
 
@@ -495,7 +496,7 @@ class Tally:
         withheld = ", ".join(
             f"{self.counts[ontology, reason]} {reason}" + (
                 f" ({len(self.keys[ontology, reason])} keys)" if self.keys[ontology, reason] else "")
-            for reason in ("short", "target only", "term", "gene", "ambiguous", "lossy", "long"))
+            for reason in ("short", "target only", "term", "gene", "ambiguous", "MONDO's", "lossy", "long"))
         return (f"{ontology}: {self.counts[ontology, 'terms']} terms, {self.counts[ontology, 'groups']} groups, "
                 f"{len(self.keys[ontology, 'keys'])} keys; members: {withheld}")
 
@@ -542,15 +543,23 @@ def ontology_groups(ontologies: list[tuple[Source, dict[str, dict[str, object]]]
                         claims[key].add(term_id)
                 group.members.append(m)
             candidates.append((source.name, group))
-    ambiguous = {key: ids for key, ids in claims.items() if len(ids) > 1}
+    # A disease's name in one MONDO term and in EFO terms is MONDO's: EFO names diseases after MONDO
+    # (osteomalacia is MONDO:0005184 and EFO:0004271), so the two do not make it ambiguous.
+    to_mondo = {key: ids for key, ids in claims.items()
+                if len(ids) > 1 and sum(i.startswith("MONDO:") for i in ids) == 1
+                and all(i.startswith(("MONDO:", "EFO:")) for i in ids)}
+    ambiguous = {key: ids for key, ids in claims.items() if len(ids) > 1 and key not in to_mondo}
     for key, ids in ambiguous.items():
         withheld.setdefault(key, ("ambiguous", "a label or exact synonym of " + ", ".join(sorted(ids))))
     groups = []
     for name, group in candidates:
         kept = []
         for m in group.members:
+            mondo = [phrase(k) for k in m.keys if phrase(k) in to_mondo]
             if m.role != "target" and any(phrase(k) in ambiguous for k in m.keys):
                 tally.add(name, "ambiguous", m.raw, [phrase(k) for k in m.keys if phrase(k) in ambiguous])
+            elif name == "EFO" and m.role != "target" and mondo:
+                tally.add(name, "MONDO's", m.raw, mondo)
             else:
                 kept.append(m)
         group.members = kept

@@ -160,12 +160,43 @@ def test_a_gene_key_keeps_its_gene_meaning_only() -> None:
 
 
 def test_a_name_of_two_ontology_terms_is_withheld_and_is_no_gene() -> None:
-    result = expand(tokenize("osteomalacia"))
+    """MONDO lists *pituitary gland* for hypophysitis; UBERON's gland has the same name."""
+    result = expand(tokenize("pituitary gland"))
     assert result.expansions == ()
-    [withheld] = result.withheld
-    assert withheld.reason == "ambiguous: a label or exact synonym of EFO:1002027, MONDO:0001068"
-    assert genes("osteomalacia") == ((), "")  # facts do not take it for an ambiguous gene alias
+    assert ("pituitari gland", "ambiguous: a label or exact synonym of MONDO:0021156, UBERON:0000007") in {
+        (w.term, w.reason) for w in result.withheld}
+    assert genes("pituitary gland") == ((), "")  # facts do not take it for an ambiguous gene alias
     assert genes("NRF2")[1].startswith(vocabulary.GENE_AMBIGUITY)
+
+
+def test_a_disease_named_by_mondo_and_efo_is_mondos() -> None:
+    """EFO names diseases after MONDO: osteomalacia is MONDO:0001068 and EFO:1002027, one disease,
+    so the name expands through MONDO's group and EFO's member is left out."""
+    found = synonyms("osteomalacia")
+    assert found and {e.group for e in found.values()} == {"MONDO:0001068"}
+    assert expand(tokenize("osteomalacia")).withheld == ()
+
+
+def test_mondo_takes_a_name_it_shares_with_efo_only(builder: ModuleType, tmp_path: Path) -> None:
+    mondo = builder.Source("MONDO", "", "", "", "", "", "", "", "")
+    efo = builder.Source("EFO", "", "", "", "", "", "", "", "")
+    cl = builder.Source("CL", "", "", "", "", "", "", "", "")
+    tally = builder.Tally()
+    groups = builder.ontology_groups(
+        [(cl, {"CL:1": term("flurb cell", "flurbocyte")}),
+         (mondo, {"MONDO:1": term("zorb disease", "zorbosis"), "MONDO:2": term("flurb disease", "flurbocyte")}),
+         (efo, {"EFO:1": term("zorbosis", "zorb syndrome")})],
+        frozenset(), set(), set(), {}, tally)
+    path = tmp_path / "ontologies.sqlite"
+    builder.write(path, groups, {}, {})
+    local = Local(path)
+    # MONDO and EFO alone: MONDO's; EFO keeps the rest of its group
+    assert set(synonyms("zorbosis", local)) == {phrase("zorb disease")}
+    assert set(synonyms("zorb syndrome", local)) == set()
+    # a name CL also has stays ambiguous
+    assert synonyms("flurbocyte", local) == {}
+    counts = tally.counts  # type: ignore[attr-defined]
+    assert counts["EFO", "MONDO's"] == 1 and counts["CL", "ambiguous"] == 1
 
 
 def test_the_data_file_records_the_ontologies() -> None:
