@@ -47,7 +47,8 @@ The rules (docs/vocabulary.md says why):
   synonyms are not equivalents);
 * ontologies: terms that are not deprecated and whose id has the ontology's own prefix (``CL:``,
   ``UBERON:``, ``MONDO:``, ``EFO:``); a group is the label and the exact synonyms (the hierarchy is
-  not used). A member whose tokenisation drops a word is left out (``T cell`` would be ``cell``). A
+  not used). A member whose tokenisation drops a word is left out (``T cell`` would be ``cell``),
+  unless it keeps two tokens or more and drops only joining words (``neck of uterus``: ``JOINING_WORDS``). A
   single-word member shorter than three characters is left out (``ES`` is Ewing sarcoma in MONDO,
   embryonic stem cells in a lab; ``MS`` mass spectrometry), and one that is an English word is a
   target only, never a key (*nerve cell* expands to *neuron*, *neuron* expands to nothing). A key
@@ -80,7 +81,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from biocortex_cli.bio import entities, vocabulary  # noqa: E402
-from biocortex_cli.bio.text import STOP_WORDS  # noqa: E402
+from biocortex_cli.bio.text import QUESTION_WORDS, STOP_WORDS  # noqa: E402
 
 OUTPUT = ROOT / "biocortex_cli" / "data" / "vocabulary.sqlite"
 NOTICE = ROOT / "biocortex_cli" / "data" / "NOTICE-vocabulary.txt"
@@ -473,6 +474,17 @@ def hgnc_keys(genes: list[Gene]) -> set[str]:
             for key in member_keys(raw)}
 
 
+#: Words an ontology's name may lose to tokenising and keep its meaning: a question loses them too
+#: (*neck of uterus* and *neck of the uterus* are both ``neck uterus``). Not "a" (*vitamin A
+#: deficiency*) nor a letter (*T cell* would be ``cell``), nor "out" (``knock-out``).
+JOINING_WORDS = frozenset({"of", "the", "an", "and", "or"})
+
+
+def only_joining_words_dropped(raw: str) -> bool:
+    """Whether every word tokenising ``raw`` drops is one of :data:`JOINING_WORDS`."""
+    return all(w in JOINING_WORDS for w in re.findall(r"[^\W_]+", raw.lower()) if w in STOP_WORDS | QUESTION_WORDS)
+
+
 #: The source of the ontologies' groups (one weight for the four, ``vocabulary.SOURCE_WEIGHTS``).
 ONTOLOGY = "ontology"
 
@@ -522,7 +534,7 @@ def ontology_groups(ontologies: list[tuple[Source, dict[str, dict[str, object]]]
                 if m is None:  # more than three tokens, or no searchable word
                     tally.add(source.name, "long", raw)
                     continue
-                if lossy(raw):
+                if lossy(raw) and not (len(m.target) > 1 and only_joining_words_dropped(raw)):
                     tally.add(source.name, "lossy", raw)
                     continue
                 keys = [phrase(k) for k in m.keys]

@@ -51,6 +51,8 @@ def compile_ontologies(builder: ModuleType, tmp_path: Path, *, words: set[str] =
         "CL:1": term("glimmerocyte", "shiny cell", "Glimmer"),  # "glimmer": an English word here
         "CL:2": term("zorbocyte", "zorb cell", "T zorbocyte"),  # "T zorbocyte" loses its "t"
         "CL:3": term("quaggocyte", "quagga cell", deprecated=True),
+        # "of the" drops as a question's would; "A" and "out" carry meaning: those members are lossy
+        "CL:4": term("pod of the blarg gland", "blarg pod cell", "pod A cell", "knock-out pod cell"),
         "UBERON:9": term("snorf organ", "snorf"),  # not CL's own prefix
     }
     mondo = {
@@ -93,11 +95,14 @@ def test_the_rules_on_two_small_ontologies(builder: ModuleType, tmp_path: Path) 
     # a single word under three characters is neither a key nor a target ("ES", "MS")
     assert synonyms("bf", local) == {}
     assert "glorp1" not in {k for k, in sqlite3.connect(local.path).execute("SELECT key FROM term")}
+    # a name that loses only joining words is kept ("pod of the blarg gland" is "pod blarg gland")
+    assert set(synonyms("blarg pod cell", local)) == {phrase("pod of the blarg gland")}
+    assert set(synonyms("pod of blarg gland", local)) == {phrase("blarg pod cell")}
     # deprecated terms and terms of another prefix are not used
     assert synonyms("quaggocyte", local) == {} and synonyms("snorf organ", local) == {}
     counts = tally.counts  # type: ignore[attr-defined]
-    assert counts["CL", "terms"] == 2 and counts["MONDO", "terms"] == 3
-    assert counts["CL", "lossy"] == 1 and counts["CL", "target only"] == 1
+    assert counts["CL", "terms"] == 3 and counts["MONDO", "terms"] == 3
+    assert counts["CL", "lossy"] == 3 and counts["CL", "target only"] == 1
     assert counts["MONDO", "gene"] == 1 and counts["MONDO", "term"] == 1 and counts["MONDO", "short"] == 1
     assert counts["CL", "ambiguous"] == 1 and counts["MONDO", "ambiguous"] == 1
 
@@ -167,6 +172,12 @@ def test_a_name_of_two_ontology_terms_is_withheld_and_is_no_gene() -> None:
         (w.term, w.reason) for w in result.withheld}
     assert genes("pituitary gland") == ((), "")  # facts do not take it for an ambiguous gene alias
     assert genes("NRF2")[1].startswith(vocabulary.GENE_AMBIGUITY)
+
+
+def test_a_name_with_of_the_is_a_key_as_a_question_would_say_it() -> None:
+    """UBERON's *neck of uterus* is the uterine cervix; a question saying *neck of the uterus*
+    tokenises the same way (the ontology's name loses only "of")."""
+    assert synonyms("neck of the uterus")[phrase("uterine cervix")].group == "UBERON:0000002"
 
 
 def test_a_disease_named_by_mondo_and_efo_is_mondos() -> None:
