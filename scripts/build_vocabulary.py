@@ -48,15 +48,15 @@ The rules (docs/vocabulary.md says why):
 * ontologies: terms that are not deprecated and whose id has the ontology's own prefix (``CL:``,
   ``UBERON:``, ``MONDO:``, ``EFO:``); a group is the label and the exact synonyms (the hierarchy is
   not used). A member whose tokenisation drops a word is left out (``T cell`` would be ``cell``),
-  unless it keeps two tokens or more and drops only joining words (``neck of uterus``: ``JOINING_WORDS``). A
-  single-word member shorter than three characters is left out (``ES`` is Ewing sarcoma in MONDO,
-  embryonic stem cells in a lab; ``MS`` mass spectrometry), and one that is an English word is a
-  target only, never a key (*nerve cell* expands to *neuron*, *neuron* expands to nothing). A key
-  the lab list or EDAM claims stays theirs, and a key that is any HGNC key (approved, alias or
-  previous, shipped or withheld) stays a gene's: the ontology's member is left out, so HGNC's keys
-  do not change. A key of one MONDO term and of EFO terms only is MONDO's (EFO names diseases
-  after MONDO); any other key of two or more ontology terms (in one ontology or across them) is
-  withheld as ambiguous;
+  unless it keeps two tokens or more and drops only joining words or a possessive's s (``neck of
+  uterus``, ``Peyer's patch``: ``JOINING_WORDS``). A single-word member shorter than three
+  characters is left out (``ES`` is Ewing sarcoma in MONDO, embryonic stem cells in a lab; ``MS``
+  mass spectrometry), and one that is an English word is a target only, never a key (*nerve cell*
+  expands to *neuron*, *neuron* expands to nothing). A key the lab list or EDAM claims stays theirs,
+  and a key that is any HGNC key (approved, alias or previous, shipped or withheld) stays a gene's:
+  the ontology's member is left out, so HGNC's keys do not change. A key of one MONDO term and of
+  EFO terms only is MONDO's (EFO names diseases after MONDO); any other key of two or more ontology
+  terms (in one ontology or across them) is withheld as ambiguous;
 * lab: ``a | b | c`` are synonyms both ways; ``a | b -> c | d`` expands a or b to c and d only.
 """
 
@@ -476,13 +476,15 @@ def hgnc_keys(genes: list[Gene]) -> set[str]:
 
 #: Words an ontology's name may lose to tokenising and keep its meaning: a question loses them too
 #: (*neck of uterus* and *neck of the uterus* are both ``neck uterus``). Not "a" (*vitamin A
-#: deficiency*) nor a letter (*T cell* would be ``cell``), nor "out" (``knock-out``).
+#: deficiency*) nor a letter (*T cell* would be ``cell``), nor "out" (``knock-out``). A possessive's
+#: "s" goes the same way (*Peyer's patch* and *Peyer patch* are both ``peyer patch``).
 JOINING_WORDS = frozenset({"of", "the", "an", "and", "or"})
 
 
 def only_joining_words_dropped(raw: str) -> bool:
     """Whether every word tokenising ``raw`` drops is one of :data:`JOINING_WORDS`."""
-    return all(w in JOINING_WORDS for w in re.findall(r"[^\W_]+", raw.lower()) if w in STOP_WORDS | QUESTION_WORDS)
+    words = re.findall(r"[^\W_]+", re.sub(r"(?<=\w)['’]s\b", "", raw.lower()))  # a possessive: Peyer's patch
+    return all(w in JOINING_WORDS for w in words if w in STOP_WORDS | QUESTION_WORDS)
 
 
 #: The source of the ontologies' groups (one weight for the four, ``vocabulary.SOURCE_WEIGHTS``).
