@@ -36,7 +36,7 @@ def main() -> None:
     print(f"machine: {machine()}")
     from biocortex_cli.bio import vocabulary
 
-    data = vocabulary.PATH.read_bytes()
+    data = Path(vocabulary.PATH).read_bytes()
     print(f"data file: {len(data) / 1e6:.2f} MB on disk, {len(zlib.compress(data, 6)) / 1e6:.2f} MB deflated "
           "(as in a wheel)")
 
