@@ -51,12 +51,14 @@ The rules (docs/vocabulary.md says why):
   unless it keeps two tokens or more and drops only joining words or a possessive's s (``neck of
   uterus``, ``Peyer's patch``: ``JOINING_WORDS``). A single-word member shorter than three
   characters is left out (``ES`` is Ewing sarcoma in MONDO, embryonic stem cells in a lab; ``MS``
-  mass spectrometry), and one that is an English word is a target only, never a key (*nerve cell*
-  expands to *neuron*, *neuron* expands to nothing). A key the lab list or EDAM claims stays theirs,
-  and a key that is any HGNC key (approved, alias or previous, shipped or withheld) stays a gene's:
-  the ontology's member is left out, so HGNC's keys do not change. A key of one MONDO term and of
-  EFO terms only is MONDO's (EFO names diseases after MONDO); any other key of two or more ontology
-  terms (in one ontology or across them) is withheld as ambiguous;
+  mass spectrometry). A member that is any HGNC key (approved, alias or previous, shipped or
+  withheld) stays a gene's and is left out, as a key and as a target (``CAD``: coronary artery
+  disease must not expand to the gene), so HGNC's keys do not change. A single-word member that is
+  an English word is left out when written in capitals (``HIT``, ``TEN``: acronyms read as words),
+  else it is a target only, never a key (*nerve cell* expands to *neuron*, *neuron* expands to
+  nothing). A key the lab list or EDAM claims stays theirs. A key of one MONDO term and of EFO terms
+  only is MONDO's (EFO names diseases after MONDO); any other key of two or more ontology terms (in
+  one ontology or across them) is withheld as ambiguous;
 * lab: ``a | b | c`` are synonyms both ways; ``a | b -> c | d`` expands a or b to c and d only.
 """
 
@@ -510,7 +512,7 @@ class Tally:
         withheld = ", ".join(
             f"{self.counts[ontology, reason]} {reason}" + (
                 f" ({len(self.keys[ontology, reason])} keys)" if self.keys[ontology, reason] else "")
-            for reason in ("short", "target only", "term", "gene", "ambiguous", "MONDO's", "lossy", "long"))
+            for reason in ("short", "acronym", "target only", "term", "gene", "ambiguous", "MONDO's", "lossy", "long"))
         return (f"{ontology}: {self.counts[ontology, 'terms']} terms, {self.counts[ontology, 'groups']} groups, "
                 f"{len(self.keys[ontology, 'keys'])} keys; members: {withheld}")
 
@@ -543,14 +545,17 @@ def ontology_groups(ontologies: list[tuple[Source, dict[str, dict[str, object]]]
                 if len(m.target) == 1 and len(m.target[0]) < 3:  # "ES", "MS": too many meanings
                     tally.add(source.name, "short", raw)
                     continue
+                if any(k in genes for k in keys):  # HGNC's, shipped or withheld: a gene's, even as a target
+                    tally.add(source.name, "gene", raw, [k for k in keys if k in genes])  # (CAD, CSF)
+                    continue
                 if len(m.target) == 1 and (raw.lower() in words or m.target[0] in words):
+                    if raw.isupper():  # HIT, TEN, MAP: an acronym read as a word ("screen hits")
+                        tally.add(source.name, "acronym", raw)
+                        continue
                     m.role = "target"  # "neuron": a target of "nerve cell", never a key
                     tally.add(source.name, "target only", raw)
                 elif any(k in terms for k in keys):  # the lab list's or EDAM's: theirs
                     tally.add(source.name, "term", raw, [k for k in keys if k in terms])
-                    continue
-                elif any(k in genes for k in keys):  # HGNC's, shipped or withheld: a gene's
-                    tally.add(source.name, "gene", raw, [k for k in keys if k in genes])
                     continue
                 else:
                     for key in keys:

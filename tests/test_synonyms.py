@@ -221,3 +221,14 @@ def test_a_concept_scores_its_best_match_never_more_than_all_and_never_less_than
     own = sum(v for fp, v in pairs if fp < 7)
     assert own - 1e-9 <= words.coverage(pairs) <= sum(v for _fp, v in pairs) + 1e-9
     assert words.coverage([p for p in pairs if p[0] < 7]) == pytest.approx(own)
+
+
+def test_a_disease_name_never_reaches_a_gene_through_an_ontology_abbreviation(vault: Path, cli: Cli) -> None:
+    """MONDO lists CAD for coronary artery disease; CAD is also a gene (HGNC). A question about the
+    disease must not be answered with the gene's facts, nor look for the gene's symbol."""
+    assert cli("fact", "add", "CAD", "catalyzes", "pyrimidine synthesis", "--source", "PMID:2").code == 0
+    r = cli("fact", "query", "coronary artery disease", "--json")
+    assert r.json().get("matched", []) == [] and r.json()["facts"] == []
+    shown = cli("vocabulary", "show", "coronary artery disease", "--json").json()
+    synonyms = {s["synonym"] for s in shown["synonyms"]}
+    assert "coronari heart diseas" in synonyms and "cad" not in synonyms

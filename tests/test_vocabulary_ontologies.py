@@ -59,6 +59,7 @@ def compile_ontologies(builder: ModuleType, tmp_path: Path, *, words: set[str] =
         "MONDO:1": term("zorb disease", "zorb cell"),  # "zorb cell" is CL:2's too: ambiguous
         "MONDO:2": term("glorp syndrome", "GLORP1", "glorp disorder"),  # GLORP1 is a gene
         "MONDO:3": term("blarg fever", "blarg pyrexia", "heart attack", "BF"),  # the lab's term; "BF": short
+        "MONDO:4": term("glimmer fever", "GLIMMER"),  # an acronym that reads as a word: left out
     }
     cl_source = builder.Source("CL", "", "", "", "", "", "", "", "")
     mondo_source = builder.Source("MONDO", "", "", "", "", "", "", "", "")
@@ -94,6 +95,7 @@ def test_the_rules_on_two_small_ontologies(builder: ModuleType, tmp_path: Path) 
     assert set(synonyms("blarg fever", local)) == {phrase("blarg pyrexia")}
     # a single word under three characters is neither a key nor a target ("ES", "MS")
     assert synonyms("bf", local) == {}
+    assert synonyms("glimmer fever", local) == {}  # GLIMMER left out, no group
     assert "glorp1" not in {k for k, in sqlite3.connect(local.path).execute("SELECT key FROM term")}
     # a name that loses only joining words is kept ("pod of the blarg gland" is "pod blarg gland")
     assert set(synonyms("blarg pod cell", local)) == {phrase("pod of the blarg gland"), phrase("Quux's pod")}
@@ -102,7 +104,7 @@ def test_the_rules_on_two_small_ontologies(builder: ModuleType, tmp_path: Path) 
     # deprecated terms and terms of another prefix are not used
     assert synonyms("quaggocyte", local) == {} and synonyms("snorf organ", local) == {}
     counts = tally.counts  # type: ignore[attr-defined]
-    assert counts["CL", "terms"] == 3 and counts["MONDO", "terms"] == 3
+    assert counts["CL", "terms"] == 3 and counts["MONDO", "terms"] == 4 and counts["MONDO", "acronym"] == 1
     assert counts["CL", "lossy"] == 3 and counts["CL", "target only"] == 1
     assert counts["MONDO", "gene"] == 1 and counts["MONDO", "term"] == 1 and counts["MONDO", "short"] == 1
     assert counts["CL", "ambiguous"] == 1 and counts["MONDO", "ambiguous"] == 1
@@ -155,6 +157,14 @@ def test_an_abbreviation_under_three_characters_is_left_out() -> None:
     stem cells and mass spectrometry, so a question about the disease does not look for them."""
     assert "es" not in synonyms("Ewing sarcoma") and "ms" not in synonyms("multiple sclerosis")
     assert synonyms("Ewing sarcoma")  # the rest of the group stays
+
+
+def test_an_acronym_that_reads_as_a_word_is_left_out() -> None:
+    """MONDO lists HIT for heparin-induced thrombocytopenia and TEN for toxic epidermal necrolysis:
+    as targets, a question about the disease would look for every screen's *hits*."""
+    assert "hit" not in synonyms("heparin-induced thrombocytopenia")
+    assert "ten" not in synonyms("toxic epidermal necrolysis")
+    assert synonyms("toxic epidermal necrolysis")  # the rest of the group stays
 
 
 def test_a_gene_key_keeps_its_gene_meaning_only() -> None:
