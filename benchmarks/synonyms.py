@@ -19,7 +19,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,18 +45,18 @@ def engine(size: int, runs: int) -> None:
         times: dict[bool, list[float]] = {True: [], False: []}
         for query in QUERIES:  # warm: the index pages, the vocabulary file
             for on in (True, False):
-                search(conn, meta, replace(options_from_config(vault, query), vocabulary=on))
+                search(conn, meta, options_from_config(vault, query)._replace(vocabulary=on))
         for _ in range(runs):
             for query in QUERIES:
                 for on in (True, False):
-                    opts = replace(options_from_config(vault, query), vocabulary=on)
+                    opts = options_from_config(vault, query)._replace(vocabulary=on)
                     started = time.perf_counter()
                     search(conn, meta, opts)
                     times[on].append(time.perf_counter() - started)
         conn.close()
-    on, off = statistics.median(times[True]) * 1000, statistics.median(times[False]) * 1000
-    print(f"search at {size} episodes, {len(times[True])} calls each: synonyms on median {on:.2f} ms, "
-          f"off {off:.2f} ms (+{on - off:.2f} ms)")
+    on_ms, off_ms = statistics.median(times[True]) * 1000, statistics.median(times[False]) * 1000
+    print(f"search at {size} episodes, {len(times[True])} calls each: synonyms on median {on_ms:.2f} ms, "
+          f"off {off_ms:.2f} ms (+{on_ms - off_ms:.2f} ms)")
 
 
 def vault_vocabulary(runs: int) -> None:
