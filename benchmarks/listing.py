@@ -226,6 +226,9 @@ def main() -> None:
     for n, row in report["sizes"].items():
         print(f"\n## {n} episodes")
         for name, after in row["after"].items():
+            if "wall_ms" not in after:  # the watcher's own figures: no process timed
+                print(f"{name:55} " + ", ".join(f"{k} {v}" for k, v in after.items()))
+                continue
             before = row.get("before", {}).get(name)
             was = f"   before: {before.get('wall_ms')} ms wall / {before.get('cpu_ms')} ms CPU" if before else ""
             print(f"{name:55} {after.get('wall_ms'):>9} ms wall / {after.get('cpu_ms', '-'):>8} ms CPU{was}")
