@@ -33,6 +33,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine
@@ -121,7 +122,7 @@ def synthetic_tsv(n: int, seed: int = 7) -> tuple[Path, list[str]]:
     return path, names
 
 
-def add(vault: Path, path: Path, name: str, version: str, licence: str, *extra: str) -> tuple[float, dict]:
+def add(vault: Path, path: Path, name: str, version: str, licence: str, *extra: str) -> tuple[float, dict[str, Any]]:
     elapsed, out, _err = run([BIN, "dataset", "add", str(path), "--name", name, "--version", version,
                              "--licence", licence, *TRRUST_MAP, *extra, "--json"], vault)
     return elapsed, json.loads(out)

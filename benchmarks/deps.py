@@ -60,7 +60,8 @@ def footprint() -> list[tuple[str, int, int]]:
 
     def size(name: str) -> int:
         files = dists[name].files or []
-        return sum(os.path.getsize(p) for p in (dists[name].locate_file(f) for f in files) if os.path.isfile(p))
+        paths = (Path(str(dists[name].locate_file(f))) for f in files)
+        return sum(p.stat().st_size for p in paths if p.is_file())
 
     top = list({r[0]: r for r in _requires(dists["biocortex"], extras) if r[0] in dists}.values())
     rows = []

@@ -108,7 +108,7 @@ def main() -> int:
     notes_dir = work / "notes"
     notes_dir.mkdir()
 
-    targets = [
+    targets: list[tuple[str, Any, dict[str, Any], dict[str, Any]]] = [
         ("note text", t.test_parse_note_returns_a_note_or_a_data_error, {"text": t.frontmatter_note}, {}),
         ("note bytes", t.test_note_bytes_read_as_text_or_a_data_error, {"raw": t.raw_note}, {"tmp_path": notes_dir}),
         ("frontmatter edit", t.test_edit_frontmatter_keeps_notes_parseable,

@@ -59,7 +59,7 @@ def main() -> None:
                                      capture_output=True, check=True).stdout
             subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
             revisions = {args.base: {"PYTHONPATH": tmp}, **revisions}
-        rows = [("python -c pass", [sys.executable, "-c", "pass"], {})]
+        rows: list[tuple[str, list[str], dict[str, str]]] = [("python -c pass", [sys.executable, "-c", "pass"], {})]
         for rev, env in revisions.items():
             # -P: the current folder (this repository) does not go before PYTHONPATH on sys.path
             rows += [(f"{rev}: {name}", [sys.executable, "-P", "-m", "biocortex_cli", "--vault", str(vault), *argv],

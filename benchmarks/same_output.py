@@ -37,6 +37,8 @@ HERE = Path(__file__).resolve().parent
 VARIANTS: tuple[tuple[str, ...], ...] = ((), ("--top-k", "15", "--explain"),
                                          ("--min-relevance", "0.2", "--success-only"),
                                          ("--domain", "scRNA-seq", "--budget", "4000"))
+VERIFY_VARIANTS: tuple[tuple[str, ...], ...] = ((), ("--json",), ("--hops", "2"), ("--min-confidence", "0.9", "--json"))
+QUERY_VARIANTS: tuple[tuple[str, ...], ...] = ((), ("--json",), ("--hops", "2", "--limit", "20"), ("--fuzzy", "--json"))
 
 
 def questions(n: int = 25) -> list[str]:
@@ -53,10 +55,10 @@ def commands(facts: bool, claims: list[str], entities: list[str]) -> list[tuple[
                 out.append(("episodes", ["recall", question, *variant, *json_]))
     if facts:
         for claim in claims:
-            for extra in ((), ("--json",), ("--hops", "2"), ("--min-confidence", "0.9", "--json")):
+            for extra in VERIFY_VARIANTS:
                 out.append(("facts", ["fact", "verify", *claim.split(), *extra]))
         for entity in entities:
-            for extra in ((), ("--json",), ("--hops", "2", "--limit", "20"), ("--fuzzy", "--json")):
+            for extra in QUERY_VARIANTS:
                 out.append(("facts", ["fact", "query", entity, *extra]))
     return out
 

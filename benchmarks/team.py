@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-from benchmarks import synthetic  # noqa: E402
-from benchmarks.common import BIOCORTEX, machine  # noqa: E402
+sys.path.insert(0, str(HERE))
+import synthetic  # noqa: E402
+from common import BIOCORTEX, machine  # noqa: E402
 
 ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, **synthetic.GIT_ENV,
        "BIOCORTEX_AUTHOR": "Bench <bench@lab.example>"}

@@ -23,6 +23,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 try:
     import tomllib
@@ -107,7 +108,7 @@ def compiles(pattern: str) -> str | None:
     return None
 
 
-def convert(cfg: dict, commit: str) -> dict:
+def convert(cfg: dict[str, Any], commit: str) -> dict[str, Any]:
     rules, skipped = [], []
     for rule in cfg["rules"]:
         if "path" in rule or "regex" not in rule:
