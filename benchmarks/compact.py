@@ -11,6 +11,7 @@ Reproduce:
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -48,6 +49,7 @@ def stripped(data: dict[str, object]) -> str:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()  # no options: --help only
     count = get_counter("cl100k_base").count
     totals = {"default": [0, 0], "compact": [0, 0]}
     with tempfile.TemporaryDirectory(prefix="biocortex-compact-") as tmp:

@@ -16,6 +16,7 @@ Compares ``bio.text.stem`` (today's light stemmer) with Snowball English (Porter
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -114,6 +115,7 @@ def hgnc_symbols() -> list[str]:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()  # no options: --help only
     words, ents = corpus_words()
     vocab = sorted(set(words))
     found = stemmers()
