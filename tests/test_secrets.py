@@ -244,6 +244,18 @@ def test_the_author_is_scanned_on_every_write(vault: Path, cli: Cli, command: li
     assert git(vault, "status", "--porcelain") == ""
 
 
+@pytest.mark.parametrize("author", ["analysis-agent <agent@lab.example>", "planner-agent <planner@lab.example>"])
+def test_an_agent_author_is_no_secret(vault: Path, cli: Cli, author: str) -> None:
+    """`author: analysis-agent …` in a note's frontmatter once read as "auth…: <a 14-character
+    value>" and every write by that author was refused; the key word is ``auth``, not ``author``."""
+    r = cli("--author", author, "episode", "add", "--no-suggest", "--task", "Doublet removal by an agent")
+    assert r.code == 0, r.err
+    assert git(vault, "log", "-1", "--format=%an <%ae>").strip() == author
+    r = cli("--author", author, "episode", "import", "-", stdin=json.dumps({"task": "Imported by an agent"}) + "\n")
+    assert r.code == 0, r.err
+    assert secrets.scan("authorization: Zx81kQp2LmN9vR4tYu", "x")  # still a credential's name
+
+
 def test_a_secret_only_in_the_commit_message_is_refused(vault: Path) -> None:
     v = Vault(vault)
     token = "xoxb-1234567890123-1234567890123-" + "aB3dE5gH7jK9mN1pQ3sT5vW7"

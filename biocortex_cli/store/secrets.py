@@ -57,7 +57,7 @@ _OURS: list[tuple[str, str, tuple[str, ...], dict[str, Any]]] = [
     ("password", _CTX + r"(?:password|passwd|passwort|passphrase|pwd)" + _ASSIGN + _PLACEHOLDER + _VALUE,
      ("password", "passwd", "passwort", "passphrase", "pwd"), {"generic": True}),
     ("secret-assignment", _CTX + r"(?:api[_-]?key|api[_-]?secret|secret|token|credentials?|private[_-]?key|"
-     r"access[_-]?key|auth)" + _ASSIGN + _PLACEHOLDER + r"""['"]?([A-Za-z0-9_\-./+=~]{12,})""",
+     r"access[_-]?key|auth(?!or(?!i[sz])))" + _ASSIGN + _PLACEHOLDER + r"""['"]?([A-Za-z0-9_\-./+=~]{12,})""",
      ("api", "secret", "token", "credential", "private", "access", "auth"), {"generic": True, "entropy": 3.0}),
     ("netrc-password", r"\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)", ("machine",), {}),
     ("mysql-password", r"\bmysql(?:dump|admin)?\b[^\n]*?\s-p(?!\s)(\S{4,})", ("mysql",), {}),
