@@ -101,7 +101,7 @@ def synthetic_tsv(n: int, seed: int = 7) -> tuple[Path, list[str]]:
     path = OUT / f"synthetic-edges-{n}-s{seed}.tsv"
     rng = random.Random(seed)
     names = [f"{rng.choice(['TP', 'BRCA', 'CD', 'IL', 'KRT', 'SLC', 'ZNF', 'MAP', 'CXCL', 'ATP'])}{i}"
-             for i in range(max(200, n // 50))]
+             for i in range(max(201, n // 50))]  # names[200] is used below
     if not path.exists():
         OUT.mkdir(parents=True, exist_ok=True)
         weights = [1.0 / (i + 1) ** 0.8 for i in range(len(names))]
