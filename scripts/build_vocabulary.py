@@ -83,7 +83,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from biocortex_cli.bio import entities, vocabulary  # noqa: E402
-from biocortex_cli.bio.text import QUESTION_WORDS, STOP_WORDS  # noqa: E402
+from biocortex_cli.bio.text import STOP_WORDS  # noqa: E402
 
 OUTPUT = ROOT / "biocortex_cli" / "data" / "vocabulary.sqlite"
 NOTICE = ROOT / "biocortex_cli" / "data" / "NOTICE-vocabulary.txt"
@@ -482,11 +482,8 @@ def hgnc_keys(genes: list[Gene]) -> set[str]:
 #: "s" goes the same way (*Peyer's patch* and *Peyer patch* are both ``peyer patch``).
 JOINING_WORDS = frozenset({"of", "the", "an", "and", "or"})
 
-
-def only_joining_words_dropped(raw: str) -> bool:
-    """Whether every word tokenising ``raw`` drops is one of :data:`JOINING_WORDS`."""
-    words = re.findall(r"[^\W_]+", re.sub(r"(?<=\w)['’]s\b", "", raw.lower()))  # a possessive: Peyer's patch
-    return all(w in JOINING_WORDS for w in words if w in STOP_WORDS | QUESTION_WORDS)
+#: A possessive's "s", which tokenising drops as it drops "of" (*Peyer's patch*: ``peyer patch``).
+POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 
 
 #: The source of the ontologies' groups (one weight for the four, ``vocabulary.SOURCE_WEIGHTS``).
@@ -538,7 +535,7 @@ def ontology_groups(ontologies: list[tuple[Source, dict[str, dict[str, object]]]
                 if m is None:  # more than three tokens, or no searchable word
                     tally.add(source.name, "long", raw)
                     continue
-                if lossy(raw) and not (len(m.target) > 1 and only_joining_words_dropped(raw)):
+                if (lossy(POSSESSIVE.sub("", raw), JOINING_WORDS) if len(m.target) > 1 else lossy(raw)):
                     tally.add(source.name, "lossy", raw)
                     continue
                 keys = [phrase(k) for k in m.keys]
@@ -574,10 +571,10 @@ def ontology_groups(ontologies: list[tuple[Source, dict[str, dict[str, object]]]
     for name, group in candidates:
         kept = []
         for m in group.members:
-            mondo = [phrase(k) for k in m.keys if phrase(k) in to_mondo]
             if m.role != "target" and any(phrase(k) in ambiguous for k in m.keys):
                 tally.add(name, "ambiguous", m.raw, [phrase(k) for k in m.keys if phrase(k) in ambiguous])
-            elif name == "EFO" and m.role != "target" and mondo:
+            elif name == "EFO" and m.role != "target" and (mondo := [phrase(k) for k in m.keys
+                                                                     if phrase(k) in to_mondo]):
                 tally.add(name, "MONDO's", m.raw, mondo)
             else:
                 kept.append(m)

@@ -352,11 +352,12 @@ def member_keys(raw: str) -> tuple[str, ...]:
     return (" ".join(target),)
 
 
-def lossy(raw: str) -> bool:
+def lossy(raw: str, keep: frozenset[str] = frozenset()) -> bool:
     """Whether tokenising ``raw`` drops one of its words (``knock-out`` would be ``knock``, the same
-    as ``knock-down``; ``T cell`` would be ``cell``): such a term is refused."""
+    as ``knock-down``; ``T cell`` would be ``cell``): such a term is refused. Words in ``keep`` may
+    drop (a question loses them too: the ontologies' ``of`` in *neck of uterus*)."""
     words, dropped = _dropped()
-    return any(w in dropped for w in words(raw.lower()))
+    return any(w in dropped and w not in keep for w in words(raw.lower()))
 
 
 @functools.cache
