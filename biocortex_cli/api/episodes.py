@@ -51,16 +51,17 @@ def episode_record(text: str, where: str) -> dict[str, Any]:
     from biocortex_cli.errors import DataError
     from biocortex_cli.store.files import check_unicode
 
+    example = 'give one JSON object, e.g. {"task": "Remove doublets from 10x Multiome PBMC data", "success": true}'
     try:
         loaded = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON: {exc.msg}", path=where, line=exc.lineno) from None
+        raise DataError(f"invalid JSON: {exc.msg}", path=where, line=exc.lineno, hint=example) from None
     except RecursionError:
         raise DataError("JSON nested too deeply", path=where, hint="give one flat JSON object") from None
     except ValueError as exc:  # an integer of more than 4300 digits
         raise DataError(f"invalid JSON: {exc}", path=where) from None
     if not isinstance(loaded, dict):
-        raise DataError("--from-json needs one JSON object", path=where)
+        raise DataError("--from-json needs one JSON object", path=where, hint=example)
     check_unicode(loaded, where, record=True)
     return loaded
 
