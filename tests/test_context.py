@@ -147,3 +147,12 @@ def test_nothing_recalled_says_why_in_the_json_too(vault: Path, cli: Cli, tmp_pa
 
 def test_a_context_with_past_analyses_has_no_reason(filled: Path, cli: Cli) -> None:
     assert "reason" not in cli("context", QUERY, "--json").json()
+
+
+def test_a_missing_conversation_file_gets_a_hint_that_fits_context(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """Found by an agent trial: the hint was compress's, "pass - (or nothing) to read stdin"; for
+    context, nothing means no conversation at all."""
+    r = cli("context", "doublets", "--conversation", tmp_path / "chat.json", "--json")
+    error = r.err_json()["error"]
+    assert r.code == 1 and error["code"] == "not_found" and "or nothing" not in error["hint"]
+    assert "pass - to read it from stdin" in error["hint"]
