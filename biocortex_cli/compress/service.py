@@ -31,7 +31,8 @@ def read_input(file: str, stdin: BinaryIO, stdin_is_tty: bool) -> tuple[bytes, s
         with open(file, "rb") as fh:
             return read_capped(fh, file), file
     except FileNotFoundError:
-        raise NotFoundError(f"no such file: {file}", path=file, hint="check the path, or pass - to read it from stdin") from None
+        raise NotFoundError(f"no such file: {file}", path=file,
+                            hint="check the path, or pass - to read it from stdin") from None
     except IsADirectoryError:
         raise BiocortexError(f"{file} is a folder, not a conversation file", path=file) from None
     except OSError as exc:
