@@ -88,6 +88,8 @@ def build_context(vault: Vault, query: str, *, budget: int | None = None, conver
     share = shares(config.context)
     counter = get_counter(config.tokenizer.encoding)
     conv = parse(conversation, conversation_path) if conversation is not None else None
+    if conv is not None and not conv.messages and not conv.context:
+        conv = None  # nothing said yet: no section (it held only "[]")
     room = budget
     while True:
         result = _assemble(vault, query, room, share, conv, counter, conversation_path)

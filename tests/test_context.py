@@ -156,3 +156,14 @@ def test_a_missing_conversation_file_gets_a_hint_that_fits_context(vault: Path, 
     error = r.err_json()["error"]
     assert r.code == 1 and error["code"] == "not_found" and "or nothing" not in error["hint"]
     assert "pass - to read it from stdin" in error["hint"]
+
+
+@pytest.mark.parametrize("empty", ["[]", '{"messages": []}'])
+def test_an_empty_conversation_adds_no_section(filled: Path, cli: Cli, tmp_path: Path, empty: str) -> None:
+    """Found by an agent trial: an agent at the first step of a task passes its conversation, still
+    empty; context printed a `## Working memory` section holding `[]` (10-14 tokens of nothing)."""
+    chat = tmp_path / "chat.json"
+    chat.write_text(empty, encoding="utf-8")
+    with_empty = cli("context", QUERY, "--conversation", chat, "--budget", "1500", "--json")
+    assert with_empty.code == 0, with_empty.err
+    assert with_empty.out == cli("context", QUERY, "--budget", "1500", "--json").out
