@@ -77,6 +77,7 @@ def build_context(vault: Vault, query: str, *, budget: int | None = None, conver
     """Fill ``budget`` tokens (config ``context.budget``) for ``query``; ``conversation`` is the text
     of a chat (any format ``compress`` reads), or None."""
     from biocortex_cli.compress.formats import parse
+    from biocortex_cli.recall.engine import clip_query
     from biocortex_cli.tokens import get_counter
 
     config = vault.config
@@ -85,6 +86,7 @@ def build_context(vault: Vault, query: str, *, budget: int | None = None, conver
         raise UsageError(f"--budget must be a positive number of tokens, not {budget}", hint="e.g. --budget 4000")
     if not query.strip():
         raise UsageError("the query is empty", hint='ask a question, e.g. biocortex context "doublets in 10x multiome"')
+    query = clip_query(query)
     share = shares(config.context)
     counter = get_counter(config.tokenizer.encoding)
     conv = parse(conversation, conversation_path) if conversation is not None else None

@@ -202,6 +202,28 @@ def test_ten_thousand_word_query(samples: Path, cli: Cli) -> None:
     assert r.json()["results"][0]["id"].endswith("doublets") or r.json()["results"]
 
 
+def test_a_query_longer_than_the_cap_is_cut_and_says_so(own_vault: Path, cli: Cli) -> None:
+    """Found by an agent trial: a 5 MB question over MCP was tokenised whole three times, echoed
+    whole and written whole to the recall log (22 s, a 5 MB log line), though only its first
+    MAX_QUERY_TERMS words are searched."""
+    from biocortex_cli.index.weights import MAX_QUERY_CHARS
+
+    head = "doublets in 10x multiome with scDblFinder "
+    query = head + "pasted data " * 9000  # ~108,000 characters, under the shell's argument limit
+    r = cli("recall", query, "--json")
+    assert r.code == 0 and "only its first" in r.err and f"{len(query):,} characters" in r.err
+    got = r.json()
+    assert got["query"].startswith(head) and len(got["query"]) <= MAX_QUERY_CHARS
+    assert "doublets" in got["results"][0]["id"]
+    cut = cli("recall", got["query"], "--json")  # the cut question itself: the same answer, no warning
+    assert cut.out == r.out and "only its first" not in cut.err
+    logged = [json.loads(line) for log in (own_vault / ".biocortex" / "logs").glob("recalls-*.jsonl")
+              for line in log.read_text(encoding="utf-8").splitlines()]
+    assert logged and max(len(entry["query"]) for entry in logged) <= MAX_QUERY_CHARS
+    c = cli("context", query, "--json")
+    assert c.code == 0 and "only its first" in c.err and c.json()["query"] == got["query"]
+
+
 # --- the index under damage (each test on its own vault) ---------------------------------------
 
 @pytest.fixture

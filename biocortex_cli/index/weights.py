@@ -32,6 +32,9 @@ from biocortex_cli.records import NamedTuple
 
 #: words of a query beyond this many are not searched
 MAX_QUERY_TERMS = 512
+#: characters of a query beyond this many are not read at all (recall/engine.py: clip_query);
+#: prose reaches MAX_QUERY_TERMS words well before this (~5,500 characters)
+MAX_QUERY_CHARS = 16_000
 
 
 def idf(n_docs: int, df: int) -> float:

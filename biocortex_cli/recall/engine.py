@@ -190,6 +190,25 @@ def recall_id(head: str | None, opts: RecallOptions, encoding: str) -> str:
     return f"r{number:0{RECALL_ID_DIGITS}d}"
 
 
+def clip_query(query: str) -> str:
+    """``query`` cut to its first ``MAX_QUERY_CHARS`` characters, at a space where there is one,
+    with a warning on stderr. Only the first ``MAX_QUERY_TERMS`` words are searched anyway; the
+    cut keeps what follows them from being tokenised, scanned for entities, echoed in the JSON and
+    written to the recall log (a 5 MB question over MCP took 22 s and wrote a 5 MB log line)."""
+    from biocortex_cli.index.weights import MAX_QUERY_CHARS
+
+    if len(query) <= MAX_QUERY_CHARS:
+        return query
+    import sys
+
+    cut = query[:MAX_QUERY_CHARS]
+    space = cut.rfind(" ", MAX_QUERY_CHARS // 2)
+    cut = cut[:space] if space > 0 else cut
+    sys.stderr.write(f"biocortex: warning: the query has {len(query):,} characters; only its first "
+                     f"{len(cut):,} are read (ask about the task, not its data)\n")
+    return cut
+
+
 def validate(opts: RecallOptions) -> None:
     if opts.top_k < 1:
         raise UsageError(f"--top-k must be at least 1, not {opts.top_k}", hint="e.g. --top-k 5")

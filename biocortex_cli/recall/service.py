@@ -7,7 +7,7 @@ import sqlite3
 from biocortex_cli.errors import BudgetTooSmall
 from biocortex_cli.index.build import RefreshReport, refresh, warn_problems
 from biocortex_cli.index.store import get_meta
-from biocortex_cli.recall.engine import RecallOptions, RecallResult, recall, search, validate
+from biocortex_cli.recall.engine import RecallOptions, RecallResult, clip_query, recall, search, validate
 from biocortex_cli.render.recall import RecallPart
 from biocortex_cli.store.vault import Vault
 from biocortex_cli.store.vocabulary import local_vocabulary
@@ -32,7 +32,8 @@ def options_from_config(vault: Vault, query: str, **given: Any) -> RecallOptions
                 "weights": {**EpisodicConfig().weights, **ep.weights}, "ngram_weights": dict(ep.ngram_weights),
                 # plain recall gives lessons context's default share (context passes its configured one)
                 "lessons_share": ContextConfig().lessons_share}
-    return RecallOptions(query=query, **{**defaults, **{k: v for k, v in given.items() if v is not None}})
+    return RecallOptions(query=clip_query(query),
+                         **{**defaults, **{k: v for k, v in given.items() if v is not None}})
 
 
 def recall_vault(vault: Vault, opts: RecallOptions, *, log: bool = True, require_fit: bool = True) -> RecallResult:
