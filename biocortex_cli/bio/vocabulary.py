@@ -85,7 +85,7 @@ GENE_AMBIGUITY = "ambiguous: an alias or previous symbol of "
 #: The weight of a synonym by the source that made it one (the question's own terms weigh 1).
 SOURCE_WEIGHTS: dict[str, float] = {"vault": 0.9, "lab": 0.8, "hgnc": 0.7, "ontology": 0.6, "famplex": 0.6,
                                      "edam": 0.5}
-#: Factor for the targets of a one-way lab entry (related, not equivalent).
+#: Factor for the targets of a one-way entry (related, not equivalent): a lab entry's, a family's members.
 ONE_WAY = 0.75
 MAX_PER_TERM = 6
 MAX_TOTAL = 24
