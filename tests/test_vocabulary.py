@@ -138,7 +138,7 @@ def test_every_stored_key_is_the_tokenisation_of_its_raw_form() -> None:
                 stale.append((label, raw, [target, *others], expected))
     db.close()
     assert stale[:5] == []
-    assert sources == {"lab", "edam", "hgnc", "ontology"}  # every source's rows were checked
+    assert sources == {"lab", "edam", "hgnc", "ontology", "famplex"}  # every source's rows were checked
 
 
 def test_the_data_file_records_its_sources() -> None:

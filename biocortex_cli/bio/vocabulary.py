@@ -15,13 +15,17 @@ Terms and synonyms are phrases of one to three tokens joined by a space, exactly
 vocabulary is used on the query side only: the index does not change when the vocabulary does.
 
 Weights by source (``SOURCE_WEIGHTS``): the lab list 0.8 (curated for this use), HGNC 0.7 (exact
-gene synonyms, but an alias in a question may still mean something else), EDAM 0.5 (exact
-synonyms of broad concepts); a one-way lab entry (``potassium channel -> hERG``: related, not
-equivalent) weighs ``ONE_WAY`` times its source's weight (0.6). A term covered by a longer matched
-phrase is not expanded on its own (``potassium channel`` expands, ``channel`` does not).
+gene synonyms, but an alias in a question may still mean something else), the ontologies and
+FamPlex 0.6 (exact names of a term, a protein family or a complex), EDAM 0.5 (exact synonyms of
+broad concepts); a one-way entry (``potassium channel -> hERG``: related, not equivalent; a family
+and its member genes, ``ERK`` → MAPK1, MAPK3) weighs ``ONE_WAY`` times its source's weight. A term
+covered by a longer matched phrase is not expanded on its own (``potassium channel`` expands,
+``channel`` does not).
 
-Caps: at most ``MAX_PER_TERM`` synonyms for one term (lab first, then HGNC, then EDAM; within a
-gene the approved symbol first) and ``MAX_TOTAL`` for the whole question (highest weight first);
+Caps: at most ``MAX_PER_TERM`` synonyms for one term (lab first, then HGNC, the ontologies, FamPlex,
+EDAM; within a gene the approved symbol first), except a family's member genes, which come all
+together (the build keeps families of at most ``MAX_MEMBERS``), and ``MAX_TOTAL`` for the whole
+question (highest weight first);
 what the caps cut is counted in ``Expanded.dropped``. Keys that HGNC lists for several genes,
 English words, lab jargon and very short symbols are never expanded: ``Expanded.withheld`` says
 which of the question's terms were withheld and why (``scripts/build_vocabulary.py`` has the
@@ -79,13 +83,20 @@ SCHEMA_VERSION = "1"
 #: ambiguous names say otherwise: ``genes`` tells the two apart).
 GENE_AMBIGUITY = "ambiguous: an alias or previous symbol of "
 #: The weight of a synonym by the source that made it one (the question's own terms weigh 1).
-SOURCE_WEIGHTS: dict[str, float] = {"vault": 0.9, "lab": 0.8, "hgnc": 0.7, "ontology": 0.6, "edam": 0.5}
-#: Factor for the targets of a one-way lab entry (related, not equivalent).
+SOURCE_WEIGHTS: dict[str, float] = {"vault": 0.9, "lab": 0.8, "hgnc": 0.7, "ontology": 0.6, "famplex": 0.6,
+                                     "edam": 0.5}
+#: Factor for the targets of a one-way entry (related, not equivalent): a lab entry's, a family's members.
 ONE_WAY = 0.75
 MAX_PER_TERM = 6
 MAX_TOTAL = 24
+#: The source whose one-way groups are a family's or complex's members (FamPlex: ``ERK`` → MAPK1,
+#: MAPK3): emitted all together, not cut by MAX_PER_TERM (MAX_TOTAL still counts them).
+FAMILY_SOURCE = "famplex"
+#: The most member genes a family may expand to (half of MAX_TOTAL): the build gives a larger one
+#: (``Histone``, ``CDK``) no members group.
+MAX_MEMBERS = MAX_TOTAL // 2
 MAX_NGRAM = 3
-_SOURCE_ORDER = {"vault": 0, "lab": 1, "hgnc": 2, "ontology": 3, "edam": 4}
+_SOURCE_ORDER = {"vault": 0, "lab": 1, "hgnc": 2, "ontology": 3, "famplex": 4, "edam": 5}
 _CHUNK = 500  # bound parameters per query, well under SQLite's limit
 
 
@@ -95,8 +106,8 @@ class Expansion(NamedTuple):
     term: str
     synonym: str
     weight: float
-    source: str  # vault, lab, hgnc, ontology, edam
-    group: str  # vocabulary.md:LINE, lab.txt:LINE, HGNC:ID, an ontology term (CL:0000540) or the EDAM class
+    source: str  # vault, lab, hgnc, ontology, famplex, edam
+    group: str  # vocabulary.md:LINE, lab.txt:LINE, HGNC:ID, an ontology term (CL:0000540), FPLX:ERK or the EDAM class
     raw: str = ""  # the synonym as its source writes it (KCNH2, Kv11.1)
 
     @property
@@ -176,26 +187,28 @@ def expand(tokens: Sequence[str], *, local: Local | None = None, max_per_term: i
     dropped = 0
     for position, term, grps in matched:
         found: dict[str, Expansion] = {}
+        members: dict[str, Expansion] = {}  # a family's member genes: all of them, past max_per_term
         usable = 0
         for grp in sorted(grps, key=lambda g: (_SOURCE_ORDER.get(groups[g][0], 9), g)):
-            source, label, members = groups[grp]
+            source, label, group_members = groups[grp]
             if source == "vault" and local is not None and local.refuses is not None:
-                reason = local.refuses([raw for _mark, _target, _keys, raw in members])
+                reason = local.refuses([raw for _mark, _target, _keys, raw in group_members])
                 if reason:
                     withheld.append(Withheld(term, f"refused: {reason} ({label})"))
                     continue
             usable += 1
-            one_way = any(mark == "<" and term in keys_ for mark, _t, keys_, _raw in members)
+            one_way = any(mark == "<" and term in keys_ for mark, _t, keys_, _raw in group_members)
             weight = SOURCE_WEIGHTS.get(source, 0.5) * (ONE_WAY if one_way else 1.0)
-            for mark, target, _keys, raw in members:
-                if mark == "<" or target == term or target in in_question or target in found:
+            into = members if one_way and source == FAMILY_SOURCE else found
+            for mark, target, _keys, raw in group_members:
+                if mark == "<" or target == term or target in in_question or target in found or target in members:
                     continue
-                found[target] = Expansion(term, target, round(weight, 4), source, label, raw)
+                into[target] = Expansion(term, target, round(weight, 4), source, label, raw)
         if not usable and terms[term][1]:
             withheld.append(Withheld(term, terms[term][1]))
         kept = list(found.values())
         dropped += max(0, len(kept) - max_per_term)
-        for order, expansion in enumerate(kept[:max_per_term]):
+        for order, expansion in enumerate([*kept[:max_per_term], *members.values()]):
             candidates.append((-expansion.weight, position, order, expansion))
 
     # The same synonym for two terms: the heavier (then earlier) one is kept; nothing is lost.
