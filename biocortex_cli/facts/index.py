@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from stat import S_ISREG
@@ -329,24 +328,27 @@ def with_facts(vault: Any, use: Callable[[IndexedFacts], T]) -> tuple[T, list[Da
     """``use(facts)`` on the refreshed index, and the notes it could not read. An index file
     damaged in a way SQLite notices (a malformed page) is rebuilt and ``use`` runs again: a
     damaged index gives a rebuild, never an error or a wrong answer."""
-    from biocortex_cli.index.build import rebuild
+    from biocortex_cli.index.build import damaged, repair, still_damaged
 
     for attempt in (1, 2):
         try:
             conn, source, problems = open_facts(vault)
-        except sqlite3.DatabaseError as exc:
+        except Exception as exc:
+            if not damaged(exc):
+                raise
             damage = exc
         else:
             try:
                 return use(source), problems
-            except sqlite3.DatabaseError as exc:
+            except Exception as exc:
+                if not damaged(exc):
+                    raise
                 damage = exc
             finally:
                 conn.close()
         if attempt == 2:
-            raise damage
-        print(f"biocortex: warning: rebuilding the index: {damage}", file=sys.stderr)
-        rebuild(vault, vault.config.tokenizer.encoding, str(damage))
+            raise still_damaged(vault, damage) from None
+        repair(vault, damage)
     raise AssertionError("unreachable")
 
 

@@ -703,6 +703,33 @@ def refresh(vault: Any, encoding: str, *, full: bool = False,
     return conn, report
 
 
+def damaged(exc: BaseException) -> bool:
+    """Whether ``exc`` says the index file is damaged where opening it did not look: a page SQLite
+    finds malformed (opening reads only the schema and ``meta``), a stored blob that no longer
+    decompresses. A rebuild cures that; a locked or busy database, a full disk, cannot be cured so
+    (SQLite's ``OperationalError``), nor can any other error."""
+    import zlib
+
+    if isinstance(exc, zlib.error):
+        return True
+    return isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
+
+
+def repair(vault: Any, exc: BaseException) -> RefreshReport:
+    """Rebuild the index that a reader found damaged (:func:`damaged`), saying so on stderr."""
+    reason = f"the index file is damaged ({exc})"
+    print(f"biocortex: warning: rebuilding the index: {reason}", file=sys.stderr)
+    return rebuild(vault, vault.config.tokenizer.encoding, reason)
+
+
+def still_damaged(vault: Any, exc: BaseException) -> DataError:
+    """The error when the index is damaged again right after :func:`repair` rebuilt it."""
+    return DataError(f"the index is unreadable even after a rebuild ({exc})",
+                     path=store.index_path(vault.state_folder),
+                     hint="delete the file and run `biocortex index --rebuild`; if it happens again, the disk "
+                          "or the folder it lives in may be failing (`biocortex doctor`)")
+
+
 def warn_problems(report: RefreshReport) -> None:
     """One line on stderr naming the first note the index could not read, and how many more."""
     if report.problems:
@@ -737,9 +764,14 @@ def is_stale(vault: Any, encoding: str) -> tuple[bool, str]:
     try:
         conn = store.connect(path)
         meta = store.get_meta(conn)
+        # every page read: a damaged one deep in the file is otherwise found only by the query
+        # that reaches it (a rebuild then follows: api/checks.py ``repairs_index``)
+        verdict = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
     except (IndexUnusable, sqlite3.DatabaseError, ValueError) as exc:
         return True, str(exc)
     try:
+        if verdict != "ok":
+            return True, f"index file is damaged ({' '.join(str(verdict).split())}): `biocortex index --rebuild`"
         outdated = _outdated(meta, encoding)
         if outdated:
             return True, outdated

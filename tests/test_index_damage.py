@@ -1,0 +1,89 @@
+"""The index damaged where opening it does not look: a page in the middle of the file overwritten
+(a disk or a copy gone wrong). SQLite opens such a file and answers until a query reaches that
+page; every command that reads the index must then rebuild it and answer as before, never stop
+with "internal error" (exit 3) and never answer from the damaged file."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import Cli, git
+
+#: what a bad sector or a copy gone wrong leaves: bytes that are no SQLite page
+GARBAGE = bytes(range(256)) * 64
+
+
+def _page_size(index: Path) -> int:
+    with sqlite3.connect(index) as conn:
+        return int(conn.execute("PRAGMA page_size").fetchone()[0])
+
+
+@pytest.fixture
+def lab(vault: Path, cli: Cli) -> Path:
+    for i, (task, tool) in enumerate([("Remove doublets from 10x Multiome PBMC data", "scDblFinder"),
+                                      ("CRISPR screen of KEAP1 in A549 cells", "MAGeCK"),
+                                      ("ATAC-seq peak calling on T cells", "MACS2")]):
+        assert cli("episode", "add", "--task", task, "--tool", tool, "--id", f"e{i}", "--success",
+                   "--lesson", f"lesson {i} about {tool}").code == 0
+    for s, p, o in [("TP53", "regulates", "MDM2"), ("KEAP1", "inhibits", "NFE2L2"), ("MDM2", "ubiquitinates", "TP53")]:
+        assert cli("fact", "add", s, p, o, "--source", "PMID:8319905").code == 0
+    assert cli("index").code == 0
+    return vault
+
+
+COMMANDS = [("recall", "doublets KEAP1 TP53", "--json"), ("fact", "query", "TP53", "--json"),
+            ("episode", "list", "--json"), ("episode", "show", "e1", "--json"), ("lessons", "--min-support", "1")]
+
+
+def test_a_damaged_page_anywhere_is_rebuilt_and_every_reader_answers_as_before(lab: Path, cli: Cli) -> None:
+    index = lab / ".biocortex" / "index.sqlite"
+    expected = {args: cli(*args) for args in COMMANDS}
+    assert all(r.code == 0 for r in expected.values())
+    good = index.read_bytes()
+    size = _page_size(index)
+    pages = len(good) // size
+    assert pages > 10
+    for page in range(2, pages + 1):  # page 1 holds the schema: its damage is found on opening
+        for args in COMMANDS:
+            index.write_bytes(good[: (page - 1) * size] + GARBAGE[:size] + good[page * size :])
+            r = cli(*args)
+            assert r.code == 0, (page, args, r.err)
+            assert r.out == expected[args].out, (page, args)
+            assert "internal error" not in r.err, (page, args, r.err)
+
+
+def test_index_and_sync_rebuild_a_damaged_index(lab: Path, cli: Cli, tmp_path: Path) -> None:
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(lab, "remote", "add", "origin", str(remote))
+    index = lab / ".biocortex" / "index.sqlite"
+    good = index.read_bytes()
+    size = _page_size(index)
+    for page in range(2, len(good) // size + 1):
+        index.write_bytes(good[: (page - 1) * size] + GARBAGE[:size] + good[page * size :])
+        r = cli("index", "--check")  # the damage is found, wherever it is: never "up to date"
+        assert r.code == 1 and ("damaged" in r.err or "unreadable" in r.err), (page, r.err)
+        for args in (("index",), ("sync",)):
+            index.write_bytes(good[: (page - 1) * size] + GARBAGE[:size] + good[page * size :])
+            r = cli(*args)
+            assert r.code == 0, (page, args, r.err)
+            assert "internal error" not in r.err, (page, args, r.err)
+        assert cli("index", "--rebuild").code == 0
+        assert cli("index", "--check").code == 0
+
+
+def test_a_write_that_reads_a_damaged_index_is_written_once(lab: Path, cli: Cli) -> None:
+    index = lab / ".biocortex" / "index.sqlite"
+    good = index.read_bytes()
+    size = _page_size(index)
+    before = int(git(lab, "rev-list", "--count", "HEAD"))
+    written = 0
+    for page in range(2, len(good) // size + 1):
+        index.write_bytes(good[: (page - 1) * size] + GARBAGE[:size] + good[page * size :])
+        r = cli("fact", "add", "TP53", "activates", f"GENE{page}", "--source", "PMID:8319905")
+        assert r.code == 0, (page, r.err)
+        written += 1
+    assert int(git(lab, "rev-list", "--count", "HEAD")) == before + written  # one commit per write
+    assert cli("check").code == 0
