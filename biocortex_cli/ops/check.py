@@ -157,6 +157,11 @@ def check_vault(vault: Vault) -> CheckReport:
                 problems.append(VaultProblem(note.rel, note.line_of("id"),
                                              f"duplicate id {ident!r} (also in {first})",
                                              "give one of the two notes a new id"))
+            if kind == "episode" and note.rel.rsplit("/", 1)[-1] != f"{ident}.md":
+                problems.append(VaultProblem(
+                    note.rel, note.line_of("id"), f"the file name is not the id {ident!r} (renamed by hand?)",
+                    f"rename the file to {ident}.md: `episode add --id`, `restore` and `feedback --helpful` "
+                    "look an episode up by its file name", "warning"))
         if kind not in CHECKS:
             problems.append(VaultProblem(note.rel, note.line_of("type"), f"unknown type {kind!r}",
                                          f"type is one of: {', '.join(CHECKS)}"))
