@@ -38,3 +38,32 @@ def test_an_episode_renamed_or_moved_by_hand_is_still_found_by_its_id(vault: Pat
         [problem] = [p for p in checked.json()["problems"] if p["path"] == to]
         assert problem["severity"] == "warning" and "file name" in problem["message"]
         assert "2026-11-24-doublets.md" in problem["hint"]
+
+
+def test_a_secret_pasted_into_a_note_by_hand_is_flagged_by_check(vault: Path, cli: Cli) -> None:
+    """Writes through biocortex refuse credentials (docs/reliability.md, "Secrets"); a key pasted
+    into a note in Obsidian never passes a write, so `check` (and `doctor`) must say where it is —
+    without printing it, and without touching the rest of the note."""
+    from secret_corpus import LOOKALIKES, SHAPES
+
+    rel = _episode(cli, "2026-11-24-annotation", "Cell type annotation of PBMC with an LLM")
+    note = vault / rel
+    env_password, slack = SHAPES[0], SHAPES[5]
+    text = note.read_text().replace("tools:\n", f"notes: '{env_password.text}'\ntools:\n", 1)
+    text += f"\nPasted by mistake: {slack.text}\nAccessions, not secrets: {' '.join(LOOKALIKES[:12])}\n"
+    note.write_text(text)
+    r = cli("check", "--json")
+    assert r.code == 1
+    found = [p for p in r.json()["problems"] if p["path"] == str(rel)]
+    assert [(p["line"], p["severity"]) for p in found] == [
+        (text[: text.index("notes:")].count("\n") + 1, "error"),
+        (text[: text.index("Pasted by mistake")].count("\n") + 1, "error")]
+    assert "field 'notes'" in found[0]["message"] and "body" in found[1]["message"]
+    for needle in (env_password.needle, slack.needle):
+        assert needle not in r.out + r.err
+    assert note.read_text() == text  # flagged, nothing removed
+    plain = cli("check")
+    assert f"{rel}:{found[1]['line']}: " in plain.out and slack.needle not in plain.out + plain.err
+    assert "remove" in plain.out
+    doctor = cli("doctor", "--json")
+    assert doctor.code == 1 and str(rel) in doctor.out
