@@ -87,3 +87,29 @@ def test_a_write_that_reads_a_damaged_index_is_written_once(lab: Path, cli: Cli)
         written += 1
     assert int(git(lab, "rev-list", "--count", "HEAD")) == before + written  # one commit per write
     assert cli("check").code == 0
+
+
+def test_a_damaged_page_of_a_datasets_index_is_rebuilt_from_its_file(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """A registered dataset's index (.biocortex/datasets/NAME.sqlite) damaged the same way: a query
+    that meets the page cannot say which file it was; the dataset's index is found and built again
+    from its file, the vault's own index is left alone, and the answers are the same."""
+    rows = [f"G{i % 97}\tG{(i * 7) % 89 + 100}\t{('Activation', 'Repression')[i % 2]}\t{1000000 + i}"
+            for i in range(3000)]
+    table = tmp_path / "edges.tsv"
+    table.write_text("\n".join(rows) + "\n")
+    assert cli("dataset", "add", table, "--name", "edges", "--version", "1", "--licence", "CC0", "--no-header",
+               "--map", "subject=1", "--map", "object=2", "--map", "predicate=3", "--map", "publications=4").code == 0
+    asked = [("fact", "query", name, "--json", "--limit", "0") for name in ("G1", "G50", "G96", "G107")]
+    expected = [cli(*args).out for args in asked]
+    assert all(expected)
+    dataset_index = vault / ".biocortex" / "datasets" / "edges.sqlite"
+    own = (vault / ".biocortex" / "index.sqlite").read_bytes()
+    good = dataset_index.read_bytes()
+    size = _page_size(dataset_index)
+    for page in range(2, len(good) // size + 1):
+        dataset_index.write_bytes(good[: (page - 1) * size] + GARBAGE[:size] + good[page * size :])
+        runs = [cli(*args) for args in asked]
+        assert [r.code for r in runs] == [0] * len(asked), (page, [r.err for r in runs])
+        assert [r.out for r in runs] == expected, page
+        assert "rebuilding the index" not in "".join(r.err for r in runs), page
+        assert (vault / ".biocortex" / "index.sqlite").read_bytes() == own

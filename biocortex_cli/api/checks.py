@@ -114,11 +114,12 @@ def repairs_index(*, writes: bool = False) -> Callable[[Callable[P, R]], Callabl
             try:
                 return fn(*args, **kwargs)
             except Exception as exc:
-                from biocortex_cli.index.build import damaged, repair
+                from biocortex_cli.facts.index import repair_derived
+                from biocortex_cli.index.build import damaged
 
                 if not damaged(exc):
                     raise
-                repair(vault, exc)
+                repair_derived(vault, exc)
                 if writes and vault.head() != head:
                     from biocortex_cli.errors import DataError
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from stat import S_ISREG
@@ -324,11 +325,28 @@ class IndexedFacts:
         return [self._fact(r) for (r,) in self.conn.execute("SELECT record FROM facts ORDER BY rel")]
 
 
+def repair_derived(vault: Any, exc: BaseException) -> None:
+    """After a query found a derived file damaged (index/build.py ``damaged``; SQLite does not say
+    which file): the registered datasets' indexes that are damaged are removed, each with a warning
+    (the next use builds it again from its file), and the vault's index is rebuilt unless it reads
+    whole and a dataset's index was the one."""
+    from biocortex_cli.facts.datasets_index import drop_damaged
+    from biocortex_cli.index.build import repair, sound
+    from biocortex_cli.index.store import index_path
+
+    dropped = drop_damaged(vault.state_folder)
+    for path in dropped:
+        print(f"biocortex: warning: {path} was damaged ({exc}): removed, built again from its file on next use",
+              file=sys.stderr)
+    if not dropped or not sound(index_path(vault.state_folder)):
+        repair(vault, exc)
+
+
 def with_facts(vault: Any, use: Callable[[IndexedFacts], T]) -> tuple[T, list[DataError]]:
     """``use(facts)`` on the refreshed index, and the notes it could not read. An index file
     damaged in a way SQLite notices (a malformed page) is rebuilt and ``use`` runs again: a
     damaged index gives a rebuild, never an error or a wrong answer."""
-    from biocortex_cli.index.build import damaged, repair, still_damaged
+    from biocortex_cli.index.build import damaged, still_damaged
 
     for attempt in (1, 2):
         try:
@@ -348,7 +366,7 @@ def with_facts(vault: Any, use: Callable[[IndexedFacts], T]) -> tuple[T, list[Da
                 conn.close()
         if attempt == 2:
             raise still_damaged(vault, damage) from None
-        repair(vault, damage)
+        repair_derived(vault, damage)
     raise AssertionError("unreachable")
 
 
