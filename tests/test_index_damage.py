@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Cli, git
+from conftest import Cli, git, run_process
 
 #: what a bad sector or a copy gone wrong leaves: bytes that are no SQLite page
 GARBAGE = bytes(range(256)) * 64
@@ -113,3 +113,25 @@ def test_a_damaged_page_of_a_datasets_index_is_rebuilt_from_its_file(vault: Path
         assert [r.out for r in runs] == expected, page
         assert "rebuilding the index" not in "".join(r.err for r in runs), page
         assert (vault / ".biocortex" / "index.sqlite").read_bytes() == own
+
+
+def test_a_damaged_compiled_vocabulary_is_compiled_again(lab: Path, cli: Cli) -> None:
+    """The vault's vocabulary.md compiled into .biocortex/tmp/vocabulary-KEY.sqlite (derived), emptied,
+    overwritten or damaged in a page: recall compiles it again and answers as before (was exit 3,
+    or exit 1 naming the wrong file)."""
+    with (lab / "vocabulary.md").open("a") as fh:
+        fh.write("- doublet | multiplet | heterotypic doublet\n- peak calling | MACS2 peaks\n")
+    asked = ("recall", "multiplet removal", "--json")
+    expected = cli(*asked)
+    assert expected.code == 0 and "e0" in expected.out
+    [compiled] = (lab / ".biocortex" / "tmp").glob("vocabulary-*.sqlite")
+    good = compiled.read_bytes()
+    size = _page_size(compiled)
+    damages = [b"", good[:100], GARBAGE[:5000]]
+    damages += [good[: (page - 1) * size] + GARBAGE[:size] + good[page * size :]
+                for page in range(2, len(good) // size + 1)]
+    for n, damaged in enumerate(damages):
+        compiled.write_bytes(damaged)
+        r = run_process(*asked)  # a process of its own: this one keeps the file open (immutable)
+        assert r.code == 0, (n, r.err)
+        assert r.out == expected.out, n

@@ -538,27 +538,13 @@ def open_index(state_dir: Path | str, name: str) -> tuple[sqlite3.Connection, di
         return None  # damaged: rebuilt like a missing one
 
 
-def drop_damaged(state_dir: Path | str) -> list[str]:
-    """Remove every dataset index here that SQLite finds a malformed page in (derived: the next
-    use builds it again from its file, as a missing one); the files removed. For the repair path
-    (facts/index.py ``repair_derived``): a query that meets such a page cannot say which file it was."""
-    from biocortex_cli.index.build import sound
-
+def index_files(state_dir: Path | str) -> list[str]:
+    """Every dataset index here (registered or not)."""
     folder = os.path.dirname(index_location(state_dir, "x"))
     try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".sqlite"))
+        return [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if n.endswith(".sqlite")]
     except OSError:
         return []
-    dropped = []
-    for name in names:
-        path = os.path.join(folder, name)
-        if not sound(path):
-            import contextlib
-
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path)
-            dropped.append(path)
-    return dropped
 
 
 def renew_stamps(conn: sqlite3.Connection, meta: dict[str, Any], renewed: dict[str, list[int]]) -> None:

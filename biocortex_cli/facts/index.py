@@ -327,17 +327,21 @@ class IndexedFacts:
 
 def repair_derived(vault: Any, exc: BaseException) -> None:
     """After a query found a derived file damaged (index/build.py ``damaged``; SQLite does not say
-    which file): the registered datasets' indexes that are damaged are removed, each with a warning
-    (the next use builds it again from its file), and the vault's index is rebuilt unless it reads
-    whole and a dataset's index was the one."""
-    from biocortex_cli.facts.datasets_index import drop_damaged
-    from biocortex_cli.index.build import repair, sound
+    which file): the datasets' indexes and compiled vocabularies that are damaged are removed, each
+    with a warning (the next use makes it again from its file or note), and the vault's index is
+    rebuilt unless it reads whole and another file was the one."""
+    from biocortex_cli.facts.datasets_index import index_files
+    from biocortex_cli.index.build import repair
     from biocortex_cli.index.store import index_path
+    from biocortex_cli.store import vocabulary
+    from biocortex_cli.store.files import drop_unsound, sound
 
-    dropped = drop_damaged(vault.state_folder)
+    dropped = drop_unsound([*index_files(vault.state_folder), *vocabulary.compiled_files(vault.folder)])
     for path in dropped:
-        print(f"biocortex: warning: {path} was damaged ({exc}): removed, built again from its file on next use",
+        print(f"biocortex: warning: {path} was damaged ({exc}): removed, made again from the vault on next use",
               file=sys.stderr)
+    if dropped:
+        vocabulary.forget_compiled()
     if not dropped or not sound(index_path(vault.state_folder)):
         repair(vault, exc)
 

@@ -715,23 +715,6 @@ def damaged(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
 
 
-def sound(path: str) -> bool:
-    """Whether SQLite reads every page of the file at ``path`` without finding one malformed
-    (``PRAGMA quick_check``: a read of the whole file, for the repair path)."""
-    from urllib.parse import quote
-
-    if not os.path.isfile(path):
-        return False
-    try:
-        conn = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
-        try:
-            return bool(conn.execute("PRAGMA quick_check(1)").fetchone()[0] == "ok")
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return False
-
-
 def repair(vault: Any, exc: BaseException) -> RefreshReport:
     """Rebuild the index that a reader found damaged (:func:`damaged`), saying so on stderr."""
     reason = f"the index file is damaged ({exc})"
