@@ -67,3 +67,22 @@ def test_a_secret_pasted_into_a_note_by_hand_is_flagged_by_check(vault: Path, cl
     assert "remove" in plain.out
     doctor = cli("doctor", "--json")
     assert doctor.code == 1 and str(rel) in doctor.out
+
+
+def test_entities_written_as_obsidian_links_are_found_by_the_entity_filter(vault: Path, cli: Cli) -> None:
+    """Obsidian's property editor stores a link in a list property as ``"[[TP53]]"`` (or
+    ``"[[TP53|p53]]"``, ``"[[CL_0000844|CL:0000844]]"`` as biocortex writes its own links):
+    `episode list --entity TP53` found nothing, while `entity show TP53` listed the episode."""
+    folder = vault / "episodes" / "2026" / "10"
+    folder.mkdir(parents=True)
+    (folder / "2026-10-03-kupffer.md").write_text(
+        "---\nid: 2026-10-03-kupffer\ntype: episode\ncreated: '2026-10-03T10:00:00Z'\n"
+        "author: Zoë Ñúñez <zoe@lab.example>\ntask: Isolate Kupffer cells from mouse liver\n"
+        "entities:\n- '[[TP53]]'\n- '[[Clec4f|Clec4f+]]'\n- '[[CL_0000091|CL:0000091]]'\n---\n# Kupffer\n",
+        encoding="utf-8")
+    for wanted in ("TP53", "tp53", "Clec4f", "Clec4f+", "CL:0000091"):
+        listed = cli("episode", "list", "--entity", wanted, "--json")
+        assert listed.code == 0, listed.err
+        assert [e["id"] for e in listed.json()] == ["2026-10-03-kupffer"], wanted
+    shown = cli("episode", "show", "2026-10-03-kupffer", "--json").json()
+    assert shown["entities"] == ["[[TP53]]", "[[Clec4f|Clec4f+]]", "[[CL_0000091|CL:0000091]]"]  # as written
