@@ -45,15 +45,17 @@ class ContextResult:
     encoding: str
     parts: tuple[RecallPart, ...]  # each counted alone, exactly
     context: str
-    reason: str = ""  # why a part is missing, for stderr
+    reason: str = ""  # why no past analysis is in it (stderr, and the JSON: MCP has no stderr)
     recall_id: str | None = None  # the id of the recall inside (docs/learning.md)
     injected: tuple[str, ...] = ()  # the episodes that recall put in the context
 
     def as_json(self) -> dict[str, Any]:
-        return {"query": self.query, "recall_id": self.recall_id, "vault_commit": self.vault_commit,
-                "budget": self.budget,
-                "tokens": self.tokens, "encoding": self.encoding,
-                "parts": [p.as_json() for p in self.parts], "context": self.context}
+        out: dict[str, Any] = {"query": self.query, "recall_id": self.recall_id, "vault_commit": self.vault_commit,
+                               "budget": self.budget, "tokens": self.tokens, "encoding": self.encoding,
+                               "parts": [p.as_json() for p in self.parts], "context": self.context}
+        if not self.injected and self.reason:  # as recall --json: a key present only then
+            out["reason"] = self.reason
+        return out
 
 
 def shares(config: ContextConfig) -> float:
@@ -86,6 +88,8 @@ def build_context(vault: Vault, query: str, *, budget: int | None = None, conver
     share = shares(config.context)
     counter = get_counter(config.tokenizer.encoding)
     conv = parse(conversation, conversation_path) if conversation is not None else None
+    if conv is not None and not conv.messages and not conv.context:
+        conv = None  # nothing said yet: no section (it held only "[]")
     room = budget
     while True:
         result = _assemble(vault, query, room, share, conv, counter, conversation_path)

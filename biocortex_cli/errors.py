@@ -21,7 +21,7 @@ CODES: dict[str, int] = {
     "locked": 1,  # another process holds a lock that did not go away
     "conflict": 1,  # sync could not rebase on the remote's commits; nothing was changed
     "usage": 2,  # the command line is wrong: an option's value, a missing argument
-    "budget_too_small": 2,  # --budget cannot hold any of what was found
+    "budget_too_small": 2,  # --budget cannot hold any of what was found (or what compress must keep)
     "internal": 3,  # a bug: the traceback was written to a log
     "interrupted": 130,  # Ctrl-C (130), SIGTERM (143), SIGHUP (129)
 }
@@ -77,7 +77,8 @@ class UsageError(BiocortexError):
 
 
 class BudgetTooSmall(UsageError):
-    """The token budget cannot hold any of what was found (``recall`` and ``context``). Exit code 2."""
+    """The token budget cannot hold any of what was found (``recall`` and ``context``), or what
+    ``compress`` must keep (system messages, the latest turn, a minimal summary). Exit code 2."""
 
     code = "budget_too_small"
 

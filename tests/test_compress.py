@@ -300,9 +300,9 @@ def test_keep_recent_keeps_exactly_that_many_whole_groups(cli: Cli) -> None:
     r3 = cli("compress", "--budget", "3000", "--keep-recent", "2", "--json", stdin=text)
     assert r3.json()["kept"]["recent"] == list(range(len(messages) - 2, len(messages) + 1))
     everything = cli("compress", "--budget", "1000", "--keep-recent", "1000", stdin=text)
-    assert everything.code == 1 and everything.out == "" and "keeps every message" in everything.err
+    assert everything.code == 2 and everything.out == "" and "keeps every message" in everything.err
     too_many = cli("compress", "--budget", "1000", "--keep-recent", "20", stdin=text)
-    assert too_many.code == 1 and too_many.out == "" and "no room for a summary" in too_many.err
+    assert too_many.code == 2 and too_many.out == "" and "no room for a summary" in too_many.err
     assert cli("compress", "--keep-recent", "-1", stdin=text).code == 2
 
 
@@ -448,16 +448,16 @@ def test_bad_input_already_fits(cli: Cli) -> None:
 def test_bad_input_system_message_alone_larger_than_the_budget(cli: Cli) -> None:
     messages = [{"role": "system", "content": "Rules. " * 400}, *openai_chat(turns=2)[1:]]
     r = cli("compress", "--budget", "300", stdin=json.dumps(messages))
-    assert r.code == 1 and r.out == ""
+    assert r.code == 2 and r.out == ""
     assert "the system messages alone take" in r.err and "more than the budget of 300" in r.err
     r = cli("compress", "--budget", "300", "--json", stdin=json.dumps(messages))
-    assert r.code == 1 and r.out == "" and "system messages" in r.err_json()["error"]["message"]
+    assert r.code == 2 and r.out == "" and "system messages" in r.err_json()["error"]["message"]
 
 
 def test_bad_input_a_single_recent_message_larger_than_the_budget(cli: Cli) -> None:
     messages = [*openai_chat(turns=3), {"role": "user", "content": "Here is the whole VCF: " + "chr1 123 A G " * 800}]
     r = cli("compress", "--budget", "1500", stdin=json.dumps(messages))
-    assert r.code == 1 and r.out == ""
+    assert r.code == 2 and r.out == ""
     assert f"the most recent message {len(messages)} takes" in r.err and "raise --budget to at least" in r.err
 
 
@@ -471,7 +471,7 @@ def test_bad_input_unknown_model_lists_close_names(cli: Cli) -> None:
 def test_bad_input_budget_below_the_minimum_that_can_hold_a_summary(cli: Cli) -> None:
     text = json.dumps(openai_chat(turns=3))
     r = cli("compress", "--budget", "60", stdin=text)
-    assert r.code == 1 and r.out == ""
+    assert r.code == 2 and r.out == ""
     assert "below the minimum that can hold a summary" in r.err
 
 
@@ -493,7 +493,7 @@ def test_bad_options_and_files(cli: Cli, tmp_path: Path) -> None:
     ok = cli("compress", str(tmp_path / "chat.jsonl"), "--budget", "100000")
     assert ok.code == 0 and ok.out == (tmp_path / "chat.jsonl").read_text()
     bad = cli("compress", str(tmp_path / "chat.jsonl"), "--budget", "60")
-    assert bad.code == 1 and f"{tmp_path / 'chat.jsonl'}: " in bad.err
+    assert bad.code == 2 and f"{tmp_path / 'chat.jsonl'}: " in bad.err
 
 
 # --- --summarizer CMD ------------------------------------------------------------------------------
@@ -699,7 +699,7 @@ def test_output_never_exceeds_the_budget(text: str, share: float, keep: int | No
     try:
         result = compress(conv, budget=Budget(budget, "--budget"), counter=COUNTER, keep_recent=keep)
     except BiocortexError as exc:  # impossible budgets fail cleanly, never with a partial output
-        assert exc.exit_code == 1 and exc.message
+        assert exc.exit_code == 2 and exc.code == "budget_too_small" and exc.message
         return
     out = parse(result.output)
     assert result.tokens_after == conversation_tokens(out, COUNTER) <= budget
@@ -716,3 +716,24 @@ def test_output_never_exceeds_the_budget(text: str, share: float, keep: int | No
     for n, m in enumerate(out.messages):  # every tool result follows its call
         if m.is_tool_result:
             assert n > 0 and (out.messages[n - 1].calls_tools or out.messages[n - 1].is_tool_result)
+
+
+@pytest.mark.parametrize("budget, keep, says", [
+    ("300", None, "the system messages alone take"),  # the system prompt is never compressed
+    ("60", None, "below the minimum that can hold a summary"),
+    ("120", None, "the most recent message"),  # the latest turn is never summarised
+    ("1000", "1000", "keeps every message"),
+    ("400", "6", "no room for a summary"),
+])
+def test_a_budget_too_small_is_budget_too_small_as_in_context(cli: Cli, budget: str, keep: str | None,
+                                                              says: str) -> None:
+    """Found by an agent trial: compress said `failed` (exit 1: "retrying will not help") where
+    `context`, on the same conversation and the same engine, says `budget_too_small` (exit 2:
+    raise --budget)."""
+    system = [{"role": "system", "content": "Rules. " * (400 if budget == "300" else 3)}]
+    messages = [*system, *openai_chat(turns=4)[1:], {"role": "user", "content": "Check the VCF. " * 30}]
+    r = cli("compress", "--budget", budget, *(["--keep-recent", keep] if keep else []), "--json",
+            stdin=json.dumps(messages))
+    error = r.err_json()["error"]
+    assert r.code == 2 and r.out == "" and error["code"] == "budget_too_small" and says in error["message"], r.err
+    assert "--budget" in error["hint"]

@@ -128,3 +128,42 @@ def test_shares_are_relative_and_checked() -> None:
     assert shares(ContextConfig(conversation_share=0, recall_share=2)) == 0
     with pytest.raises(DataError, match="not both 0"):
         shares(ContextConfig(conversation_share=0, recall_share=0))
+
+
+def test_nothing_recalled_says_why_in_the_json_too(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """Found by an agent trial: `recall --json` carries `reason`, `context --json` did not, so an MCP
+    client (no stderr) got an empty context and no word on why."""
+    data = cli("context", "zebrafish fin regeneration", "--json").json()
+    assert data["parts"] == [] and data["context"] == ""
+    assert data["reason"] == "the vault has no episodes yet"
+    # the conversation fits, the past analyses are missing: the reason says why they are
+    chat = tmp_path / "chat.json"
+    chat.write_text('[{"role": "user", "content": "Regenerate the fin."}]', encoding="utf-8")
+    r = cli("context", "zebrafish fin regeneration", "--conversation", chat, "--json")
+    assert [p["name"] for p in r.json()["parts"]] == ["working_memory"]
+    assert r.json()["reason"] == "the vault has no episodes yet"
+    assert "biocortex: no past analyses: the vault has no episodes yet" in r.err
+
+
+def test_a_context_with_past_analyses_has_no_reason(filled: Path, cli: Cli) -> None:
+    assert "reason" not in cli("context", QUERY, "--json").json()
+
+
+def test_a_missing_conversation_file_gets_a_hint_that_fits_context(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """Found by an agent trial: the hint was compress's, "pass - (or nothing) to read stdin"; for
+    context, nothing means no conversation at all."""
+    r = cli("context", "doublets", "--conversation", tmp_path / "chat.json", "--json")
+    error = r.err_json()["error"]
+    assert r.code == 1 and error["code"] == "not_found" and "or nothing" not in error["hint"]
+    assert "pass - to read it from stdin" in error["hint"]
+
+
+@pytest.mark.parametrize("empty", ["[]", '{"messages": []}'])
+def test_an_empty_conversation_adds_no_section(filled: Path, cli: Cli, tmp_path: Path, empty: str) -> None:
+    """Found by an agent trial: an agent at the first step of a task passes its conversation, still
+    empty; context printed a `## Working memory` section holding `[]` (10-14 tokens of nothing)."""
+    chat = tmp_path / "chat.json"
+    chat.write_text(empty, encoding="utf-8")
+    with_empty = cli("context", QUERY, "--conversation", chat, "--budget", "1500", "--json")
+    assert with_empty.code == 0, with_empty.err
+    assert with_empty.out == cli("context", QUERY, "--budget", "1500", "--json").out

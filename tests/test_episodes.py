@@ -174,3 +174,14 @@ def test_an_extra_field_named_like_a_yaml_boolean_round_trips(vault: Path, cli: 
     shown = cli("episode", "show", "yaml-keys", "--json").json()
     assert (shown["on"], shown["NO"], shown["null"]) == ("the cluster", 3, "kept")
     assert cli("check").code == 0
+
+
+def test_from_json_on_stdin_is_named_the_same_in_every_error(vault: Path, cli: Cli) -> None:
+    """Found by an agent trial: malformed JSON on stdin was at path "-", an invalid field of the same
+    input at "<stdin>"; an agent matching `path` saw two inputs."""
+    broken = cli("episode", "add", "--from-json", "-", "--json", stdin='{"task": "x",\n')
+    invalid = cli("episode", "add", "--from-json", "-", "--json", stdin='{"task": "x", "quality": 2}')
+    not_an_object = cli("episode", "add", "--from-json", "-", "--json", stdin="[1, 2]")
+    for r in (broken, invalid, not_an_object):
+        assert r.code == 1 and r.err_json()["error"]["path"] == "<stdin>", r.err
+    assert broken.err_json()["error"]["line"] == 2

@@ -126,3 +126,14 @@ def test_the_one_table_of_exit_codes_lists_every_code() -> None:
     rows = re.findall(r"^\| ([\d, ]+) \| `([a-z_]+)` \|", table, re.MULTILINE)
     documented = {code: int(exits.split(",")[0]) for exits, code in rows}
     assert documented == CODES
+
+
+def test_an_unquoted_query_gets_a_hint_to_quote_it(vault: Path, cli: Cli) -> None:
+    """Found by an agent trial: `biocortex recall doublets in multiome` (the query not quoted) said
+    only "Got unexpected extra argument(s) (in multiome)" and "see --help"."""
+    r = cli("recall", "doublets", "in", "multiome", "--json")
+    error = r.err_json()["error"]
+    assert r.code == 2 and error["code"] == "usage" and "unexpected extra argument" in error["message"]
+    assert error["hint"] == 'quote text that has spaces, e.g. biocortex recall "doublets in 10x multiome"'
+    r = cli("fact", "verify", "KEAP1", "inhibits", "NFE2L2", "extra")
+    assert r.code == 2 and 'quote text that has spaces, e.g. biocortex fact verify "…"' in r.err

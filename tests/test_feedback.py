@@ -323,3 +323,13 @@ def test_without_a_question_every_vote_counts(variants: Path, cli: Cli) -> None:
     r = cli("forget", "--utility-below", "0.4", "--dry-run", "--json")
     assert r.code == 0, r.err
     assert [e["id"] for e in r.json()["episodes"]] == ["variant-recipe"]
+
+
+def test_the_json_says_whether_the_recall_was_known(ranked: Path, cli: Cli) -> None:
+    """Found by an agent trial: feedback on a recall this clone never logged warned on stderr only;
+    over MCP (no stderr) an agent could not tell it from a recall that injected nothing."""
+    rid = recall(cli, QUERY)["recall_id"]
+    known = cli("feedback", rid, "--outcome", "success", "--json").json()
+    assert known["recall_known"] is True
+    unknown = cli("feedback", "r0123456789", "--outcome", "failure", "--unhelpful", "m-b", "--json").json()
+    assert unknown["recall_known"] is False and unknown["injected"] == []

@@ -164,7 +164,7 @@ def test_promote_writes_a_linked_lesson_note_and_repromote_updates(lessons_vault
     _episode(cli, "ep-e", "Call doublets on both modalities and combine their calls for Multiome data.")
     listed = cli("lessons", "--json").json()["clusters"][0]
     assert listed["new_support"] == ["ep-e"]
-    assert "1 new episodes (run `biocortex lessons refresh`)" in cli("lessons").out
+    assert "1 new episode (run `biocortex lessons refresh`)" in cli("lessons").out
     r = cli("lessons", "refresh", "--json")
     assert r.code == 0, r.err
     assert r.json() == [{"id": ident, "path": rel, "added": ["ep-e"]}]

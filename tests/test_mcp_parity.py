@@ -99,3 +99,47 @@ def test_every_tool_returns_the_command_s_json(vault: Path, cli: Cli, tmp_path: 
         mcp, command = _tool(copy, name, arguments), cli(*argv, "--json").json()
         assert _timeless(mcp) == _timeless(command), name
     assert {name for name, _a, _c in reads + writes} == {tool.name for tool in TOOLS}
+
+
+def test_episode_add_takes_every_field_of_an_episode_as_the_command_does(vault: Path, cli: Cli,
+                                                                        tmp_path: Path) -> None:
+    """Found by an agent trial: SPEC §4's `provenance` and `related` were refused by the MCP tool
+    (`unknown argument provenance`), so an MCP agent could not record its code commit, notebook,
+    accessions and parameters, which `--from-json` records."""
+    earlier = cli("episode", "add", "--task", "Align the zebrafish fin ATAC-seq reads", "--id", "zf-align",
+                  "--no-suggest").code
+    assert earlier == 0
+    copy = tmp_path / "copy"
+    shutil.copytree(vault, copy, symlinks=True)
+    record = {"task": "Call peaks in zebrafish fin ATAC-seq with MACS2", "tools": ["MACS2"], "success": True,
+              "provenance": {"commit": "3f2a9c1", "notebook": "notebooks/peaks.ipynb", "data": ["GSE123456"],
+                             "parameters": {"q": 0.01, "shift": -100}},
+              "related": ["zf-align"], "id": "zf-atac-peaks", "created": "2026-11-20T10:00:00Z"}
+    mcp = _tool(copy, "episode_add", record)
+    (tmp_path / "episode.json").write_text(json.dumps(record), encoding="utf-8")
+    command = cli("episode", "add", "--from-json", tmp_path / "episode.json", "--no-suggest", "--json").json()
+    assert _timeless(mcp) == _timeless(command)
+    assert mcp["provenance"] == record["provenance"] and mcp["related"] == ["zf-align"]
+
+
+def test_recall_takes_compact_as_the_command_does(vault: Path, cli: Cli) -> None:
+    """Found by an agent trial: `recall --compact` (each past analysis without its note's path, fewer
+    tokens) had no MCP argument."""
+    assert cli("episode", "import", REPO / "examples/sample_episodes.jsonl").code == 0
+    query = "doublets in 10x multiome with scDblFinder"
+    compact = _tool(vault, "recall", {"query": query, "compact": True, "budget": 900})
+    assert compact == cli("recall", query, "--compact", "--budget", "900", "--json").json()
+    assert compact["results"] and "episodes/" not in compact["context"]
+
+
+def test_tool_results_are_compact_json(vault: Path, cli: Cli) -> None:
+    """Found by an agent trial: a tool's text was the JSON indented by 2, which an MCP client puts in
+    the model's context as it is: 18% more tokens than the same JSON without the indentation (a
+    recall with --budget 1500: 2,623 tokens of result for 805 of context)."""
+    assert cli("episode", "import", REPO / "examples/sample_episodes.jsonl").code == 0
+    server = build_server(lambda: find_vault(str(vault)), lambda v: v.author(None))
+    for arguments in ({"query": "doublets in 10x multiome", "budget": 900}, {"query": "x", "top_k": 0}):
+        line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                           "params": {"name": "recall", "arguments": arguments}})
+        text = server.answer(line.encode())["result"]["content"][0]["text"]  # type: ignore[index]
+        assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))

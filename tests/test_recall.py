@@ -315,3 +315,21 @@ def test_a_budget_too_small_says_what_the_best_hit_needs(samples: Path, cli: Cli
     r = cli("recall", "doublets multiome", "--budget", str(need - 8), "--json")
     assert r.code == 2 and r.out == "" and r.err_json()["error"]["code"] == "budget_too_small"
     assert len(cli("recall", "doublets multiome", "--budget", str(need + 8), "--json").json()["results"]) == 1
+
+
+def test_a_query_of_only_too_common_words_says_so_not_that_nothing_matches(vault: Path, cli: Cli,
+                                                                            tmp_path: Path) -> None:
+    """Found by an agent trial: every episode of a screening lab says "screen"; `recall screen` said
+    "nothing in the query matches the vault's memory", which reads as "the lab never ran a screen"."""
+    genes = ["KRAS", "KEAP1", "NF1", "TP53", "STK11", "PTEN", "MYC", "EGFR", "BRAF", "CDKN2A", "SMARCA4",
+             "RB1", "ATM", "ARID1A", "NRAS", "PIK3CA", "MTOR", "TSC2", "CUL3", "NFE2L2", "SOX2", "YAP1"]
+    lines = [json.dumps({"task": f"CRISPR knockout screen of {gene} in A549 cells", "tools": ["MAGeCK"],
+                         "success": True}) for gene in genes]
+    (tmp_path / "screens.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert cli("episode", "import", tmp_path / "screens.jsonl").code == 0
+    r = cli("recall", "screen", "--json")
+    assert r.code == 0 and r.json()["results"] == []
+    reason = r.json()["reason"]
+    assert "too common" in reason and "screen" in reason and "nothing in the query matches" not in reason
+    assert f"no results: {reason}" in r.err
+    assert cli("recall", "KEAP1 screen", "--json").json()["results"]  # a specific word finds it

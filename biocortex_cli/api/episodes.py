@@ -51,16 +51,17 @@ def episode_record(text: str, where: str) -> dict[str, Any]:
     from biocortex_cli.errors import DataError
     from biocortex_cli.store.files import check_unicode
 
+    example = 'give one JSON object, e.g. {"task": "Remove doublets from 10x Multiome PBMC data", "success": true}'
     try:
         loaded = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON: {exc.msg}", path=where, line=exc.lineno) from None
+        raise DataError(f"invalid JSON: {exc.msg}", path=where, line=exc.lineno, hint=example) from None
     except RecursionError:
         raise DataError("JSON nested too deeply", path=where, hint="give one flat JSON object") from None
     except ValueError as exc:  # an integer of more than 4300 digits
         raise DataError(f"invalid JSON: {exc}", path=where) from None
     if not isinstance(loaded, dict):
-        raise DataError("--from-json needs one JSON object", path=where)
+        raise DataError("--from-json needs one JSON object", path=where, hint=example)
     check_unicode(loaded, where, record=True)
     return loaded
 
@@ -71,10 +72,12 @@ def episode_add(vault: Vault, *, author: Author, record: Mapping[str, Any] | Non
                 plan: str | None = None, tools: Sequence[str] | None = None, domains: Sequence[str] | None = None,
                 result: str | None = None, success: bool | None = None, quality: float | None = None,
                 lessons: Sequence[str] | None = None, entities: Sequence[str] | None = None, id: str | None = None,
-                created: str | None = None, link_related: int = 0, where: str | None = None) -> Episode:
+                created: str | None = None, provenance: Mapping[str, Any] | None = None,
+                related: Sequence[str] | None = None, link_related: int = 0, where: str | None = None) -> Episode:
     """Record one episode: the fields of ``record`` (an episode object, e.g. from ``--from-json``;
     ``where`` names it in messages), overridden by the fields given as arguments (not None, not
-    empty). ``link_related`` N records the N most related episodes in ``related``."""
+    empty): every field of docs/vault-format.md's episode. ``link_related`` N records the N most
+    related episodes in ``related`` (ids given there are kept as they are)."""
     from biocortex_cli.errors import UsageError
     from biocortex_cli.store.episodes import add_episode, plural_keys
 
@@ -83,7 +86,8 @@ def episode_add(vault: Vault, *, author: Author, record: Mapping[str, Any] | Non
                          hint='e.g. biocortex episode add --task "Remove doublets from 10x Multiome PBMC data"')
     data = plural_keys(record or {}, where, None)
     given = {"task": task, "plan": plan, "tools": tools, "domains": domains, "result": result, "success": success,
-             "quality": quality, "lessons": lessons, "entities": entities, "id": id, "created": created}
+             "quality": quality, "lessons": lessons, "entities": entities, "id": id, "created": created,
+             "provenance": provenance, "related": related}
     data.update({k: list(v) if isinstance(v, list | tuple) else v for k, v in given.items()
                  if v is not None and v != [] and v != ()})
     if link_related and "related" not in data and isinstance(data.get("task"), str):

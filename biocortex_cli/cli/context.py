@@ -27,8 +27,8 @@ def context(
         raw, path = read_input(conversation, stdin.buffer, conversation == "-" and stdin.isatty())
         text = decode(raw, path)
     result = fill_context(state.vault(), query=query, budget=budget, conversation=text, where=path)
-    if not result.parts and result.reason:
-        state.info(f"biocortex: no context: {result.reason}")
+    if result.reason and not result.injected:
+        state.info(f"biocortex: no {'past analyses' if result.parts else 'context'}: {result.reason}")
     if json_:
         state.emit_json(result.as_json())
     else:

@@ -56,12 +56,14 @@ def add(
     """Record one episode; prints its id (and related episodes on stderr)."""
     from biocortex_cli.api.episodes import episode_add, episode_record, suggest_related
 
-    record = episode_record(read_input(from_json), from_json) if from_json is not None else None
+    where = record = None
+    if from_json is not None:
+        where = "<stdin>" if from_json == "-" else from_json
+        record = episode_record(read_input(from_json), where)
     vault = state.vault()
     ep = episode_add(vault, author=state.author(vault), record=record, task=task, plan=plan, tools=tool,
                      domains=domain, result=result, success=success, quality=quality, lessons=lesson,
-                     entities=entity, id=id_, created=created, link_related=link_related,
-                     where=None if from_json is None else "<stdin>" if from_json == "-" else from_json)
+                     entities=entity, id=id_, created=created, link_related=link_related, where=where)
     if suggest:
         found = suggest_related(vault, episode=ep)
         for r in found.related:

@@ -127,6 +127,10 @@ def _guarded(call: Callable[[], int], *, as_json: bool, debug: bool) -> int:
                 ctx = getattr(exc, "ctx", None)
                 if ctx is not None:
                     hint = f"see `{ctx.command_path} --help`"
+                    if "unexpected extra argument" in exc.format_message():  # an agent's unquoted query
+                        asks = ctx.command_path.endswith(("recall", "context"))
+                        hint = (f"quote text that has spaces, e.g. {ctx.command_path} "
+                                + ('"doublets in 10x multiome"' if asks else '"…"'))
                 _emit(exc.format_message(), path=None, line=None, hint=hint, as_json=as_json, code="usage")
             return code
         if debug:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from biocortex_cli.compress.formats import Conversation, Message, context_texts, count_texts, groups
 from biocortex_cli.compress.models import Budget
 from biocortex_cli.compress.summarize import DEFAULT_TIMEOUT, MIN_SUMMARY_TOKENS, summarize
-from biocortex_cli.errors import BiocortexError
+from biocortex_cli.errors import BudgetTooSmall
 
 if TYPE_CHECKING:
     from biocortex_cli.tokens import TokenCounter
@@ -187,11 +187,11 @@ def compress(conv: Conversation, *, budget: Budget, counter: TokenCounter, keep_
         what = "the system messages" if pinned else "the fixed part of the conversation"
         if conv.context:
             what += " and the top-level system prompt/tools"
-        raise BiocortexError(f"{what} alone take {fixed:,} tokens, more than the budget of {limit:,}",
+        raise BudgetTooSmall(f"{what} alone take {fixed:,} tokens, more than the budget of {limit:,}",
                              path=path, hint=f"{hint}; system messages are never compressed")
     if fixed + overhead + MIN_SUMMARY_TOKENS > limit:
         need = fixed + overhead + MIN_SUMMARY_TOKENS
-        raise BiocortexError(f"the budget of {limit:,} tokens is below the minimum that can hold a summary: "
+        raise BudgetTooSmall(f"the budget of {limit:,} tokens is below the minimum that can hold a summary: "
                              f"{need:,} (system messages and overhead {fixed:,}, a summary at least "
                              f"{overhead + MIN_SUMMARY_TOKENS})", path=path, hint=hint)
 
@@ -247,11 +247,11 @@ def _fixed_recent(messages: Sequence[Message], ranges: list[tuple[int, int]], co
         count += sum(1 for n in range(a, b) if not messages[n].is_system)
         cost += cost_of[start]
     if not any(not m.is_system for m in messages[: ranges[start][0] if start < len(ranges) else len(messages)]):
-        raise BiocortexError(f"--keep-recent {keep} keeps every message, and they do not fit the budget",
+        raise BudgetTooSmall(f"--keep-recent {keep} keeps every message, and they do not fit the budget",
                              path=path, hint="lower --keep-recent (or working_memory.keep_recent), or raise --budget")
     if cost + MIN_SUMMARY_TOKENS > room:
         numbers = [messages[n].index for n in range(ranges[start][0], len(messages))]
-        raise BiocortexError(f"the {count} most recent messages ({_span(numbers)}) take {cost:,} tokens, "
+        raise BudgetTooSmall(f"the {count} most recent messages ({_span(numbers)}) take {cost:,} tokens, "
                              "leaving no room for a summary within the budget", path=path,
                              hint="lower --keep-recent (or working_memory.keep_recent), or raise --budget")
     return start, cost
@@ -264,11 +264,11 @@ def _fitting_recent(messages: Sequence[Message], ranges: list[tuple[int, int]], 
     while last >= 0 and cost_of[last] == 0:  # trailing system messages: already in the fixed part
         last -= 1
     if last < 0:
-        raise BiocortexError("the conversation has only system messages, and they do not fit the budget",
+        raise BudgetTooSmall("the conversation has only system messages, and they do not fit the budget",
                              path=path, hint="raise --budget")
     if cost_of[last] + MIN_SUMMARY_TOKENS > room:
         numbers = [messages[n].index for n in range(ranges[last][0], ranges[last][1])]
-        raise BiocortexError(
+        raise BudgetTooSmall(
             f"the most recent {_span(numbers)} take{'s' if len(numbers) == 1 else ''} {cost_of[last]:,} tokens: "
             f"with the system messages and a minimal summary that is more than the budget of {fixed + room:,}",
             path=path, hint="the latest messages are never summarised; raise --budget to at least "

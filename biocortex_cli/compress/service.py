@@ -24,14 +24,15 @@ def read_input(file: str, stdin: BinaryIO, stdin_is_tty: bool) -> tuple[bytes, s
     """The bytes of FILE, or of stdin for "-"; and the name errors should show."""
     if file == "-":
         if stdin_is_tty:
-            raise UsageError("no conversation given", hint="pass a FILE, or pipe the conversation on stdin: "
-                                                           "biocortex compress < chat.json")
+            raise UsageError("no conversation given", hint="pass a FILE, or pipe the conversation on stdin "
+                                                           "(… < chat.json)")
         return read_capped(stdin, STDIN), STDIN
     try:
         with open(file, "rb") as fh:
             return read_capped(fh, file), file
     except FileNotFoundError:
-        raise NotFoundError(f"no such file: {file}", path=file, hint="pass - (or nothing) to read stdin") from None
+        raise NotFoundError(f"no such file: {file}", path=file,
+                            hint="check the path, or pass - to read it from stdin") from None
     except IsADirectoryError:
         raise BiocortexError(f"{file} is a folder, not a conversation file", path=file) from None
     except OSError as exc:

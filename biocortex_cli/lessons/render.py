@@ -44,7 +44,8 @@ def lessons_text(report: LessonsReport) -> str:
                      f"quality {quality}{utility}{variants}")
         lines.append(f"  {' '.join(c.text.split())}")
         if c.promoted:
-            new = f", {len(c.new_support)} new episodes (run `biocortex lessons refresh`)" if c.new_support else ""
+            n = len(c.new_support)
+            new = f", {n} new episode{'s' if n != 1 else ''} (run `biocortex lessons refresh`)" if n else ""
             lines.append(f"  promoted: lessons/{c.promoted}.md{new}")
         shown = ", ".join(c.support[:5]) + (f", … ({len(c.support) - 5} more)" if len(c.support) > 5 else "")
         lines.append(f"  episodes: {shown}")

@@ -109,7 +109,10 @@ def run_tool(tool: Tool, arguments: dict[str, Any], open_vault: Callable[[], Vau
 
 
 def _text(data: Any, *, error: bool) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": json.dumps(data, ensure_ascii=False, indent=2)}], "isError": error}
+    """The result as one text block: the JSON without indentation, which a client puts in the model's
+    context as it is (indented, it cost 18% more tokens)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return {"content": [{"type": "text", "text": text}], "isError": error}
 
 
 def serve(open_vault: Callable[[], Vault], author: Callable[[Vault], Author]) -> None:

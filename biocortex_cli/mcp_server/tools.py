@@ -163,7 +163,9 @@ TOOLS: tuple[Tool, ...] = (
           Arg("domain", ("string",), "Only analyses in this domain, e.g. scRNA-seq."),
           Arg("success_only", ("boolean",), "Only successful analyses."),
           Arg("include_archived", ("boolean",), "Also search archived (forgotten) memory."),
-          Arg("explain", ("boolean",), "Add each hit's matched terms and the query's terms."))),
+          Arg("explain", ("boolean",), "Add each hit's matched terms and the query's terms."),
+          Arg("compact", ("boolean",), "Print each past analysis without its note's path (fewer tokens; its id "
+                                       "finds it; default: episodic.compact)."))),
     Tool("context", "biocortex_cli.api.recall:context", "context --json",
          "Fill one token budget for a planner prompt: the conversation so far (compressed into its share), "
          "lessons that apply, past analyses and facts about the question's entities. Returns the JSON of "
@@ -191,7 +193,10 @@ TOOLS: tuple[Tool, ...] = (
           Arg("entities", ("array",), "Genes, proteins, datasets, … it concerns (more are found in the text).",
               aliases=("entity",)),
           Arg("id", ("string",), "The episode's id (default: date-slug-hash)."),
-          Arg("created", ("string",), "When it happened, ISO 8601 (default: now).")),
+          Arg("created", ("string",), "When it happened, ISO 8601 (default: now)."),
+          Arg("provenance", ("object",), "Where the result came from: code commit, notebook, data accessions, "
+                                         "parameters, e.g. {\"commit\": \"3f2a9c1\", \"data\": [\"GSE123456\"]}."),
+          Arg("related", ("array",), "Ids of episodes this one follows from or repeats.")),
          read_only=False, idempotent=False),
     Tool("episode_show", "biocortex_cli.api.episodes:episode_show", "episode show --json",
          "One recorded episode (live or archived) by id, every field as it was given. Returns the JSON of "

@@ -363,6 +363,11 @@ def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
     asked.concepts = _concepts(asked, named)
     fusion = _fusion(asked, named)
     if fusion.relevance_w <= 0:
+        common = asked.words.common
+        if common:  # not "nothing matches": too much does, the lab may well have done it
+            return asked.empty(f"the query's words are in too many past analyses to tell them apart (too common: "
+                               f"{', '.join(common)}); add what is specific to the task: a gene, tool, dataset "
+                               "or method")
         return asked.empty("nothing in the query matches the vault's memory")
     scored, candidates, lists = _gate(conn, meta, asked, named, fusion)
     passing, info = _filtered(conn, meta, asked, fusion, scored)

@@ -65,7 +65,8 @@ class FeedbackWrite:
     recall_known: bool  # False: the recall id was not in this clone's log
 
     def as_json(self) -> dict[str, Any]:
-        return {**self.record.as_json(), "path": self.path, "recorded": self.recorded}
+        return {**self.record.as_json(), "path": self.path, "recorded": self.recorded,
+                "recall_known": self.recall_known}
 
 
 # --- feedback files -------------------------------------------------------------------------------
