@@ -135,3 +135,39 @@ def test_a_damaged_compiled_vocabulary_is_compiled_again(lab: Path, cli: Cli) ->
         r = run_process(*asked)  # a process of its own: this one keeps the file open (immutable)
         assert r.code == 0, (n, r.err)
         assert r.out == expected.out, n
+
+
+def test_the_index_deleted_or_replaced_while_a_recall_runs(lab: Path, cli: Cli) -> None:
+    """Another process deletes the index (a person cleaning up) or renames a rebuilt one over it
+    (`index --rebuild`, or a repair) while a recall has it open: SQLite then refuses every write to
+    the file it opened ("attempt to write a readonly database"), and the recall stopped with exit
+    3 — 22 of 25 recalls against a deletion every 30 ms, 1 of 25 against a loop of `index
+    --rebuild`. It now opens the index again and answers; only when the file goes twice within one
+    run does it stop, with exit 1 and a message that says so. Never exit 3."""
+    import threading
+
+    index = lab / ".biocortex" / "index.sqlite"
+    asked = ("recall", "doublets KEAP1", "--json")
+    expected = run_process(*asked)
+    assert expected.code == 0, expected.err
+    stop = threading.Event()
+
+    def delete() -> None:
+        while not stop.wait(0.03):
+            index.unlink(missing_ok=True)
+
+    deleter = threading.Thread(target=delete)
+    deleter.start()
+    try:
+        runs = [run_process(*asked) for _ in range(12)]
+    finally:
+        stop.set()
+        deleter.join()
+    for r in runs:
+        assert r.code in (0, 1), r.err
+        if r.code == 0:
+            assert r.out == expected.out
+        else:
+            assert "replaced or deleted twice" in r.err and "internal error" not in r.err
+    again = run_process(*asked)
+    assert again.code == 0 and again.out == expected.out

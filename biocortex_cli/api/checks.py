@@ -102,8 +102,9 @@ def checked(**checks: Check) -> Callable[[Callable[P, R]], Callable[P, R]]:
 def repairs_index(*, writes: bool = False) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Run the function (its first argument a vault) again once the index it read is rebuilt, when
     it found the index damaged where opening it does not look (a page in the middle of the file;
-    index/build.py ``damaged``); a second failure is an error naming the index file, never an
-    internal error. A function that ``writes`` runs again only if it committed nothing (its
+    index/build.py ``damaged``), or again at once when the file was replaced or deleted while it
+    ran (another process's rebuild; ``moved``); a second damage is an error naming the index file,
+    never an internal error. A function that ``writes`` runs again only if it committed nothing (its
     transaction was rolled back): otherwise the index is rebuilt and an error says the write is in."""
 
     def decorate(fn: Callable[P, R]) -> Callable[P, R]:
@@ -115,11 +116,12 @@ def repairs_index(*, writes: bool = False) -> Callable[[Callable[P, R]], Callabl
                 return fn(*args, **kwargs)
             except Exception as exc:
                 from biocortex_cli.facts.index import repair_derived
-                from biocortex_cli.index.build import damaged
+                from biocortex_cli.index.build import damaged, moved
 
-                if not damaged(exc):
+                if not (damaged(exc) or moved(exc)):
                     raise
-                repair_derived(vault, exc)
+                if damaged(exc):
+                    repair_derived(vault, exc)
                 if writes and vault.head() != head:
                     from biocortex_cli.errors import DataError
 
@@ -129,9 +131,9 @@ def repairs_index(*, writes: bool = False) -> Callable[[Callable[P, R]], Callabl
             try:
                 return fn(*args, **kwargs)
             except Exception as exc:
-                from biocortex_cli.index.build import damaged, still_damaged
+                from biocortex_cli.index.build import damaged, moved, still_damaged
 
-                if damaged(exc):
+                if damaged(exc) or moved(exc):
                     raise still_damaged(vault, exc) from None
                 raise
 

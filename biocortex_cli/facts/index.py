@@ -350,27 +350,28 @@ def with_facts(vault: Any, use: Callable[[IndexedFacts], T]) -> tuple[T, list[Da
     """``use(facts)`` on the refreshed index, and the notes it could not read. An index file
     damaged in a way SQLite notices (a malformed page) is rebuilt and ``use`` runs again: a
     damaged index gives a rebuild, never an error or a wrong answer."""
-    from biocortex_cli.index.build import damaged, still_damaged
+    from biocortex_cli.index.build import damaged, moved, still_damaged
 
     for attempt in (1, 2):
         try:
             conn, source, problems = open_facts(vault)
         except Exception as exc:
-            if not damaged(exc):
+            if not (damaged(exc) or moved(exc)):
                 raise
             damage = exc
         else:
             try:
                 return use(source), problems
             except Exception as exc:
-                if not damaged(exc):
+                if not (damaged(exc) or moved(exc)):
                     raise
                 damage = exc
             finally:
                 conn.close()
         if attempt == 2:
             raise still_damaged(vault, damage) from None
-        repair_derived(vault, damage)
+        if damaged(damage):  # else the file was replaced meanwhile: open it again
+            repair_derived(vault, damage)
     raise AssertionError("unreachable")
 
 

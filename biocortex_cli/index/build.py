@@ -23,7 +23,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 
-from biocortex_cli.errors import DataError
+from biocortex_cli.errors import BiocortexError, DataError
 from biocortex_cli.index import store
 from biocortex_cli.index.store import DocRow, IndexUnusable
 from biocortex_cli.lazy import contextmanager
@@ -715,6 +715,17 @@ def damaged(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
 
 
+def moved(exc: BaseException) -> bool:
+    """Whether ``exc`` says the index file this process had open was replaced or deleted meanwhile
+    (another process's rebuild renamed a new one over it, or a person deleted it): SQLite then
+    refuses every write to the old one ("attempt to write a readonly database",
+    SQLITE_READONLY_DBMOVED). Opening the index again finds the new file, or builds one."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    return code == 1032 if code is not None else "readonly database" in str(exc)
+
+
 def repair(vault: Any, exc: BaseException) -> RefreshReport:
     """Rebuild the index that a reader found damaged (:func:`damaged`), saying so on stderr."""
     reason = f"the index file is damaged ({exc})"
@@ -722,10 +733,16 @@ def repair(vault: Any, exc: BaseException) -> RefreshReport:
     return rebuild(vault, vault.config.tokenizer.encoding, reason)
 
 
-def still_damaged(vault: Any, exc: BaseException) -> DataError:
-    """The error when the index is damaged again right after :func:`repair` rebuilt it."""
-    return DataError(f"the index is unreadable even after a rebuild ({exc})",
-                     path=store.index_path(vault.state_folder),
+def still_damaged(vault: Any, exc: BaseException) -> BiocortexError:
+    """The error when the index is damaged again right after :func:`repair` rebuilt it, or was
+    replaced or deleted again while the command ran once more (:func:`moved`)."""
+    path = store.index_path(vault.state_folder)
+    if moved(exc):
+        return BiocortexError("the index file was replaced or deleted twice while this command ran (another process "
+                              "rebuilding it, or something deleting it); the vault itself is fine", path=path,
+                              hint="run the command again; if it keeps happening, find what deletes "
+                                   ".biocortex/index.sqlite")
+    return DataError(f"the index is unreadable even after a rebuild ({exc})", path=path,
                      hint="delete the file and run `biocortex index --rebuild`; if it happens again, the disk "
                           "or the folder it lives in may be failing (`biocortex doctor`)")
 
