@@ -143,6 +143,40 @@ def test_a_real_conflict_leaves_the_vault_as_it_was(team: tuple[Path, Path, Path
     assert len(episode_ids(b)) == 1
 
 
+def test_aliases_added_in_both_clones_are_both_kept(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    """Two people name the same gene on the same day (lab trial 2026-11-24): each alias is one
+    line of the entity note's ``aliases``, side by side, so git saw a conflict and sync stopped."""
+    _remote, a, b = team
+    assert cli("--vault", a, "fact", "add", "TP53", "regulates", "MDM2", "--source", "PMID:8319905").code == 0
+    assert cli("--vault", a, "sync").code == 0
+    assert cli("--vault", b, "sync").code == 0
+    assert cli("--vault", a, "--author", "Ada <ada@lab.example>", "entity", "alias", "TP53", "p53").code == 0
+    assert cli("--vault", b, "--author", "Bob <bob@lab.example>", "entity", "alias", "TP53", "Trp53").code == 0
+    add_episode(cli, b, "Bob", "TP53 knockout in organoids", "--entity", "TP53")
+    assert cli("--vault", a, "sync").code == 0
+    result = cli("--vault", b, "sync", "--json")
+    assert result.code == 0, result.err
+    assert "entities/TP53.md" in result.json()["merged_notes"]
+    assert cli("--vault", a, "sync").code == 0
+    for root in (a, b):
+        shown = cli("--vault", root, "entity", "show", "p53", "--json")
+        assert shown.code == 0, shown.err
+        assert shown.json()["aliases"] == ["TP53", "p53", "Trp53"]
+        assert cli("--vault", root, "check").code == 0
+    assert (a / "entities/TP53.md").read_text() == (b / "entities/TP53.md").read_text()
+    assert git(b, "status", "--porcelain") == ""
+    # one side taking an alias out while the other adds one is for a person to settle
+    note = a / "entities/TP53.md"
+    note.write_text(note.read_text().replace("- Trp53\n", ""))
+    git(a, "-c", "user.name=Ada", "-c", "user.email=ada@lab.example", "commit", "-qam", "entity: TP53 is not Trp53")
+    assert cli("--vault", b, "entity", "alias", "TP53", "LFS1").code == 0
+    assert cli("--vault", a, "sync").code == 0
+    head = git(b, "rev-parse", "HEAD")
+    result = cli("--vault", b, "sync")
+    assert result.code == 1 and "entities/TP53.md" in result.err
+    assert git(b, "rev-parse", "HEAD") == head
+
+
 def test_no_remote(vault: Path, cli: Cli) -> None:
     result = cli("sync")
     assert result.code == 1

@@ -157,6 +157,11 @@ def check_vault(vault: Vault) -> CheckReport:
                 problems.append(VaultProblem(note.rel, note.line_of("id"),
                                              f"duplicate id {ident!r} (also in {first})",
                                              "give one of the two notes a new id"))
+            if kind == "episode" and note.rel.rsplit("/", 1)[-1] != f"{ident}.md":
+                problems.append(VaultProblem(
+                    note.rel, note.line_of("id"), f"the file name is not the id {ident!r} (renamed by hand?)",
+                    f"rename the file to {ident}.md: `episode add --id`, `restore` and `feedback --helpful` "
+                    "look an episode up by its file name", "warning"))
         if kind not in CHECKS:
             problems.append(VaultProblem(note.rel, note.line_of("type"), f"unknown type {kind!r}",
                                          f"type is one of: {', '.join(CHECKS)}"))
@@ -170,6 +175,7 @@ def check_vault(vault: Vault) -> CheckReport:
                                          "author is missing", "write author: Name <email>"))
         problems.extend(CHECKS[str(kind)](note))
     problems.extend(_check_links(vault, notes))
+    problems.extend(_check_secrets(notes))
     problems.extend(_check_aliases(notes))
     problems.extend(_check_feedback(vault))
     problems.extend(_check_vocabulary(vault, notes))
@@ -213,6 +219,17 @@ def check_links(vault: Vault) -> list[VaultProblem]:
                                 f"replace it by a real file or folder: git rm --cached {rel}, then commit"
                                 if committed else f"replace it by a real file or folder: rm {rel}"))
     return out
+
+
+def _check_secrets(notes: list[Note]) -> list[VaultProblem]:
+    """Credentials and personal data in notes: a write through biocortex refuses them
+    (store/secrets.py), a note edited by hand is scanned here. The secret itself is never printed."""
+    from biocortex_cli.store.secrets import note_findings
+
+    return [VaultProblem(note.rel, f.line, f"{f.kind} in {'the body' if f.field == 'body' else f'field {f.field!r}'}",
+                         "remove it from the note (the rest stays as it is); if it was committed or synced it "
+                         "is in git history: revoke or change it")
+            for note in notes for f in note_findings(note)]
 
 
 def _check_case(paths: list[str]) -> list[VaultProblem]:

@@ -345,17 +345,23 @@ def _rebasing(root: Path) -> bool:
 
 def _resolve(vault: Vault, root: Path, path: str) -> str | None:
     """How to settle a conflicted ``path`` without a person: "" to keep the remote's copy of a
-    generated entity note, the merged text of a fact note both sides wrote, None to stop."""
+    generated entity note, the merged text of a fact note both sides wrote or of an entity note
+    both sides gave new aliases, None to stop."""
     if _same_generated_note(root, path):
         return ""
-    if "facts/" not in path or not path.endswith(".md"):
+    if ("facts/" not in path and "entities/" not in path) or not path.endswith(".md"):
         return None
     ours, theirs = git.call(root, "show", f":2:{path}"), git.call(root, "show", f":3:{path}")
     if ours.returncode != 0 or theirs.returncode != 0:
         return None  # one side deleted it
+    rel = vault.rel(root / path)
+    if "entities/" in path:  # aliases both sides added: all of them
+        from biocortex_cli.facts.aliases import merged_alias_text
+
+        base = git.call(root, "show", f":1:{path}")
+        return merged_alias_text(rel, base.stdout if base.returncode == 0 else None, ours.stdout, theirs.stdout)
     from biocortex_cli.facts.notes import merged_fact_text
 
-    rel = vault.rel(root / path)
     return merged_fact_text(vault, rel, ours.stdout, theirs.stdout)
 
 

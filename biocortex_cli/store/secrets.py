@@ -421,12 +421,7 @@ def inspect(rel: str, text: str, parsed: Note | None = None) -> list[Finding]:
         note = _parsed_note(text, rel) if parsed is None else (parsed.meta, parsed.key_lines, parsed.body,
                                                                 parsed.body_line)
         if note is not None:
-            meta, key_lines, body, body_line = note
-            if _none_in(_texts(meta, [body])):
-                return []  # nothing found in any of its strings: no need to say where
-            found = [f for key, value in meta.items()
-                     for f in scan_value({key: value}, "", key_lines.get(key, 1))]
-            return found + scan(body, "body", body_line)
+            return _note_findings(*note)
     if rel.endswith(".jsonl"):
         found = []
         for number, raw in enumerate(text.split("\n"), start=1):
@@ -437,6 +432,19 @@ def inspect(rel: str, text: str, parsed: Note | None = None) -> list[Finding]:
             found += scan_value(data, "", number) if data is not None else []
         return found
     return scan(text)
+
+
+def note_findings(note: Note) -> list[Finding]:
+    """Every finding in a note as it is on disk (``check``: a note edited by hand never passes a
+    write's scan), by field and line."""
+    return _note_findings(note.meta, note.key_lines, note.body, note.body_line)
+
+
+def _note_findings(meta: dict[str, Any], key_lines: dict[str, int], body: str, body_line: int) -> list[Finding]:
+    if _none_in(_texts(meta, [body])):
+        return []  # nothing found in any of its strings: no need to say where
+    found = [f for key, value in meta.items() for f in scan_value({key: value}, "", key_lines.get(key, 1))]
+    return found + scan(body, "body", body_line)
 
 
 def _parsed_note(text: str, rel: str) -> tuple[dict[str, Any], dict[str, int], str, int] | None:
