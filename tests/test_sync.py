@@ -177,6 +177,50 @@ def test_aliases_added_in_both_clones_are_both_kept(team: tuple[Path, Path, Path
     assert git(b, "rev-parse", "HEAD") == head
 
 
+def test_a_secret_committed_by_hand_is_never_pushed(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    """Writes through biocortex refuse credentials, and `check` flags one pasted by hand; but a
+    person's own `git commit` of that note was pushed by `sync` to every clone (lab trial)."""
+    from secret_corpus import LOOKALIKES, SHAPES
+
+    remote, a, _b = team
+    ident = add_episode(cli, a, "Ada", "Cell type annotation of PBMC with an LLM")
+    rel = next(a.glob(f"episodes/**/{ident}.md")).relative_to(a).as_posix()
+    assert cli("--vault", a, "sync").code == 0
+    pushed = git(remote, "rev-parse", "HEAD")
+    slack = SHAPES[5]
+    note = a / rel
+    clean = note.read_text()
+    note.write_text(clean + f"\nPasted by mistake: {slack.text}\n")
+    ada = ("-c", "user.name=Ada", "-c", "user.email=ada@lab.example")
+    git(a, *ada, "commit", "-qam", "notes from the meeting")
+    note.write_text(clean + f"\nAccessions, not secrets: {' '.join(LOOKALIKES[:12])}\n")
+    git(a, *ada, "commit", "-qam", "the key taken out again (still in the commit before)")
+    result = cli("--vault", a, "sync", "--json")
+    assert result.code == 1 and git(remote, "rev-parse", "HEAD") == pushed  # nothing went up
+    error = result.err_json()["error"]
+    assert error["path"] == rel and error["line"] == clean.count("\n") + 2
+    assert "nothing was pushed" in error["message"] and "git rebase -i" in error["hint"]
+    assert slack.needle not in result.out + result.err
+    # the commit rewritten without it: the look-alikes pass and everything goes up
+    git(a, "reset", "-q", "--soft", "HEAD~2")
+    git(a, *ada, "commit", "-qm", "accessions from the meeting")
+    assert cli("--vault", a, "sync").code == 0
+    assert git(remote, "rev-parse", "HEAD") == git(a, "rev-parse", "HEAD")
+
+
+def test_allow_secret_pushes_a_secret_committed_by_hand(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    from secret_corpus import SHAPES
+
+    remote, a, _b = team
+    ident = add_episode(cli, a, "Ada", "Cell type annotation of PBMC with an LLM")
+    rel = next(a.glob(f"episodes/**/{ident}.md"))
+    (a / rel).write_text((a / rel).read_text() + f"\n{SHAPES[5].text}\n")
+    git(a, "-c", "user.name=Ada", "-c", "user.email=ada@lab.example", "commit", "-qam", "a test token")
+    assert cli("--vault", a, "sync").code == 1
+    assert cli("--vault", a, "--allow-secret", "sync").code == 0
+    assert git(remote, "rev-parse", "HEAD") == git(a, "rev-parse", "HEAD")
+
+
 def test_no_remote(vault: Path, cli: Cli) -> None:
     result = cli("sync")
     assert result.code == 1

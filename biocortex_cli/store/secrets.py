@@ -493,11 +493,11 @@ def check_path(rel: str) -> None:
     names = "\n".join([*parts, parts[-1].rsplit(".", 1)[0]])  # each name, and the last without its suffix
     found = scan(names, "file name")
     if found:
-        raise DataError(f"{found[0].kind} in a file name; nothing was written", path=_masked(rel, found),
+        raise DataError(f"{found[0].kind} in a file name; nothing was written", path=masked_path(rel, found),
                         hint="remove it from the name or id you gave (--redact removes it from text you give)")
 
 
-def _masked(rel: str, findings: list[Finding]) -> str:
+def masked_path(rel: str, findings: list[Finding]) -> str:
     """``rel`` as an error may show it: any piece of a secret found (an id made from it) is cut."""
     shown = redact(rel)
     for word in {w for f in findings for w in re.findall(r"[A-Za-z0-9]{4,}", f.secret)}:
@@ -510,7 +510,7 @@ def _refusal(rel: str, findings: list[Finding], what: str | None = None) -> Data
     more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
     where = what or f"field '{first.field}'"
     return DataError(f"{first.kind} in {where}{more}; nothing was written",
-                     path=_masked(rel, findings), line=first.line if what is None else None,
+                     path=masked_path(rel, findings), line=first.line if what is None else None,
                      hint="remove it, or rerun with --redact to replace it by [REDACTED:…] "
                           "(--allow-secret writes it anyway, into git history for good)")
 
