@@ -118,6 +118,10 @@ def fact_query(vault: Vault, *, entity: str, predicate: str | None = None, hops:
     ones; ``limit`` 0 means no limit; a ``predicate`` also matches narrower ones."""
     from biocortex_cli.facts.memory import query
 
+    if not entity.strip():  # every name contains "": it listed names as if something matched
+        from biocortex_cli.errors import UsageError
+
+        raise UsageError("the entity name is empty", hint="name one, e.g. biocortex fact query TP53")
     result, problems = query(vault, entity, predicate=predicate, hops=hops, min_confidence=min_confidence,
                              include_all=all, limit=limit or None, fuzzy=fuzzy, qualifiers={"taxon": taxon})
     _warn(problems)
