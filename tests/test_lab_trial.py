@@ -86,3 +86,18 @@ def test_entities_written_as_obsidian_links_are_found_by_the_entity_filter(vault
         assert [e["id"] for e in listed.json()] == ["2026-10-03-kupffer"], wanted
     shown = cli("episode", "show", "2026-10-03-kupffer", "--json").json()
     assert shown["entities"] == ["[[TP53]]", "[[Clec4f|Clec4f+]]", "[[CL_0000091|CL:0000091]]"]  # as written
+
+
+def test_an_id_obsidian_made_from_a_title_with_accents_gets_an_ascii_one_to_use(vault: Path, cli: Cli) -> None:
+    """The episode template fills ``id`` with the note's title; a French colleague's title gave
+    ``2026-10-03-hépatocytes-kupffer``. `check` called it invalid with only the rule as a hint."""
+    template = (vault / "templates" / "episode.md").read_text()
+    rel = "episodes/2026/10/2026-10-03-hépatocytes Kupffer.md"
+    (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+    (vault / rel).write_text(template.replace("{{title}}", "2026-10-03-hépatocytes Kupffer")
+                             .replace("{{date:YYYY-MM-DDTHH:mm:ssZ}}", "2026-10-03T10:00:00Z"))
+    r = cli("check", "--json")
+    [problem] = [p for p in r.json()["problems"] if p["path"] == rel and "id" in p["message"]]
+    assert r.code == 1 and problem["line"] == 2
+    assert "id: 2026-10-03-hepatocytes-Kupffer" in problem["hint"]
+    assert "renamed 2026-10-03-hepatocytes-Kupffer.md" in problem["hint"]

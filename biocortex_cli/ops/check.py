@@ -150,7 +150,7 @@ def check_vault(vault: Vault) -> CheckReport:
         ident = note.meta.get("id")
         if not isinstance(ident, str) or not ID_RE.fullmatch(ident):
             problems.append(VaultProblem(note.rel, note.line_of("id"), f"invalid or missing id {ident!r}",
-                                         "ids are letters, digits, '.', '_' or '-' (1-128)"))
+                                         _id_hint(ident, note.rel, kind)))
         else:
             first = ids.setdefault((str(kind), ident), note.rel)
             if first != note.rel:
@@ -219,6 +219,22 @@ def check_links(vault: Vault) -> list[VaultProblem]:
                                 f"replace it by a real file or folder: git rm --cached {rel}, then commit"
                                 if committed else f"replace it by a real file or folder: rm {rel}"))
     return out
+
+
+def _id_hint(ident: object, rel: str, kind: object) -> str:
+    """What to write instead of an invalid id: the id (else the file name) spelled in ASCII when
+    that makes a valid one (Obsidian's template fills ``id`` with the note's title, and a title may
+    have accents or spaces: ``2026-10-03-hépatocytes kupffer`` → ``2026-10-03-hepatocytes-kupffer``)."""
+    import unicodedata
+
+    rule = "ids are ASCII letters, digits, '.', '_' or '-' (1-128), starting with a letter or digit"
+    base = ident if isinstance(ident, str) and ident.strip() else rel.rsplit("/", 1)[-1].removesuffix(".md")
+    plain = unicodedata.normalize("NFKD", base).encode("ascii", "ignore").decode()
+    suggestion = re.sub(r"[^A-Za-z0-9._-]+", "-", plain).strip("-._")[:128].rstrip("-._")
+    if not ID_RE.fullmatch(suggestion):
+        return rule
+    rename = f", and the note renamed {suggestion}.md" if kind == "episode" else ""
+    return f"{rule}: e.g. id: {suggestion}{rename}"
 
 
 def _check_secrets(notes: list[Note]) -> list[VaultProblem]:
