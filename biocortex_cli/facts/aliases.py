@@ -302,10 +302,21 @@ def _move_episodes(txn: Transaction, conn: Any, other: str, other_keys: set[str]
         head, sep, body = edited.partition("\n---\n")
         body = link.sub(lambda m: entity_notes.wikilink(keep) if m.group(1).strip().casefold() in stems else m.group(0),
                         body)
+        body = "".join(_links_once(line) for line in body.splitlines(keepends=True))
         txn.write(rel, head + sep + body)
         moved.append(str(ident))
     return moved
 
+
+
+def _links_once(line: str) -> str:
+    """An episode's *Entities* line (``[[A]] · [[B]] · [[A]]``) with each link once: a merge that
+    turns ``[[NRF2]]`` into ``[[NFE2L2]]`` next to an ``[[NFE2L2]]`` lists it once, as the
+    frontmatter's ``entities`` does. Any other line as it is."""
+    items = line.rstrip("\n").split(" · ")
+    if len(items) < 2 or not all(i.startswith("[[") and i.endswith("]]") for i in items):
+        return line
+    return " · ".join(dict.fromkeys(items)) + line[len(line.rstrip("\n")):]
 
 
 # --- alias import -------------------------------------------------------------------------

@@ -358,7 +358,61 @@ def edit_frontmatter(text: str, updates: dict[str, Any], rel: str) -> str:
         data[key] = _quoted(value)
     buf = io.StringIO()
     rt.dump(data, buf)
-    return f"---\n{buf.getvalue()}---\n{body}"
+    dumped = buf.getvalue()
+    kept = {key for key, value in updates.items() if isinstance(plain, dict) and key in plain
+            and _plain(plain[key]) == _plain(value)}
+    return f"---\n{_spliced(fm, dumped, set(updates) - kept)}---\n{body}"
+
+
+#: a line that starts a top-level key of a frontmatter; anything else at column 0 but a comment,
+#: a block sequence item or a blank line makes :func:`_spliced` keep the round trip's text
+_TOP_KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]|$)")
+
+
+def _blocks(fm: str) -> dict[str | None, str] | None:
+    """A frontmatter's text per top-level key (its line, the lines indented under it, the
+    ``- `` items, comments and blank lines after it); None, the lines before the first key.
+    None when it holds anything else at column 0 (a flow mapping, a complex key)."""
+    blocks: dict[str | None, str] = {}
+    key: str | None = None
+    for line in fm.splitlines(keepends=True):
+        start = _TOP_KEY.match(line)
+        if start is not None:
+            key = start.group(1)
+            if key in blocks:
+                return None
+            blocks[key] = ""
+        elif line[:1] not in ("", " ", "\t", "#", "-", "\n", "\r") or line.startswith(("---", "...")):
+            return None
+        blocks[key] = blocks.get(key, "") + line
+    return blocks
+
+
+def _spliced(fm: str, dumped: str, changed: set[str]) -> str:
+    """``dumped`` (the round trip's whole frontmatter) with every key not in ``changed`` as it was
+    written in ``fm``: ruamel.yaml re-folds long text at its own column and leaves a space at the
+    end of a folded line, so each edit would rewrite lines it did not mean to (a reviewer reads
+    them in `git log -p`). The keys it changes are its text, trailing spaces taken off where that
+    reads back the same. The round trip's text when the two do not read back as one record."""
+    old, new = _blocks(fm), _blocks(dumped)
+    if old is None or new is None:
+        return dumped
+    parts = []
+    for key, text in new.items():
+        if key not in changed and key in old:
+            parts.append(old[key])
+        else:
+            stripped = "".join(line.rstrip(" \t\r\n") + "\n" for line in text.splitlines())
+            parts.append(stripped if text.endswith("\n") else stripped.rstrip("\n"))
+    spliced = "".join(parts)
+    if spliced == dumped:
+        return dumped
+    yaml, loader, _ = _yaml()
+    try:
+        same = _plain(yaml.load(spliced, Loader=loader)) == _plain(yaml.load(dumped, Loader=loader))
+    except yaml.YAMLError:
+        same = False
+    return spliced if same else dumped
 
 
 #: a value :func:`edit_rendered` writes without the round-trip loader: a word (``TP53``, ``p-170``,
@@ -386,7 +440,7 @@ def edit_rendered(note: Note, text: str, updates: dict[str, Any]) -> tuple[str, 
 
 def _quoted(value: Any) -> Any:
     """Quote strings PyYAML (YAML 1.1) would read as another type ('no', '1e3', dates)."""
-    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
 
     yaml, loader, _ = _yaml()
     if isinstance(value, str):
@@ -394,7 +448,12 @@ def _quoted(value: Any) -> Any:
             plain = yaml.load(value, Loader=loader) == value
         except (yaml.YAMLError, ValueError, OverflowError, RecursionError):  # '2026-13-45', '[[[...'
             plain = False
-        return value if plain else DoubleQuotedScalarString(value)
+        if plain:
+            return value
+        # in single quotes, as a new note has them ('2026-11-24T10:42:35Z'): an edit that rewrites
+        # a list of maps (a fact's evidence) leaves the items it keeps as they were
+        printable = value.isprintable() and value == value.strip()
+        return SingleQuotedScalarString(value) if printable else DoubleQuotedScalarString(value)
     if isinstance(value, list):
         return [_quoted(v) for v in value]
     if isinstance(value, dict):

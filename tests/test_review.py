@@ -1,0 +1,62 @@
+"""The vault as a PI reviews it, as `git log -p`: a write changes the lines it means to change and
+no other (no re-folded text, no requoted values, no trailing spaces)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from tests.conftest import Cli, git
+
+LONG_PLAN = ("salmon 1.10 against GENCODE v44 (GRCh38) transcripts, tximport to gene level, DESeq2 with design"
+             " ~ batch + genotype and apeglm shrinkage; 3 KO clones vs 3 parental replicates.")
+LONG_LESSON = "Confirm the knockout at the transcript level (exon coverage) before interpreting downstream changes."
+
+
+def changed_lines(root: Path, rev: str = "HEAD") -> list[str]:
+    """The lines a commit removes or adds (``-…`` / ``+…``), file headers left out."""
+    diff = git(root, "show", "--format=", "--unified=0", rev)
+    return [line for line in diff.splitlines()
+            if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+
+
+def test_a_second_source_changes_only_the_lines_of_the_new_evidence(vault: Path, cli: Cli) -> None:
+    assert cli("fact", "add", "TP53", "regulates", "MDM2", "--source", "PMID:8319905", "--confidence", "0.9").code == 0
+    assert cli("fact", "add", "TP53", "regulates", "MDM2", "--source", "PMID:1614537").code == 0
+    changed = changed_lines(vault)
+    # the first evidence item's `added:` stays as it was written ('…'), not requoted ("…")
+    assert not [line for line in changed if line.startswith("-")
+                and "added:" not in line and "confidence" not in line and "[!info]" not in line], changed
+    assert not [line for line in changed if line.startswith("-  added:")], changed
+    assert all("\"" not in line for line in changed if line.startswith("+") and ":" in line
+               and not line.startswith("+-")), changed  # quoted as new notes are: '2026-…'
+
+
+def test_an_entity_merge_touches_only_the_entity_lines_of_an_episode(vault: Path, cli: Cli) -> None:
+    episode = {"task": "What changes when KEAP1 is knocked out in NCI-H1299 cells?", "plan": LONG_PLAN,
+               "result": "NFE2L2 targets NQO1 (LFC 4.2), AKR1C1 and GCLM strongly up; an NRF2 signature rose.",
+               "lessons": [LONG_LESSON], "entities": ["KEAP1", "NFE2L2", "NRF2"], "success": True}
+    assert cli("episode", "add", "--from-json", "-", stdin=json.dumps(episode)).code == 0
+    assert cli("entity", "merge", "NFE2L2", "NRF2").code == 0
+    (rel,) = git(vault, "show", "--format=", "--name-only", "HEAD", "--", "episodes").split()
+    diff = git(vault, "show", "--format=", "--unified=0", "HEAD", "--", rel)
+    removed = [line for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")]
+    assert removed and all("NRF2" in line for line in removed), diff  # plan, result, lessons untouched
+    text = (vault / rel).read_text(encoding="utf-8")
+    entities_line = next(line for line in text.splitlines() if line.startswith("[[KEAP1]]"))
+    assert entities_line.count("[[NFE2L2]]") == 1 and "NRF2" not in entities_line, entities_line
+
+
+def test_no_note_has_trailing_spaces_after_edits(vault: Path, cli: Cli) -> None:
+    episode = {"task": "KEAP1 knockout", "plan": LONG_PLAN, "lessons": [LONG_LESSON],
+               "entities": ["KEAP1", "NRF2"]}
+    assert cli("episode", "add", "--from-json", "-", stdin=json.dumps(episode)).code == 0
+    assert cli("fact", "add", "NRF2", "regulates", "HMOX1", "--source", "PMID:9887101").code == 0
+    assert cli("entity", "merge", "NFE2L2", "NRF2").code == 0
+    assert cli("entity", "alias", "NFE2L2", "Nrf-2").code == 0
+    files = [rel for rel in git(vault, "ls-files", "*.md").split() if not rel.startswith("templates/")]
+    trailing = [f"{rel}:{n}" for rel in files
+                for n, line in enumerate((vault / rel).read_text(encoding="utf-8").splitlines(), 1)
+                if re.search(r"[ \t]$", line) and not line.startswith("- ")]
+    assert not trailing, trailing
