@@ -55,8 +55,68 @@ def test_no_note_has_trailing_spaces_after_edits(vault: Path, cli: Cli) -> None:
     assert cli("fact", "add", "NRF2", "regulates", "HMOX1", "--source", "PMID:9887101").code == 0
     assert cli("entity", "merge", "NFE2L2", "NRF2").code == 0
     assert cli("entity", "alias", "NFE2L2", "Nrf-2").code == 0
-    files = [rel for rel in git(vault, "ls-files", "*.md").split() if not rel.startswith("templates/")]
+    files = [rel for rel in git(vault, "ls-files", "-z", "*.md").split("\0")
+             if rel and not rel.startswith("templates/")]
     trailing = [f"{rel}:{n}" for rel in files
                 for n, line in enumerate((vault / rel).read_text(encoding="utf-8").splitlines(), 1)
                 if re.search(r"[ \t]$", line) and not line.startswith("- ")]
     assert not trailing, trailing
+
+
+SUBJECT = re.compile(r"(?P<kind>[a-z]+): (?P<verb>[a-z]+) (?P<id>\S.*?) — (?P<summary>\S.*)")
+
+
+def test_every_write_is_one_reviewable_commit(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """Each write command: exactly one commit, by the configured author, with a subject
+    `<kind>: <verb> <id> — <summary>`, a clean work tree after it, and nothing derived committed."""
+    git(vault, "config", "user.name", "Dana Okafor")
+    git(vault, "config", "user.email", "dokafor@lab.example")
+    table = tmp_path / "regulation.tsv"
+    table.write_text("TF\tTarget\tMode\nTP53\tCDKN1A\tActivation\n")
+    sample = (Path(__file__).resolve().parents[1] / "examples/sample_episodes.jsonl").read_text().splitlines()
+    writes: list[tuple[str, ...]] = [
+        ("episode", "import", "-"),
+        ("episode", "add", "--task", "GO enrichment of TP53 targets", "--lesson", "Use an expressed background.",
+         "--failure", "--quality", "0.1", "--entity", "GO:0008150", "--no-suggest"),
+        ("episode", "add", "--task", "GO enrichment again", "--lesson", "Use an expressed background.",
+         "--success", "--entity", "KRAS G12C", "--no-suggest"),
+        ("fact", "add", "TP53", "regulates", "MDM2", "--source", "PMID:8319905"),
+        ("fact", "add", "TP53", "regulates", "MDM2", "--source", "PMID:1614537"),
+        ("fact", "add", "TP53", "inhibits", "MDM2", "--source", "agent:draft"),
+        ("fact", "retract", "<last>", "--reason", "wrong direction"),
+        ("entity", "alias", "TP53", "p53"),
+        ("fact", "add", "NRF2", "regulates", "HMOX1", "--source", "PMID:9887101"),
+        ("entity", "merge", "NFE2L2", "NRF2"),
+        ("lessons", "promote", "Use an expressed background."),
+        ("feedback", "<recall>", "--outcome", "success"),
+        ("forget", "--quality-below", "0.2"),
+        ("restore", "<archived>"),
+        ("dataset", "add", str(table), "--name", "regsample", "--version", "1", "--licence", "CC BY 4.0",
+         "--map", "subject=TF", "--map", "object=Target", "--map", "predicate=Mode",
+         "--predicate-map", "Activation=activates"),
+        ("vocabulary", "accept", "doublet | multiplet"),
+    ]
+    last = ""
+    for args in writes:
+        before = git(vault, "rev-parse", "HEAD").strip()
+        if "<last>" in args:
+            args = tuple(last if a == "<last>" else a for a in args)
+        if "<recall>" in args:
+            recall_id = cli("recall", "GO enrichment", "--json").json()["recall_id"]
+            args = tuple(recall_id if a == "<recall>" else a for a in args)
+        if "<archived>" in args:
+            archived = sorted(p.stem for p in (vault / "archive").rglob("*.md") if p.name != "README.md")
+            args = tuple(archived[0] if a == "<archived>" else a for a in args)
+        result = cli(*args, stdin="\n".join(sample[:5]) if args[-1] == "-" else None)
+        assert result.code == 0, (args, result.err)
+        last = result.out.strip()
+        commits = git(vault, "rev-list", f"{before}..HEAD").split()
+        assert len(commits) == 1, (args, commits)
+        subject, author = git(vault, "log", "-1", "--format=%s%n%an <%ae>").splitlines()
+        assert SUBJECT.fullmatch(subject), (args, subject)
+        assert author == "Dana Okafor <dokafor@lab.example>", (args, author)
+        assert git(vault, "status", "--porcelain") == "", (args, git(vault, "status", "--porcelain"))
+    tracked = [f for f in git(vault, "ls-files", "-z").split("\0") if f]
+    assert not [f for f in tracked if f.startswith(".biocortex/") and f != ".biocortex/config.yaml"], tracked
+    crlf = [f for f in tracked if b"\r\n" in (vault / f).read_bytes()]
+    assert not crlf, crlf
