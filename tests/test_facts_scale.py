@@ -270,7 +270,7 @@ def test_entity_merge_moves_facts_and_episodes_in_one_commit(vault: Path, cli: C
     assert r.code == 0, r.err
     assert int(git(vault, "rev-list", "--count", "HEAD")) == commits + 1
     subject = git(vault, "log", "-1", "--format=%s").strip()
-    assert subject == "entity: merge NRF2 into NFE2L2 — 2 facts, 1 episodes follow"
+    assert subject == "entity: merge NRF2 into NFE2L2 — 2 facts, 1 episode follow"
     merged = r.json()["merged"]
     assert merged["episodes"] == ["ko"] and "NRF2" in r.json()["aliases"]
     # no duplicates: KEAP1 inhibits NFE2L2 holds both papers

@@ -49,6 +49,7 @@ def merge(
 ) -> int:
     """Merge two entity notes that name one thing: OTHER's facts and episodes follow KEEP; OTHER's note stays as a redirect."""
     from biocortex_cli.api.facts import entity_merge
+    from biocortex_cli.progress import plural
 
     vault = state.vault()
     result = entity_merge(vault, keep=keep, other=other, author=state.author(vault))
@@ -56,8 +57,8 @@ def merge(
         state.emit_json(result.as_json())
     else:
         state.out(f"{result.keep}: {', '.join(result.aliases)}")
-        state.info(f"biocortex: merged {result.other} into {result.keep}: {len(result.facts)} facts, "
-                   f"{len(result.episodes)} episodes followed")
+        state.info(f"biocortex: merged {result.other} into {result.keep}: {plural(len(result.facts), 'fact')}, "
+                   f"{plural(len(result.episodes), 'episode')} followed")
     return 0
 
 

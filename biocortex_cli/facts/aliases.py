@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from biocortex_cli.errors import DataError
 from biocortex_cli.facts.model import clean_text, fact_id, fact_rel, name_key
 from biocortex_cli.facts.notes import _rewrite, evidence_updates, merge_evidence, render_fact
+from biocortex_cli.progress import plural
 from biocortex_cli.store import entity_notes
 from biocortex_cli.store.git import Author
 from biocortex_cli.store.notes import Note, edit_frontmatter, iso_utc, read_note, rendered_note
@@ -251,7 +252,7 @@ def _merge(txn: Transaction, source: IndexedFacts, conn: Any, keep: str, other: 
                             {"merged_into": keep, "aliases": [], "updated": now}, other_rel).split("\n---", 1)[0]
     txn.write(other_rel, head + "\n---\n" + body)
     txn.message = (f"entity: merge {entity_notes.entity_id(other)} into {entity_notes.entity_id(keep)} — "
-                   f"{len(restated)} facts, {len(episodes)} episodes follow")
+                   f"{plural(len(restated), 'fact')}, {plural(len(episodes), 'episode')} follow")
     return MergeResult(keep, other, restated, episodes, aliases)
 
 
