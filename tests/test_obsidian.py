@@ -309,3 +309,24 @@ def test_the_link_checker_resolves_as_obsidian_does(tmp_path: Path) -> None:
     (tmp_path / "note.md").write_text("[[tp53]] [[GO_0008150|GO:0008150]] [[entities/TP53#Facts]] [[TP53.md]]\n"
                                       "`[[code]]` <!-- [[comment]] -->\n[[p53]] [[GO:0008150]]\n")
     assert unresolved_links(tmp_path) == ["note.md:3: [[p53]]", "note.md:3: [[GO:0008150]]"]
+
+
+def test_check_says_which_file_a_link_by_name_or_alias_means(vault: Path, cli: Cli) -> None:
+    """Obsidian resolves a link by file name only: [[GO:0008150]] (file GO_0008150.md) and
+    [[p53]] (an alias of TP53) stay unresolved there; check says what to write instead."""
+    assert cli("fact", "add", "TP53", "part_of", "GO:0008150", "--source", "PMID:1").code == 0
+    assert cli("entity", "alias", "TP53", "p53").code == 0
+    note = vault / "episodes/2026/11/2026-11-23-by-hand.md"
+    note.parent.mkdir(parents=True)
+    note.write_text("---\nid: 2026-11-23-by-hand\ntype: episode\ncreated: '2026-11-23T09:00:00Z'\n"
+                    "author: Ada <ada@lab.example>\ntask: GO by hand\n---\n"
+                    "[[GO:0008150]] [[p53]] [[IL-2/IL-15]]\n")
+    result = cli("check")
+    assert result.code == 1
+    assert "link [[GO:0008150]] points to no note\n  hint: the note is GO_0008150.md (Obsidian links by file " \
+           "name): write [[GO_0008150|GO:0008150]]" in result.out
+    assert "hint: the note is TP53.md (Obsidian links by file name): write [[TP53|p53]]" in result.out
+    assert "link [[IL-2/IL-15]] points to no note\n  hint: create IL-2_IL-15.md or fix the link" in result.out
+    assert unresolved_links(vault) == ["episodes/2026/11/2026-11-23-by-hand.md:8: [[GO:0008150]]",
+                                       "episodes/2026/11/2026-11-23-by-hand.md:8: [[p53]]",
+                                       "episodes/2026/11/2026-11-23-by-hand.md:8: [[IL-2/IL-15]]"]

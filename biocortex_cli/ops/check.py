@@ -384,12 +384,41 @@ def _check_links(vault: Vault, notes: list[Note]) -> list[VaultProblem]:
             rel = f"{vault.rel(Path(dirpath))}/{stem}" if dirpath != str(vault.root) else stem
             targets.add(rel.casefold())
     out = []
+    named: dict[str, str] | None = None
     for note in notes:
         body = _CODE.sub(lambda m: "\n" * m.group(0).count("\n"), note.body)
         for match in _LINK.finditer(body):
             target = match.group(1).strip()
             if target.casefold() not in targets and target.removesuffix(".md").casefold() not in targets:
+                if named is None:
+                    named = _entity_names(notes)
                 line = note.body_line + body.count("\n", 0, match.start())
                 out.append(VaultProblem(note.rel, line, f"link [[{target}]] points to no note",
-                                        f"create {target}.md or fix the link"))
+                                        _link_hint(target, targets, named)))
     return out
+
+
+def _entity_names(notes: list[Note]) -> dict[str, str]:
+    """Each entity's name and aliases, casefolded -> the file name (stem) of its note."""
+    named: dict[str, str] = {}
+    for note in notes:
+        if note.meta.get("type") == "entity" and note.rel.startswith("entities/"):
+            stem = note.rel.removeprefix("entities/").removesuffix(".md")
+            for name in [note.meta.get("name"), *(note.meta.get("aliases") or [])]:
+                if isinstance(name, str):
+                    named.setdefault(name.casefold(), stem)
+    return named
+
+
+def _link_hint(target: str, targets: set[str], named: dict[str, str]) -> str:
+    """What to write instead: Obsidian resolves a link by file name only, so a link to an entity's
+    real name (``[[GO:0008150]]``, whose file is ``GO_0008150.md``) or to one of its ``aliases``
+    (``[[p53]]``) stays unresolved; ``[[GO_0008150|GO:0008150]]`` and ``[[TP53|p53]]`` work."""
+    from biocortex_cli.store.entity_notes import file_stem
+
+    stem = named.get(target.casefold())
+    if stem is None and file_stem(target).casefold() in targets:
+        stem = file_stem(target)
+    if stem is not None and stem.casefold() != target.casefold():
+        return f"the note is {stem}.md (Obsidian links by file name): write [[{stem}|{target}]]"
+    return f"create {file_stem(target)}.md or fix the link"
