@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 from tests.conftest import Cli, git
@@ -59,7 +60,7 @@ def test_no_note_has_trailing_spaces_after_edits(vault: Path, cli: Cli) -> None:
              if rel and not rel.startswith("templates/")]
     trailing = [f"{rel}:{n}" for rel in files
                 for n, line in enumerate((vault / rel).read_text(encoding="utf-8").splitlines(), 1)
-                if re.search(r"[ \t]$", line) and not line.startswith("- ")]
+                if re.search(r"[ \t]$", line)]
     assert not trailing, trailing
 
 
@@ -120,3 +121,25 @@ def test_every_write_is_one_reviewable_commit(vault: Path, cli: Cli, tmp_path: P
     assert not [f for f in tracked if f.startswith(".biocortex/") and f != ".biocortex/config.yaml"], tracked
     crlf = [f for f in tracked if b"\r\n" in (vault / f).read_bytes()]
     assert not crlf, crlf
+
+
+def test_text_with_line_breaks_renders_a_body_git_stores_as_written(vault: Path, cli: Cli) -> None:
+    """A task, result or lesson pasted with Windows line ends, a line break or trailing spaces:
+    the record keeps it exactly, the body a person reads has one-line title and lessons, LF line
+    ends and no trailing spaces, so what git stores (`*.md text eol=lf`) is the file as written."""
+    episode = {"task": "QC of the PBMC run\r\nsecond line", "result": "line one\r\nline two  \r\n",
+               "lessons": ["Check the doublet rate\nper sample  "], "provenance": {"notebook": "qc.ipynb\r\n"}}
+    ident = cli("episode", "add", "--from-json", "-", "--no-suggest", stdin=json.dumps(episode)).out.strip()
+    (path,) = (vault / "episodes").rglob(f"{ident}.md")
+    raw = path.read_bytes()
+    rel = path.relative_to(vault).as_posix()
+    assert b"\r" not in raw
+    assert subprocess.run(["git", "-C", str(vault), "show", f"HEAD:{rel}"], capture_output=True,
+                          check=True).stdout == raw
+    body = raw.decode().split("\n---\n", 1)[1]
+    assert body.startswith("# QC of the PBMC run second line\n")
+    assert "\n- Check the doublet rate per sample\n" in body and "\nline one\nline two\n" in body
+    assert not [line for line in raw.decode().splitlines() if line != line.rstrip()]
+    shown = cli("episode", "show", ident, "--json").json()
+    assert (shown["task"], shown["result"], shown["lessons"]) == (episode["task"], episode["result"],
+                                                                  episode["lessons"])

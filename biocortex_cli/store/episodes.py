@@ -213,7 +213,7 @@ def episode_rel(ident: str, created: dt.datetime) -> str:
 def render_episode(ep: Episode, rels: Mapping[str, str] | None = None) -> str:
     """The note of ``ep``; ``rels`` names the entity notes its links point to (entity_notes.entity_rels)."""
     r = ep.record
-    lines = [f"# {ep.task.strip()}", ""]
+    lines = [f"# {_one_line(ep.task)}", ""]
     status = {True: "[!success] Succeeded", False: "[!failure] Failed", None: "[!note] Outcome not recorded"}
     head = status[ep.success]
     if ep.quality is not None:
@@ -227,9 +227,9 @@ def render_episode(ep: Episode, rels: Mapping[str, str] | None = None) -> str:
     lines += [f"> {' · '.join(m for m in meta if m)}", ""]
     for key, title in (("plan", "Plan"), ("result", "Result")):
         if ep.text(key).strip():
-            lines += [f"## {title}", "", ep.text(key).strip(), ""]
+            lines += [f"## {title}", "", _lines(ep.text(key)), ""]
     if ep.strings("lessons"):
-        lines += ["## Lessons", "", *[f"- {lesson}" for lesson in ep.strings("lessons")], ""]
+        lines += ["## Lessons", "", *[f"- {_one_line(lesson)}" for lesson in ep.strings("lessons")], ""]
     if ep.strings("entities"):
         lines += ["## Entities", "", " · ".join(entity_notes.wikilink(e, (rels or {}).get(e))
                                                  for e in ep.strings("entities")), ""]
@@ -238,12 +238,24 @@ def render_episode(ep: Episode, rels: Mapping[str, str] | None = None) -> str:
     prov = r.get("provenance")
     if isinstance(prov, dict) and prov:
         lines += ["## Provenance", ""]
-        lines += [f"- **{k}**: {json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v}"
+        lines += [f"- **{k}**: {json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else _one_line(v)}"
                   for k, v in prov.items()]
         lines.append("")
     lines.append("<!-- Written by biocortex. The frontmatter above is the record; this body "
                  "is a readable copy of it. -->")
     return render_note(r, "\n".join(lines) + "\n")
+
+
+def _one_line(text: str) -> str:
+    """A title or list item of the body: on one line (a line break would end the heading or the
+    item), without the spaces around it."""
+    return " ".join(text.split())
+
+
+def _lines(text: str) -> str:
+    """A section of the body: LF line ends (git stores notes with LF, `*.md text eol=lf`, so a
+    CR written here would differ from what is committed) and no spaces at line ends."""
+    return "\n".join(line.rstrip() for line in text.splitlines()).strip()
 
 
 # --- storage ----------------------------------------------------------------------------------
