@@ -143,3 +143,18 @@ def test_text_with_line_breaks_renders_a_body_git_stores_as_written(vault: Path,
     shown = cli("episode", "show", ident, "--json").json()
     assert (shown["task"], shown["result"], shown["lessons"]) == (episode["task"], episode["result"],
                                                                   episode["lessons"])
+
+
+def test_a_lesson_note_cuts_a_long_task_at_a_word(vault: Path, cli: Cli) -> None:
+    task = ("GO enrichment of the TP53 targets with a long description of exactly what we did so that "
+            "the line goes well beyond one hundred characters")
+    for n in range(2):
+        episode = {"task": f"{task} {n}", "lessons": ["Use a background of expressed genes\nfor GO enrichment."]}
+        assert cli("episode", "add", "--from-json", "-", "--no-suggest", stdin=json.dumps(episode)).code == 0
+    assert cli("lessons", "promote", "Use a background of expressed genes for GO enrichment.").code == 0
+    (note,) = (vault / "lessons").glob("lesson-*.md")
+    lines = note.read_text(encoding="utf-8").splitlines()
+    evidence = [line for line in lines if line.startswith("- [[")]
+    assert evidence and all(line.endswith("so that the line… (outcome unknown)")
+                            for line in evidence), evidence
+    assert "- Use a background of expressed genes for GO enrichment." in lines

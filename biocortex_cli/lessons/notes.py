@@ -123,9 +123,18 @@ def slug_id(text: str) -> str:
     return f"lesson-{slug or 'untitled'}"
 
 
+def _short(task: str, limit: int = 100) -> str:
+    """A task on one line, at most ``limit`` characters: cut at a word, then "…"."""
+    text = " ".join(task.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0] if " " in text[: limit - 1] else text[: limit - 1]
+    return cut.rstrip(" ,;:") + "…"
+
+
 def _evidence_section(evidence: Sequence[Evidence]) -> str:
     mark = {True: "success", False: "failure", None: "outcome unknown"}
-    lines = [f"- [[{e.id}]] — {' '.join(e.task.split())[:100]} ({mark[e.success]})" for e in evidence]
+    lines = [f"- [[{e.id}]] — {_short(e.task)} ({mark[e.success]})" for e in evidence]
     return "## Evidence\n\n" + "\n".join(lines) + "\n\n"
 
 
@@ -138,7 +147,7 @@ def render_body(record: Mapping[str, Any], evidence: Sequence[Evidence]) -> str:
     phrasings = [str(p) for p in record.get("phrasings") or []]
     body = f"# {lesson}\n\n> [!tip] {head}\n\n" + _evidence_section(evidence)
     if phrasings:
-        body += "## As the episodes put it\n\n" + "".join(f"- {p}\n" for p in phrasings) + "\n"
+        body += "## As the episodes put it\n\n" + "".join(f"- {' '.join(p.split())}\n" for p in phrasings) + "\n"
     return body
 
 
