@@ -158,3 +158,16 @@ def test_a_lesson_note_cuts_a_long_task_at_a_word(vault: Path, cli: Cli) -> None
     assert evidence and all(line.endswith("so that the line… (outcome unknown)")
                             for line in evidence), evidence
     assert "- Use a background of expressed genes for GO enrichment." in lines
+
+
+def test_an_alias_added_to_a_hand_edited_entity_note_changes_one_line(vault: Path, cli: Cli) -> None:
+    assert cli("fact", "add", "TP53", "regulates", "MDM2", "--source", "PMID:1").code == 0
+    note = vault / "entities/TP53.md"
+    text = note.read_text(encoding="utf-8")
+    hand = text.replace("kind: gene\n", "kind: gene   # checked by Ada\n"
+                        "description: Tumour suppressor p53, the guardian of the genome; mutated in about half of"
+                        " all human cancers and in Li-Fraumeni\n  syndrome.\n")
+    note.write_text(hand, encoding="utf-8")
+    git(vault, "-c", "user.name=Ada", "-c", "user.email=ada@lab.example", "commit", "-qam", "edit TP53 by hand")
+    assert cli("entity", "alias", "TP53", "p53").code == 0
+    assert changed_lines(vault) == ["+- p53"]
