@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from conftest import Cli
 
 from biocortex_cli.cli.errors import guarded
@@ -137,3 +138,14 @@ def test_an_unquoted_query_gets_a_hint_to_quote_it(vault: Path, cli: Cli) -> Non
     assert error["hint"] == 'quote text that has spaces, e.g. biocortex recall "doublets in 10x multiome"'
     r = cli("fact", "verify", "KEAP1", "inhibits", "NFE2L2", "extra")
     assert r.code == 2 and 'quote text that has spaces, e.g. biocortex fact verify "…"' in r.err
+
+
+@pytest.mark.parametrize("args", [["fact", "query", ""], ["fact", "query", "  "], ["vocabulary", "show", ""],
+                                  ["recall", ""], ["context", " "], ["entity", "show", ""]])
+def test_an_empty_name_or_question_is_a_usage_error(vault: Path, cli: Cli, args: list[str]) -> None:
+    """Found by the agent trial: `fact query ""` exited 0 listing ten names "containing ''" as if
+    they matched, and `vocabulary show ""` printed nothing, exit 0, while `recall ""` said it is empty."""
+    r = cli(*args, "--json")
+    assert r.code == 2 and r.out == ""
+    error = r.err_json()["error"]
+    assert error["code"] == "usage" and "empty" in error["message"] and error["hint"]

@@ -143,6 +143,84 @@ def test_a_real_conflict_leaves_the_vault_as_it_was(team: tuple[Path, Path, Path
     assert len(episode_ids(b)) == 1
 
 
+def test_aliases_added_in_both_clones_are_both_kept(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    """Two people name the same gene on the same day (lab trial 2026-11-24): each alias is one
+    line of the entity note's ``aliases``, side by side, so git saw a conflict and sync stopped."""
+    _remote, a, b = team
+    assert cli("--vault", a, "fact", "add", "TP53", "regulates", "MDM2", "--source", "PMID:8319905").code == 0
+    assert cli("--vault", a, "sync").code == 0
+    assert cli("--vault", b, "sync").code == 0
+    assert cli("--vault", a, "--author", "Ada <ada@lab.example>", "entity", "alias", "TP53", "p53").code == 0
+    assert cli("--vault", b, "--author", "Bob <bob@lab.example>", "entity", "alias", "TP53", "Trp53").code == 0
+    add_episode(cli, b, "Bob", "TP53 knockout in organoids", "--entity", "TP53")
+    assert cli("--vault", a, "sync").code == 0
+    result = cli("--vault", b, "sync", "--json")
+    assert result.code == 0, result.err
+    assert "entities/TP53.md" in result.json()["merged_notes"]
+    assert cli("--vault", a, "sync").code == 0
+    for root in (a, b):
+        shown = cli("--vault", root, "entity", "show", "p53", "--json")
+        assert shown.code == 0, shown.err
+        assert shown.json()["aliases"] == ["TP53", "p53", "Trp53"]
+        assert cli("--vault", root, "check").code == 0
+    assert (a / "entities/TP53.md").read_text() == (b / "entities/TP53.md").read_text()
+    assert git(b, "status", "--porcelain") == ""
+    # one side taking an alias out while the other adds one is for a person to settle
+    note = a / "entities/TP53.md"
+    note.write_text(note.read_text().replace("- Trp53\n", ""))
+    git(a, "-c", "user.name=Ada", "-c", "user.email=ada@lab.example", "commit", "-qam", "entity: TP53 is not Trp53")
+    assert cli("--vault", b, "entity", "alias", "TP53", "LFS1").code == 0
+    assert cli("--vault", a, "sync").code == 0
+    head = git(b, "rev-parse", "HEAD")
+    result = cli("--vault", b, "sync")
+    assert result.code == 1 and "entities/TP53.md" in result.err
+    assert git(b, "rev-parse", "HEAD") == head
+
+
+def test_a_secret_committed_by_hand_is_never_pushed(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    """Writes through biocortex refuse credentials, and `check` flags one pasted by hand; but a
+    person's own `git commit` of that note was pushed by `sync` to every clone (lab trial)."""
+    from secret_corpus import LOOKALIKES, SHAPES
+
+    remote, a, _b = team
+    ident = add_episode(cli, a, "Ada", "Cell type annotation of PBMC with an LLM")
+    rel = next(a.glob(f"episodes/**/{ident}.md")).relative_to(a).as_posix()
+    assert cli("--vault", a, "sync").code == 0
+    pushed = git(remote, "rev-parse", "HEAD")
+    slack = SHAPES[5]
+    note = a / rel
+    clean = note.read_text()
+    note.write_text(clean + f"\nPasted by mistake: {slack.text}\n")
+    ada = ("-c", "user.name=Ada", "-c", "user.email=ada@lab.example")
+    git(a, *ada, "commit", "-qam", "notes from the meeting")
+    note.write_text(clean + f"\nAccessions, not secrets: {' '.join(LOOKALIKES[:12])}\n")
+    git(a, *ada, "commit", "-qam", "the key taken out again (still in the commit before)")
+    result = cli("--vault", a, "sync", "--json")
+    assert result.code == 1 and git(remote, "rev-parse", "HEAD") == pushed  # nothing went up
+    error = result.err_json()["error"]
+    assert error["path"] == rel and error["line"] == clean.count("\n") + 2
+    assert "nothing was pushed" in error["message"] and "git rebase -i" in error["hint"]
+    assert slack.needle not in result.out + result.err
+    # the commit rewritten without it: the look-alikes pass and everything goes up
+    git(a, "reset", "-q", "--soft", "HEAD~2")
+    git(a, *ada, "commit", "-qm", "accessions from the meeting")
+    assert cli("--vault", a, "sync").code == 0
+    assert git(remote, "rev-parse", "HEAD") == git(a, "rev-parse", "HEAD")
+
+
+def test_allow_secret_pushes_a_secret_committed_by_hand(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    from secret_corpus import SHAPES
+
+    remote, a, _b = team
+    ident = add_episode(cli, a, "Ada", "Cell type annotation of PBMC with an LLM")
+    rel = next(a.glob(f"episodes/**/{ident}.md"))
+    (a / rel).write_text((a / rel).read_text() + f"\n{SHAPES[5].text}\n")
+    git(a, "-c", "user.name=Ada", "-c", "user.email=ada@lab.example", "commit", "-qam", "a test token")
+    assert cli("--vault", a, "sync").code == 1
+    assert cli("--vault", a, "--allow-secret", "sync").code == 0
+    assert git(remote, "rev-parse", "HEAD") == git(a, "rev-parse", "HEAD")
+
+
 def test_no_remote(vault: Path, cli: Cli) -> None:
     result = cli("sync")
     assert result.code == 1

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, ParamSpec, TypeVar
 
+    from biocortex_cli.store.vault import Vault
+
     P = ParamSpec("P")
     R = TypeVar("R")
 
@@ -92,6 +94,49 @@ def checked(**checks: Check) -> Callable[[Callable[P, R]], Callable[P, R]]:
             return fn(*args, **kwargs)
 
         run.checks = checks  # type: ignore[attr-defined]
+        return run
+
+    return decorate
+
+
+def repairs_index(*, writes: bool = False) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Run the function (its first argument a vault) again once the index it read is rebuilt, when
+    it found the index damaged where opening it does not look (a page in the middle of the file;
+    index/build.py ``damaged``), or again at once when the file was replaced or deleted while it
+    ran (another process's rebuild; ``moved``); a second damage is an error naming the index file,
+    never an internal error. A function that ``writes`` runs again only if it committed nothing (its
+    transaction was rolled back): otherwise the index is rebuilt and an error says the write is in."""
+
+    def decorate(fn: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(fn)
+        def run(*args: P.args, **kwargs: P.kwargs) -> R:
+            vault: Vault = args[0]  # type: ignore[assignment]
+            head = vault.head() if writes else None
+            try:
+                return fn(*args, **kwargs)
+            except Exception as exc:
+                from biocortex_cli.facts.index import repair_derived
+                from biocortex_cli.index.build import damaged, moved
+
+                if not (damaged(exc) or moved(exc)):
+                    raise
+                if damaged(exc):
+                    repair_derived(vault, exc)
+                if writes and vault.head() != head:
+                    from biocortex_cli.errors import DataError
+
+                    raise DataError(f"the write was committed ({vault.head()}), then the index it reads "
+                                    f"was found damaged ({exc}) and rebuilt",
+                                    hint="nothing to do: do not write it again") from None
+            try:
+                return fn(*args, **kwargs)
+            except Exception as exc:
+                from biocortex_cli.index.build import damaged, moved, still_damaged
+
+                if damaged(exc) or moved(exc):
+                    raise still_damaged(vault, exc) from None
+                raise
+
         return run
 
     return decorate

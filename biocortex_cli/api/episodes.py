@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from biocortex_cli.api.checks import POSITIVE, UNIT, Bounds, checked
+from biocortex_cli.api.checks import POSITIVE, UNIT, Bounds, checked, repairs_index
 
 if TYPE_CHECKING:
     from biocortex_cli.recall.related import Related
@@ -67,6 +67,7 @@ def episode_record(text: str, where: str) -> dict[str, Any]:
 
 
 @checked(quality=UNIT, link_related=Bounds(0))
+@repairs_index(writes=True)
 def episode_add(vault: Vault, *, author: Author, record: Mapping[str, Any] | None = None, task: str | None = None,
                 plan: str | None = None, tools: Sequence[str] | None = None, domains: Sequence[str] | None = None,
                 result: str | None = None, success: bool | None = None, quality: float | None = None,
@@ -96,6 +97,7 @@ def episode_add(vault: Vault, *, author: Author, record: Mapping[str, Any] | Non
     return add_episode(vault, data, author, where)
 
 
+@repairs_index(writes=True)
 def episode_import(vault: Vault, *, text: str, source: str, author: Author) -> Imported:
     """Import JSON Lines (one episode object per line) in one commit, all or nothing."""
     from biocortex_cli.store.episodes import import_episodes
@@ -103,6 +105,7 @@ def episode_import(vault: Vault, *, text: str, source: str, author: Author) -> I
     return Imported(tuple(import_episodes(vault, text, source, author)))
 
 
+@repairs_index()
 def episode_show(vault: Vault, *, id: str) -> Episode:
     """One episode (live or archived), every field as it was given; an id outside the usual
     ``YYYY/MM`` folder is found through the index."""
@@ -112,6 +115,7 @@ def episode_show(vault: Vault, *, id: str) -> Episode:
 
 
 @checked(limit=POSITIVE)
+@repairs_index()
 def episode_list(vault: Vault, *, domain: str | None = None, tool: str | None = None, entity: str | None = None,
                  success: bool | None = None, since: str | None = None, limit: int | None = None) -> EpisodeList:
     """Episodes, newest first, filtered by a domain, tool or entity (any case), outcome, and
@@ -134,6 +138,7 @@ def episode_list(vault: Vault, *, domain: str | None = None, tool: str | None = 
 
 
 @checked(limit=POSITIVE)
+@repairs_index()
 def episode_related(vault: Vault, *, id: str, limit: int = 10) -> RelatedEpisodes:
     """Episodes related to one: shared entities or tools, a similar task, a shared failure."""
     from biocortex_cli.index.listing import find_episode

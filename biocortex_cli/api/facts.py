@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from biocortex_cli.api.checks import UNIT, Bounds, Choice, checked
+from biocortex_cli.api.checks import UNIT, Bounds, Choice, checked, repairs_index
 from biocortex_cli.records import NamedTuple  # typing's, without importing typing
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
@@ -91,6 +91,7 @@ def _ask(vault: Vault, use: Callable[[Any], T]) -> T:
 
 
 @checked(confidence=UNIT)
+@repairs_index(writes=True)
 def fact_add(vault: Vault, *, subject: str, predicate: str, object: str, source: Sequence[str] = (),
              confidence: float | None = None, author: Author, taxon: str | None = None,
              cell_type: str | None = None, context: str | None = None, subject_kind: str | None = None,
@@ -117,6 +118,10 @@ def fact_query(vault: Vault, *, entity: str, predicate: str | None = None, hops:
     ones; ``limit`` 0 means no limit; a ``predicate`` also matches narrower ones."""
     from biocortex_cli.facts.memory import query
 
+    if not entity.strip():  # every name contains "": it listed names as if something matched
+        from biocortex_cli.errors import UsageError
+
+        raise UsageError("the entity name is empty", hint="name one, e.g. biocortex fact query TP53")
     result, problems = query(vault, entity, predicate=predicate, hops=hops, min_confidence=min_confidence,
                              include_all=all, limit=limit or None, fuzzy=fuzzy, qualifiers={"taxon": taxon})
     _warn(problems)
@@ -137,6 +142,7 @@ def fact_list(vault: Vault, *, subject: str | None = None, predicate: str | None
     return FactList(tuple(rows))
 
 
+@repairs_index(writes=True)
 def fact_retract(vault: Vault, *, id: str, reason: str, author: Author) -> Fact:
     """Mark a fact retracted, with the reason; the note stays."""
     from biocortex_cli.facts.notes import retract_fact
@@ -144,6 +150,7 @@ def fact_retract(vault: Vault, *, id: str, reason: str, author: Author) -> Fact:
     return retract_fact(vault, id, reason, author)
 
 
+@repairs_index(writes=True)
 def fact_supersede(vault: Vault, *, id: str, by: str, author: Author) -> Fact:
     """Mark a fact superseded by another (both notes link to each other)."""
     from biocortex_cli.facts.notes import supersede_fact
@@ -151,6 +158,7 @@ def fact_supersede(vault: Vault, *, id: str, by: str, author: Author) -> Fact:
     return supersede_fact(vault, id, by, author)
 
 
+@repairs_index(writes=True)
 def fact_unsource(vault: Vault, *, id: str, source: str, author: Author) -> Fact:
     """Take one source (any spelling, or one of a dataset's citations) out of a fact's evidence."""
     from biocortex_cli.facts.notes import remove_source
@@ -172,6 +180,7 @@ def fact_verify(vault: Vault, *, subject: str, predicate: str, object: str, hops
 
 
 @checked(confidence=UNIT)
+@repairs_index(writes=True)
 def fact_import(vault: Vault, *, path: Path, text: str | None = None, shown: str | None = None,
                 format: str | None = None, columns: Sequence[str] | None = None,
                 predicate_map: dict[str, str] | None = None, source_prefix: str | None = None,
@@ -192,6 +201,7 @@ def fact_import(vault: Vault, *, path: Path, text: str | None = None, shown: str
     return import_facts(vault, path, author=author, options=options, rel=shown, text=text, progress=progress)
 
 
+@repairs_index()
 def fact_contests(vault: Vault) -> Contests:
     """Every open contradiction between current facts, once per pair, weighed."""
     from biocortex_cli.ops.check import fact_contests as contests
@@ -199,6 +209,7 @@ def fact_contests(vault: Vault) -> Contests:
     return Contests(tuple(contests(vault)))
 
 
+@repairs_index()
 def entity_show(vault: Vault, *, name: str) -> EntityPage:
     """An entity by name, alias or identifier: its aliases, facts in and out, and the episodes naming it."""
     from biocortex_cli.facts.entities import entity_page
@@ -206,6 +217,7 @@ def entity_show(vault: Vault, *, name: str) -> EntityPage:
     return EntityPage(entity_page(vault, name))
 
 
+@repairs_index(writes=True)
 def entity_alias(vault: Vault, *, name: str, alias: str, author: Author, merge: bool = False,
                  allow_ambiguous: bool = False) -> AliasResult:
     """Add an alias to an entity's note (created if missing). An alias HGNC lists for several genes
@@ -216,6 +228,7 @@ def entity_alias(vault: Vault, *, name: str, alias: str, author: Author, merge: 
     return add_alias(vault, name, alias, author, merge=merge, allow_ambiguous=allow_ambiguous)
 
 
+@repairs_index(writes=True)
 def entity_merge(vault: Vault, *, keep: str, other: str, author: Author) -> MergeResult:
     """Make ``other`` a name of ``keep``: its facts and episodes follow, one commit, nothing deleted."""
     from biocortex_cli.facts.aliases import merge_entities
@@ -223,6 +236,7 @@ def entity_merge(vault: Vault, *, keep: str, other: str, author: Author) -> Merg
     return merge_entities(vault, keep, other, author)
 
 
+@repairs_index(writes=True)
 def entity_import(vault: Vault, *, text: str, shown: str, author: Author, format: str | None = None,
                   columns: Sequence[str] | None = None, allow_ambiguous: bool = False) -> AliasImport:
     """Import aliases from a file in one commit; nothing when any row is refused (``problems``)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from biocortex_cli.api.checks import Bounds, checked
+from biocortex_cli.api.checks import Bounds, checked, repairs_index
 
 if TYPE_CHECKING:
     from biocortex_cli.lessons.notes import Promotion
@@ -27,6 +27,7 @@ class Refreshed:
 
 
 @checked(min_support=Bounds(1, example=2), limit=Bounds(1))
+@repairs_index()
 def lessons(vault: Vault, *, min_support: int = 2, domain: str | None = None,
             limit: int | None = None) -> LessonsReport:
     """The lessons stated by at least ``min_support`` episodes, near-identical phrasings as one,
@@ -36,6 +37,7 @@ def lessons(vault: Vault, *, min_support: int = 2, domain: str | None = None,
     return list_lessons(vault, min_support=min_support, domain=domain, limit=limit)
 
 
+@repairs_index(writes=True)
 def lesson_promote(vault: Vault, *, target: str, author: Author, text: str | None = None,
                    summarizer: str | None = None, id: str | None = None) -> PromoteResult:
     """Write (or update) the lesson note of a cluster (its id, or a lesson's text)."""
@@ -44,6 +46,7 @@ def lesson_promote(vault: Vault, *, target: str, author: Author, text: str | Non
     return promote(vault, target, author=author, text=text, summarizer=summarizer, ident=id)
 
 
+@repairs_index(writes=True)
 def lessons_refresh(vault: Vault, *, author: Author) -> Refreshed:
     """Add to each lesson note the episodes that state it since (one commit)."""
     from biocortex_cli.lessons.promote import refresh_promoted

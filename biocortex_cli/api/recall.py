@@ -9,7 +9,7 @@ returns has an ``as_json()`` that is the JSON of ``biocortex recall|context|feed
 
 import json
 
-from biocortex_cli.api.checks import UNIT, Bounds, Choice, checked
+from biocortex_cli.api.checks import UNIT, Bounds, Choice, checked, repairs_index
 
 TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ class Recalled:
 
 
 @checked(top_k=Bounds(1, example=5), budget=Bounds(1, example=2000), min_relevance=UNIT)
+@repairs_index()
 def recall(vault: "Vault", *, query: str, top_k: int | None = None, budget: int | None = None,
            min_relevance: float | None = None, domain: str | None = None, success_only: bool = False,
            include_archived: bool = False, explain: bool = False, compact: bool = False) -> Recalled:
@@ -59,6 +60,7 @@ def recall(vault: "Vault", *, query: str, top_k: int | None = None, budget: int 
 
 
 @checked(budget=Bounds(1, example=4000))
+@repairs_index()
 def context(vault: "Vault", *, query: str, budget: int | None = None,
             conversation: "str | list[Any] | dict[str, Any] | None" = None, conversation_path: str | None = None,
             where: str = "<conversation>") -> "ContextResult":
@@ -106,6 +108,7 @@ def vault_text(vault: "Vault", path: str) -> tuple[str, str]:
 
 
 @checked(outcome=OUTCOME)
+@repairs_index(writes=True)
 def feedback(vault: "Vault", *, recall_id: str, outcome: str, helpful: "Sequence[str]" = (),
              unhelpful: "Sequence[str]" = (), note: str = "", author: "Author") -> "FeedbackWrite":
     """How a recall went: its id, the outcome of the task it served and the episodes or lessons

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from biocortex_cli.api.checks import UNIT, Bounds, checked
+from biocortex_cli.api.checks import UNIT, Bounds, checked, repairs_index
 
 if TYPE_CHECKING:
     from biocortex_cli.index.build import RefreshReport
@@ -100,6 +100,7 @@ class Created(NamedTuple):
                 "commit": self.vault.head()}
 
 
+@repairs_index()
 def _refresh_all(vault: Vault, *, full: bool = False, rebuild: bool = False,
                  edits: bool = False) -> tuple[RefreshReport, int, list[Any]]:
     """Refresh (or rebuild) the episode index, then the fact and lesson tables: the report (its
@@ -162,6 +163,7 @@ def doctor(vault: Vault) -> Diagnosis:
 
 
 @checked(limit=Bounds(1))
+@repairs_index()
 def log(vault: Vault, *, since: str = "7d", limit: int | None = None) -> Digest:
     """What changed in memory since ``since`` (an age such as 12h or 7d, a date, or a commit): new
     episodes, facts, retractions, contradictions, lessons, archived notes and feedback, by author.
@@ -183,6 +185,7 @@ def sync(vault: Vault, *, author: Author, remote: str | None = None, timeout: fl
 
 
 @checked(utility_below=UNIT, quality_below=UNIT)
+@repairs_index(writes=True)
 def forget(vault: Vault, *, author: Author, older_than: str | None = None, utility_below: float | None = None,
            quality_below: float | None = None, failed: bool = False, dry_run: bool = False) -> ForgetResult:
     """Archive the episodes matching every criterion given, in one commit (``dry_run``: say which)."""
@@ -194,6 +197,7 @@ def forget(vault: Vault, *, author: Author, older_than: str | None = None, utili
     return forget_episodes(vault, criteria, author=author, dry_run=dry_run)
 
 
+@repairs_index(writes=True)
 def restore(vault: Vault, *, ids: Sequence[str], author: Author) -> Restored:
     """Bring archived episodes back, in one commit."""
     from biocortex_cli.ops.forget import restore as restore_episodes

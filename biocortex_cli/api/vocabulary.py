@@ -65,6 +65,11 @@ def vocabulary_show(vault: Vault, *, text: str | None = None) -> Shown:
     groups of ``vocabulary.md``."""
     from biocortex_cli.ops.vocabulary import show
 
+    if text is not None and not text.strip():  # printed nothing, exit 0, as if no word had a synonym
+        from biocortex_cli.errors import UsageError
+
+        raise UsageError("the text is empty", hint='give a question or a term, e.g. biocortex vocabulary show '
+                                                   '"hepatic macrophages"; without one, the groups of vocabulary.md')
     return Shown(show(vault, text))
 
 

@@ -142,6 +142,35 @@ def add_alias(vault: Vault, name: str, alias: str, author: Author, *, merge: boo
     return AliasResult(canonical, updated, notes, ambiguous=candidates)
 
 
+def merged_alias_text(rel: str, base: str | None, ours: str, theirs: str) -> str | None:
+    """One entity note from two versions that differ only in the aliases each side added (a sync
+    whose two clones both ran ``entity alias`` on it; ``base``: the version both started from, None
+    when both created the note): ``ours`` with the aliases of ``theirs`` it lacks appended. None
+    when they differ in anything else, or one side took out an alias the base had: a person decides."""
+    from biocortex_cli.store.notes import parse_note
+
+    try:
+        a, b = parse_note(ours, rel), parse_note(theirs, rel)
+        started = parse_note(base, rel).meta.get("aliases") if base is not None else []
+    except DataError:
+        return None
+    lists = [a.meta.get("aliases") or [], b.meta.get("aliases") or [], started or []]
+    if not all(isinstance(names, list) and all(isinstance(n, str) for n in names) for names in lists):
+        return None
+    mine, other, before = lists
+
+    def rest(meta: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in meta.items() if k not in ("aliases", "created", "author")}
+
+    if rest(a.meta) != rest(b.meta) or a.body != b.body or not set(before) <= set(mine) & set(other):
+        return None
+    merged = list(mine)
+    for name in other:
+        if name.casefold() not in {m.casefold() for m in merged}:
+            merged.append(name)
+    return edit_frontmatter(ours, {"aliases": merged}, rel)
+
+
 def merge_entities(vault: Vault, keep: str, other: str, author: Author) -> MergeResult:
     """Make ``other`` a name of ``keep`` (module docstring): one commit, nothing deleted."""
     keep_text, other_text = clean_text(keep, "entity name"), clean_text(other, "entity name")

@@ -538,6 +538,15 @@ def open_index(state_dir: Path | str, name: str) -> tuple[sqlite3.Connection, di
         return None  # damaged: rebuilt like a missing one
 
 
+def index_files(state_dir: Path | str) -> list[str]:
+    """Every dataset index here (registered or not)."""
+    folder = os.path.dirname(index_location(state_dir, "x"))
+    try:
+        return [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if n.endswith(".sqlite")]
+    except OSError:
+        return []
+
+
 def renew_stamps(conn: sqlite3.Connection, meta: dict[str, Any], renewed: dict[str, list[int]]) -> None:
     if not renewed:
         return

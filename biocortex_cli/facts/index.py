@@ -325,28 +325,53 @@ class IndexedFacts:
         return [self._fact(r) for (r,) in self.conn.execute("SELECT record FROM facts ORDER BY rel")]
 
 
+def repair_derived(vault: Any, exc: BaseException) -> None:
+    """After a query found a derived file damaged (index/build.py ``damaged``; SQLite does not say
+    which file): the datasets' indexes and compiled vocabularies that are damaged are removed, each
+    with a warning (the next use makes it again from its file or note), and the vault's index is
+    rebuilt unless it reads whole and another file was the one."""
+    from biocortex_cli.facts.datasets_index import index_files
+    from biocortex_cli.index.build import repair
+    from biocortex_cli.index.store import index_path
+    from biocortex_cli.store import vocabulary
+    from biocortex_cli.store.files import drop_unsound, sound
+
+    dropped = drop_unsound([*index_files(vault.state_folder), *vocabulary.compiled_files(vault.folder)])
+    for path in dropped:
+        print(f"biocortex: warning: {path} was damaged ({exc}): removed, made again from the vault on next use",
+              file=sys.stderr)
+    if dropped:
+        vocabulary.forget_compiled()
+    if not dropped or not sound(index_path(vault.state_folder)):
+        repair(vault, exc)
+
+
 def with_facts(vault: Any, use: Callable[[IndexedFacts], T]) -> tuple[T, list[DataError]]:
     """``use(facts)`` on the refreshed index, and the notes it could not read. An index file
     damaged in a way SQLite notices (a malformed page) is rebuilt and ``use`` runs again: a
     damaged index gives a rebuild, never an error or a wrong answer."""
-    from biocortex_cli.index.build import rebuild
+    from biocortex_cli.index.build import damaged, moved, still_damaged
 
     for attempt in (1, 2):
         try:
             conn, source, problems = open_facts(vault)
-        except sqlite3.DatabaseError as exc:
+        except Exception as exc:
+            if not (damaged(exc) or moved(exc)):
+                raise
             damage = exc
         else:
             try:
                 return use(source), problems
-            except sqlite3.DatabaseError as exc:
+            except Exception as exc:
+                if not (damaged(exc) or moved(exc)):
+                    raise
                 damage = exc
             finally:
                 conn.close()
         if attempt == 2:
-            raise damage
-        print(f"biocortex: warning: rebuilding the index: {damage}", file=sys.stderr)
-        rebuild(vault, vault.config.tokenizer.encoding, str(damage))
+            raise still_damaged(vault, damage) from None
+        if damaged(damage):  # else the file was replaced meanwhile: open it again
+            repair_derived(vault, damage)
     raise AssertionError("unreachable")
 
 

@@ -23,7 +23,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 
-from biocortex_cli.errors import DataError
+from biocortex_cli.errors import BiocortexError, DataError
 from biocortex_cli.index import store
 from biocortex_cli.index.store import DocRow, IndexUnusable
 from biocortex_cli.lazy import contextmanager
@@ -703,6 +703,50 @@ def refresh(vault: Any, encoding: str, *, full: bool = False,
     return conn, report
 
 
+def damaged(exc: BaseException) -> bool:
+    """Whether ``exc`` says the index file is damaged where opening it did not look: a page SQLite
+    finds malformed (opening reads only the schema and ``meta``), a stored blob that no longer
+    decompresses. A rebuild cures that; a locked or busy database, a full disk, cannot be cured so
+    (SQLite's ``OperationalError``), nor can any other error."""
+    import zlib
+
+    if isinstance(exc, zlib.error):
+        return True
+    return isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
+
+
+def moved(exc: BaseException) -> bool:
+    """Whether ``exc`` says the index file this process had open was replaced or deleted meanwhile
+    (another process's rebuild renamed a new one over it, or a person deleted it): SQLite then
+    refuses every write to the old one ("attempt to write a readonly database",
+    SQLITE_READONLY_DBMOVED). Opening the index again finds the new file, or builds one."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    return code == 1032 if code is not None else "readonly database" in str(exc)
+
+
+def repair(vault: Any, exc: BaseException) -> RefreshReport:
+    """Rebuild the index that a reader found damaged (:func:`damaged`), saying so on stderr."""
+    reason = f"the index file is damaged ({exc})"
+    print(f"biocortex: warning: rebuilding the index: {reason}", file=sys.stderr)
+    return rebuild(vault, vault.config.tokenizer.encoding, reason)
+
+
+def still_damaged(vault: Any, exc: BaseException) -> BiocortexError:
+    """The error when the index is damaged again right after :func:`repair` rebuilt it, or was
+    replaced or deleted again while the command ran once more (:func:`moved`)."""
+    path = store.index_path(vault.state_folder)
+    if moved(exc):
+        return BiocortexError("the index file was replaced or deleted twice while this command ran (another process "
+                              "rebuilding it, or something deleting it); the vault itself is fine", path=path,
+                              hint="run the command again; if it keeps happening, find what deletes "
+                                   ".biocortex/index.sqlite")
+    return DataError(f"the index is unreadable even after a rebuild ({exc})", path=path,
+                     hint="delete the file and run `biocortex index --rebuild`; if it happens again, the disk "
+                          "or the folder it lives in may be failing (`biocortex doctor`)")
+
+
 def warn_problems(report: RefreshReport) -> None:
     """One line on stderr naming the first note the index could not read, and how many more."""
     if report.problems:
@@ -737,9 +781,14 @@ def is_stale(vault: Any, encoding: str) -> tuple[bool, str]:
     try:
         conn = store.connect(path)
         meta = store.get_meta(conn)
+        # every page read: a damaged one deep in the file is otherwise found only by the query
+        # that reaches it (a rebuild then follows: api/checks.py ``repairs_index``)
+        verdict = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
     except (IndexUnusable, sqlite3.DatabaseError, ValueError) as exc:
         return True, str(exc)
     try:
+        if verdict != "ok":
+            return True, f"index file is damaged ({' '.join(str(verdict).split())}): `biocortex index --rebuild`"
         outdated = _outdated(meta, encoding)
         if outdated:
             return True, outdated

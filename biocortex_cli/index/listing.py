@@ -103,14 +103,17 @@ def _ties_by_path(rows: Iterable[tuple[str, str, bytes, str, str]]) -> Iterator[
 def indexed_path(vault: Vault, ident: str, conn: sqlite3.Connection | None = None) -> str | None:
     """The path of the episode note named ``<ident>.md`` (live or archived) anywhere under the
     episode folders, from the index: what ``store.episodes.existing_ids`` finds by walking every
-    note (0.5 s at 100k), for a note the quick ``YYYY/MM`` lookup does not find."""
+    note (0.5 s at 100k), for a note the quick ``YYYY/MM`` lookup does not find; else the note
+    whose frontmatter says ``id: <ident>`` under another file name (renamed in Obsidian, which
+    keeps the id; ``check`` warns about it)."""
     suffix = f"/{ident}.md"
     own = conn is None
     conn = fresh_index(vault) if conn is None else conn
     try:
         for (rel,) in conn.execute("SELECT rel FROM docs WHERE substr(rel, -?) = ? UNION "
-                                   "SELECT rel FROM problems WHERE substr(rel, -?) = ? ORDER BY rel",
-                                   (len(suffix), suffix, len(suffix), suffix)):
+                                   "SELECT rel FROM problems WHERE substr(rel, -?) = ? UNION "
+                                   "SELECT rel FROM docs WHERE id = ? AND kind = 'episode' ORDER BY rel",
+                                   (len(suffix), suffix, len(suffix), suffix, ident)):
             if rel.startswith(("episodes/", "archive/episodes/")):
                 return str(rel)
     finally:

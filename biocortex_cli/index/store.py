@@ -46,12 +46,13 @@ if TYPE_CHECKING:  # pathlib (~18 M) too: a recall opens the index by a str path
     from pathlib import Path
     from typing import Any
 
+# 11: a list value written as an Obsidian link ("[[TP53]]") is labelled by its target and label;
 # 10: no JSON to read back (fact verify imports no json): meta values as SQL values, containers
 #     packed (packed.py); a problem's stamp as columns;
 # 9: records and labels (listings from the index);
 # 8: feedback by the question it was given on (questions, question_words, question_evidence);
 # 7: Snowball stems; 6: no id_pieces table, a format key
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 INDEX_NAME = "index.sqlite"
 
 SCHEMA = """
@@ -351,11 +352,13 @@ LABELS = (("domain", "domains"), ("tool", "tools"), ("entity", "entities"))
 def labels_of(record: dict[str, Any]) -> set[tuple[str, str]]:
     """The ``labels`` rows of an episode: each domain, tool and entity, case-folded (the listing
     matches any case, as the note-parsing listing does)."""
+    from biocortex_cli.store.episode import link_names
+
     out: set[tuple[str, str]] = set()
     for kind, key in LABELS:
         values = record.get(key)
         if isinstance(values, list):
-            out.update((kind, str(v).casefold()) for v in values)
+            out.update((kind, name.casefold()) for v in values for name in link_names(str(v)))
     return out
 
 

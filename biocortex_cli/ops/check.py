@@ -150,13 +150,18 @@ def check_vault(vault: Vault) -> CheckReport:
         ident = note.meta.get("id")
         if not isinstance(ident, str) or not ID_RE.fullmatch(ident):
             problems.append(VaultProblem(note.rel, note.line_of("id"), f"invalid or missing id {ident!r}",
-                                         "ids are letters, digits, '.', '_' or '-' (1-128)"))
+                                         _id_hint(ident, note.rel, kind)))
         else:
             first = ids.setdefault((str(kind), ident), note.rel)
             if first != note.rel:
                 problems.append(VaultProblem(note.rel, note.line_of("id"),
                                              f"duplicate id {ident!r} (also in {first})",
                                              "give one of the two notes a new id"))
+            if kind == "episode" and note.rel.rsplit("/", 1)[-1] != f"{ident}.md":
+                problems.append(VaultProblem(
+                    note.rel, note.line_of("id"), f"the file name is not the id {ident!r} (renamed by hand?)",
+                    f"rename the file to {ident}.md: `episode add --id`, `restore` and `feedback --helpful` "
+                    "look an episode up by its file name", "warning"))
         if kind not in CHECKS:
             problems.append(VaultProblem(note.rel, note.line_of("type"), f"unknown type {kind!r}",
                                          f"type is one of: {', '.join(CHECKS)}"))
@@ -170,6 +175,7 @@ def check_vault(vault: Vault) -> CheckReport:
                                          "author is missing", "write author: Name <email>"))
         problems.extend(CHECKS[str(kind)](note))
     problems.extend(_check_links(vault, notes))
+    problems.extend(_check_secrets(notes))
     problems.extend(_check_aliases(notes))
     problems.extend(_check_feedback(vault))
     problems.extend(_check_vocabulary(vault, notes))
@@ -213,6 +219,33 @@ def check_links(vault: Vault) -> list[VaultProblem]:
                                 f"replace it by a real file or folder: git rm --cached {rel}, then commit"
                                 if committed else f"replace it by a real file or folder: rm {rel}"))
     return out
+
+
+def _id_hint(ident: object, rel: str, kind: object) -> str:
+    """What to write instead of an invalid id: the id (else the file name) spelled in ASCII when
+    that makes a valid one (Obsidian's template fills ``id`` with the note's title, and a title may
+    have accents or spaces: ``2026-10-03-hépatocytes kupffer`` → ``2026-10-03-hepatocytes-kupffer``)."""
+    import unicodedata
+
+    rule = "ids are ASCII letters, digits, '.', '_' or '-' (1-128), starting with a letter or digit"
+    base = ident if isinstance(ident, str) and ident.strip() else rel.rsplit("/", 1)[-1].removesuffix(".md")
+    plain = unicodedata.normalize("NFKD", base).encode("ascii", "ignore").decode()
+    suggestion = re.sub(r"[^A-Za-z0-9._-]+", "-", plain).strip("-._")[:128].rstrip("-._")
+    if not ID_RE.fullmatch(suggestion):
+        return rule
+    rename = f", and the note renamed {suggestion}.md" if kind == "episode" else ""
+    return f"{rule}: e.g. id: {suggestion}{rename}"
+
+
+def _check_secrets(notes: list[Note]) -> list[VaultProblem]:
+    """Credentials and personal data in notes: a write through biocortex refuses them
+    (store/secrets.py), a note edited by hand is scanned here. The secret itself is never printed."""
+    from biocortex_cli.store.secrets import note_findings
+
+    return [VaultProblem(note.rel, f.line, f"{f.kind} in {'the body' if f.field == 'body' else f'field {f.field!r}'}",
+                         "remove it from the note (the rest stays as it is); if it was committed or synced it "
+                         "is in git history: revoke or change it")
+            for note in notes for f in note_findings(note)]
 
 
 def _check_case(paths: list[str]) -> list[VaultProblem]:

@@ -100,6 +100,7 @@ def _sync(vault: Vault, root: Path, branch: str, name: str, url: str, ident: dic
         _refuse_unclean(vault, root)
         before = git.head(root)
     merged: list[str] = []
+    scanned: set[str] = set()  # blobs of outgoing commits already scanned for secrets
     upstream: str | None = None
     pushed = 0
     for attempt in range(1, MAX_ATTEMPTS + 1):
@@ -123,6 +124,8 @@ def _sync(vault: Vault, root: Path, branch: str, name: str, url: str, ident: dic
             else:  # an empty remote: everything we have goes up
                 ahead = int(git.run(root, "rev-list", "--count", "HEAD").strip())
             tip = git.head(root)
+            if ahead:
+                _refuse_secrets(vault, root, upstream, scanned)
         if ahead == 0:
             break
         report(Progress("sync", 0, 0, f"pushing {ahead:,} commit{'' if ahead == 1 else 's'} to {name}…"))
@@ -255,6 +258,55 @@ def _refuse_unclean(vault: Vault, root: Path) -> None:
                          path=str(root), hint=hint)
 
 
+#: a file of an outgoing commit larger than this is not scanned for secrets (a note is far smaller)
+_SCAN_CAP = 4 << 20
+
+
+def _refuse_secrets(vault: Vault, root: Path, upstream: str | None, scanned: set[str]) -> None:
+    """Refuse to push commits that carry a credential: every write of biocortex is scanned before
+    it commits (store/secrets.py), but a note edited by hand and committed with git is not, and a
+    push would send it to every clone. Every file an outgoing commit adds or changes is scanned as
+    a write scans it (each version once: ``scanned`` holds the blobs seen). ``--allow-secret``
+    pushes anyway. The secret itself is never printed."""
+    from biocortex_cli.store import secrets
+
+    if vault.secret_policy == secrets.ALLOW:
+        return
+    span = f"{upstream}..HEAD" if upstream else "HEAD"
+    raw = git.run(root, "log", "--no-renames", "--no-abbrev", "--raw", "-z", "--diff-filter=AM",
+                  "--format=%x01%H", span).split("\0")
+    wanted: dict[str, tuple[str, str]] = {}  # blob -> (commit, path)
+    commit = ""
+    for i, token in enumerate(raw):
+        token = token.lstrip("\n")
+        if token.startswith("\x01"):
+            commit = token[1:]
+        elif token.startswith(":") and i + 1 < len(raw):
+            fields = token[1:].split()
+            if len(fields) >= 4 and fields[1] != "160000" and fields[3] not in scanned:
+                wanted.setdefault(fields[3], (commit, raw[i + 1]))
+    scanned.update(wanted)
+    contents = git.blobs(root, sorted(wanted))
+    for blob, (commit, path) in sorted(wanted.items(), key=lambda item: item[1][1]):
+        data = contents.get(blob)
+        if data is None or len(data) > _SCAN_CAP or b"\0" in data[:8000]:
+            continue  # gone, too large, or binary (an image in an attachments folder)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        findings = secrets.inspect(path, text)
+        if findings:
+            first = findings[0]
+            more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+            raise BiocortexError(
+                f"{first.kind} in field '{first.field}'{more}, committed in {commit[:7]}: a push would send it "
+                "to every clone; nothing was pushed", path=secrets.masked_path(path, findings), line=first.line,
+                hint="take it out of that commit before syncing (remove it from the note and "
+                     "`git commit --amend` if it is the last commit, else `git rebase -i`); if it is no "
+                     "secret, `biocortex --allow-secret sync` pushes anyway")
+
+
 def _refuse_links(root: Path, upstream: str, name: str) -> None:
     """Refuse a remote that would bring symbolic links into the vault: biocortex never follows
     one, and a link committed by a teammate (``AGENTS.md -> ~/.ssh/id_rsa``, ``.biocortex/logs ->
@@ -345,17 +397,23 @@ def _rebasing(root: Path) -> bool:
 
 def _resolve(vault: Vault, root: Path, path: str) -> str | None:
     """How to settle a conflicted ``path`` without a person: "" to keep the remote's copy of a
-    generated entity note, the merged text of a fact note both sides wrote, None to stop."""
+    generated entity note, the merged text of a fact note both sides wrote or of an entity note
+    both sides gave new aliases, None to stop."""
     if _same_generated_note(root, path):
         return ""
-    if "facts/" not in path or not path.endswith(".md"):
+    if ("facts/" not in path and "entities/" not in path) or not path.endswith(".md"):
         return None
     ours, theirs = git.call(root, "show", f":2:{path}"), git.call(root, "show", f":3:{path}")
     if ours.returncode != 0 or theirs.returncode != 0:
         return None  # one side deleted it
+    rel = vault.rel(root / path)
+    if "entities/" in path:  # aliases both sides added: all of them
+        from biocortex_cli.facts.aliases import merged_alias_text
+
+        base = git.call(root, "show", f":1:{path}")
+        return merged_alias_text(rel, base.stdout if base.returncode == 0 else None, ours.stdout, theirs.stdout)
     from biocortex_cli.facts.notes import merged_fact_text
 
-    rel = vault.rel(root / path)
     return merged_fact_text(vault, rel, ours.stdout, theirs.stdout)
 
 

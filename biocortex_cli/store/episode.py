@@ -80,6 +80,22 @@ class Episode:
         return {**self.record, "path": self.path}
 
 
+#: a whole value that is an Obsidian link: ``[[target]]``, ``[[target#heading]]``, ``[[target|label]]``
+_LINK = re.compile(r"\[\[([^\]|#^\n]+)(?:[#^][^\]|\n]*)?(?:\|([^\]\n]*))?\]\]")
+
+
+def link_names(value: str) -> tuple[str, ...]:
+    """The names a list value stands for: itself, or, when it is an Obsidian link (Obsidian's
+    property editor stores ``"[[TP53]]"``), its target and its label (``[[CL_0000844|CL:0000844]]``
+    is how biocortex links an entity whose name a file cannot have)."""
+    if not value.startswith("[[") or not value.endswith("]]"):
+        return (value,)
+    m = _LINK.fullmatch(value.strip())
+    if m is None:
+        return (value,)
+    return tuple(dict.fromkeys(n.strip() for n in m.groups() if n and n.strip()))
+
+
 class EpisodeFilter(NamedTuple):
     domain: str | None = None
     tool: str | None = None

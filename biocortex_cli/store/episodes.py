@@ -23,6 +23,7 @@ from biocortex_cli.store.episode import ID_RE as ID_RE
 from biocortex_cli.store.episode import Episode as Episode  # re-exported: the record lives in store/episode.py
 from biocortex_cli.store.episode import EpisodeFilter as EpisodeFilter
 from biocortex_cli.store.episode import episode_path as episode_path
+from biocortex_cli.store.episode import link_names
 from biocortex_cli.store.episode import parse_created as parse_created
 from biocortex_cli.store.episode import validate_id as validate_id
 from biocortex_cli.store.files import check_unicode
@@ -419,7 +420,7 @@ def list_matches(ep: Episode, filt: EpisodeFilter) -> bool:
     since = filt.since
 
     def has(key: str, wanted: str | None) -> bool:
-        return wanted is None or wanted.casefold() in {v.casefold() for v in ep.strings(key)}
+        return wanted is None or wanted.casefold() in {n.casefold() for v in ep.strings(key) for n in link_names(v)}
 
     if not (has("domains", filt.domain) and has("tools", filt.tool) and has("entities", filt.entity)):
         return False

@@ -205,6 +205,40 @@ def user_dir(*parts: str) -> Path:
                     hint="set XDG_CACHE_HOME to a folder you own")
 
 
+def sound(path: str) -> bool:
+    """Whether ``path`` is an SQLite file that reads whole: every page well-formed (``PRAGMA
+    quick_check``, a read of the whole file) and some table in it. For the repair path of the
+    derived files (an index, a dataset's index, a compiled vocabulary), never for a hot path."""
+    import sqlite3
+    from urllib.parse import quote
+
+    if not os.path.isfile(path):
+        return False
+    try:
+        conn = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
+        try:
+            return bool(conn.execute("PRAGMA quick_check(1)").fetchone()[0] == "ok"
+                        and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+
+
+def drop_unsound(paths: Iterable[str]) -> list[str]:
+    """Remove each derived SQLite file of ``paths`` that is not :func:`sound` (the next use builds
+    it again, as a missing one); the files removed."""
+    dropped = []
+    for path in paths:
+        if not sound(path):
+            import contextlib
+
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+            dropped.append(path)
+    return dropped
+
+
 def exists(path: str) -> bool:
     """``Path(path).exists()`` without pathlib: False for a missing path (or one through a file,
     or a loop of links); any other failure (a name too long, no permission) raises, as there."""

@@ -507,6 +507,28 @@ def have_blobs(root: Path, ids: Sequence[str]) -> set[str]:
     return {line.split(" ", 1)[0] for line in proc.stdout.splitlines() if line.endswith(" blob")}
 
 
+def blobs(root: Path, ids: Sequence[str]) -> dict[str, bytes]:
+    """The bytes of each of ``ids`` that is a blob in the object store, in one ``cat-file --batch``."""
+    if not ids:
+        return {}
+    import subprocess
+
+    proc = subprocess.run(["git", "-C", str(root), "cat-file", "--batch"],
+                          input="".join(f"{i}\n" for i in ids).encode(), capture_output=True, check=False,
+                          env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+    data, pos, out = proc.stdout, 0, {}
+    while (nl := data.find(b"\n", pos)) != -1:
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if len(header) != 3:
+            continue  # "<id> missing"
+        size = int(header[2])
+        if header[1] == b"blob":
+            out[header[0].decode()] = data[pos:pos + size]
+        pos += size + 1
+    return out
+
+
 def blob(root: Path, ident: str) -> bytes | None:
     """The bytes of the blob ``ident``, None when the object store lacks it."""
     import subprocess

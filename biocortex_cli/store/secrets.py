@@ -421,12 +421,7 @@ def inspect(rel: str, text: str, parsed: Note | None = None) -> list[Finding]:
         note = _parsed_note(text, rel) if parsed is None else (parsed.meta, parsed.key_lines, parsed.body,
                                                                 parsed.body_line)
         if note is not None:
-            meta, key_lines, body, body_line = note
-            if _none_in(_texts(meta, [body])):
-                return []  # nothing found in any of its strings: no need to say where
-            found = [f for key, value in meta.items()
-                     for f in scan_value({key: value}, "", key_lines.get(key, 1))]
-            return found + scan(body, "body", body_line)
+            return _note_findings(*note)
     if rel.endswith(".jsonl"):
         found = []
         for number, raw in enumerate(text.split("\n"), start=1):
@@ -437,6 +432,19 @@ def inspect(rel: str, text: str, parsed: Note | None = None) -> list[Finding]:
             found += scan_value(data, "", number) if data is not None else []
         return found
     return scan(text)
+
+
+def note_findings(note: Note) -> list[Finding]:
+    """Every finding in a note as it is on disk (``check``: a note edited by hand never passes a
+    write's scan), by field and line."""
+    return _note_findings(note.meta, note.key_lines, note.body, note.body_line)
+
+
+def _note_findings(meta: dict[str, Any], key_lines: dict[str, int], body: str, body_line: int) -> list[Finding]:
+    if _none_in(_texts(meta, [body])):
+        return []  # nothing found in any of its strings: no need to say where
+    found = [f for key, value in meta.items() for f in scan_value({key: value}, "", key_lines.get(key, 1))]
+    return found + scan(body, "body", body_line)
 
 
 def _parsed_note(text: str, rel: str) -> tuple[dict[str, Any], dict[str, int], str, int] | None:
@@ -485,11 +493,11 @@ def check_path(rel: str) -> None:
     names = "\n".join([*parts, parts[-1].rsplit(".", 1)[0]])  # each name, and the last without its suffix
     found = scan(names, "file name")
     if found:
-        raise DataError(f"{found[0].kind} in a file name; nothing was written", path=_masked(rel, found),
+        raise DataError(f"{found[0].kind} in a file name; nothing was written", path=masked_path(rel, found),
                         hint="remove it from the name or id you gave (--redact removes it from text you give)")
 
 
-def _masked(rel: str, findings: list[Finding]) -> str:
+def masked_path(rel: str, findings: list[Finding]) -> str:
     """``rel`` as an error may show it: any piece of a secret found (an id made from it) is cut."""
     shown = redact(rel)
     for word in {w for f in findings for w in re.findall(r"[A-Za-z0-9]{4,}", f.secret)}:
@@ -502,7 +510,7 @@ def _refusal(rel: str, findings: list[Finding], what: str | None = None) -> Data
     more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
     where = what or f"field '{first.field}'"
     return DataError(f"{first.kind} in {where}{more}; nothing was written",
-                     path=_masked(rel, findings), line=first.line if what is None else None,
+                     path=masked_path(rel, findings), line=first.line if what is None else None,
                      hint="remove it, or rerun with --redact to replace it by [REDACTED:…] "
                           "(--allow-secret writes it anyway, into git history for good)")
 

@@ -210,6 +210,11 @@ def local_vocabulary(root: Path | str) -> Local | None:
     key = f"{zlib.crc32(data):08x}-{len(data)}-{VERSION}"
     folder = os.path.join(root, COMPILED_DIR)
     compiled = os.path.join(folder, COMPILED_NAME.format(key=key))
+    if is_file(compiled) and not _sqlite_header(compiled):  # emptied or overwritten: compiled again
+        import contextlib
+
+        with contextlib.suppress(OSError):
+            os.unlink(compiled)
     if not is_file(compiled):
         if is_file(os.path.join(folder, EMPTY_NAME.format(key=key))):
             return None  # the template's note: prose and a commented example, no group
@@ -338,6 +343,34 @@ def _conflict(terms: Iterable[str], owner: Callable[[str], str | None]) -> tuple
             "treat them as one while their facts and episodes stay apart",
             f"merge them first (`biocortex entity merge {a} {b}`: facts and episodes follow, one commit), "
             "or remove the line")
+
+
+def compiled_files(root: Path | str) -> list[str]:
+    """The compiled vocabularies in the vault's ``.biocortex/tmp`` (derived: compiled again when missing)."""
+    folder = os.path.join(root, COMPILED_DIR)
+    prefix, suffix = COMPILED_NAME.split("{key}")
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in names if n.startswith(prefix) and n.endswith(suffix)]
+
+
+def forget_compiled() -> None:
+    """Close what this process opened of compiled vocabularies (after one was removed as damaged)."""
+    from biocortex_cli.bio.vocabulary import _connect_local
+
+    _connect_local.cache_clear()
+
+
+def _sqlite_header(path: str) -> bool:
+    """Whether ``path`` starts as an SQLite file does (16 bytes read): an empty or overwritten
+    compiled vocabulary is compiled again rather than opened."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 def _compile(root: Path, text: str, key: str) -> Path | None:
