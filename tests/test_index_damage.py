@@ -171,3 +171,23 @@ def test_the_index_deleted_or_replaced_while_a_recall_runs(lab: Path, cli: Cli) 
             assert "replaced or deleted twice" in r.err and "internal error" not in r.err
     again = run_process(*asked)
     assert again.code == 0 and again.out == expected.out
+
+
+def test_an_error_sqlite_rolled_back_itself_is_the_error_reported() -> None:
+    """Found by CI on a loaded machine (test above): an index deleted under a write made SQLite roll
+    the transaction back itself; write_txn's own ROLLBACK then failed, "cannot rollback - no
+    transaction is active", which hid the real error from the repair and ended in exit 3. An
+    interrupted statement is rolled back the same way, deterministically."""
+    import sqlite3
+
+    from biocortex_cli.index.build import write_txn
+
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.execute("CREATE TABLE t (x)")
+    conn.executemany("INSERT INTO t VALUES (?)", [(i,) for i in range(20_000)])
+    with pytest.raises(sqlite3.OperationalError, match="interrupted"), write_txn(conn):
+        conn.execute("UPDATE t SET x = x + 1")
+        conn.set_progress_handler(lambda: 1, 100)  # interrupts the next statement
+        conn.execute("UPDATE t SET x = x + 1")
+    conn.set_progress_handler(None, 0)
+    assert not conn.in_transaction and conn.execute("SELECT MAX(x) FROM t").fetchone() == (19_999,)

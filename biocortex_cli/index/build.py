@@ -488,7 +488,10 @@ def write_txn(conn: sqlite3.Connection) -> Iterator[None]:
     try:
         yield
     except BaseException:
-        conn.execute("ROLLBACK")
+        # SQLite has already rolled back after some errors (the file deleted or replaced under
+        # it, I/O, a full disk): a ROLLBACK then fails and would hide the error that matters
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
 
