@@ -191,3 +191,17 @@ def test_an_error_sqlite_rolled_back_itself_is_the_error_reported() -> None:
         conn.execute("UPDATE t SET x = x + 1")
     conn.set_progress_handler(None, 0)
     assert not conn.in_transaction and conn.execute("SELECT MAX(x) FROM t").fetchone() == (19_999,)
+
+
+def test_an_index_gone_right_after_its_rebuild_counts_as_moved(tmp_path: Path) -> None:
+    """Found by the deletion test above on a loaded machine: the file went between the rebuild's
+    rename and the open that followed; `IndexUnusable` escaped the repair (exit 3). It is now said as
+    the index moved, so the command runs once more, and twice is exit 1 (``still_damaged``)."""
+    from biocortex_cli.index.build import _open_rebuilt, moved
+
+    for path in (tmp_path / "gone.sqlite", tmp_path / "empty.sqlite"):
+        if path.name == "empty.sqlite":
+            path.write_bytes(b"")
+        with pytest.raises(Exception) as caught:
+            _open_rebuilt(str(path))
+        assert moved(caught.value)
