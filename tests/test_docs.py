@@ -176,3 +176,22 @@ def test_the_readme_use_block_runs_as_written(isolated_env: Path, tmp_path: Path
     assert len(codes) == len(commands), run.stderr
     expected = {c: 4 if c.startswith("biocortex fact verify") else 0 for c in commands}
     assert codes == expected, run.stderr
+
+
+def test_the_sdist_holds_what_make_test_and_make_lint_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unpacked sdist runs `make test` and `make lint`: every folder they read ships, scripts/ included (the
+    builders of the shipped vocabulary and secret rules, which tests load and mypy checks). Install trial: the
+    sdist had no scripts/."""
+    import tarfile
+
+    backend = pytest.importorskip("hatchling.build")
+    monkeypatch.chdir(ROOT)
+    built = backend.build_sdist(str(tmp_path))
+    with tarfile.open(tmp_path / built) as tf:
+        names = {n.split("/", 1)[1] for n in tf.getnames() if "/" in n}
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    linted = re.search(r"ruff check (.+)", makefile)
+    assert linted is not None
+    for folder in linted.group(1).split():  # the Python files ruff and mypy read
+        sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / folder).rglob("*.py") if "out" not in p.parts}
+        assert sources and sources <= names, (folder, sorted(sources - names)[:5])
