@@ -122,7 +122,7 @@ def test_install_and_show_completion_work_from_a_shell(isolated_env: Path) -> No
 
 def test_the_package_says_its_licence_and_platforms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """MIT, with the LICENSE text in the wheel, and POSIX only (the write lock is flock) in the README
-    and the classifiers."""
+    and the classifiers. The same wheel holds the package's data and the vault template (install trial)."""
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert 'license = "MIT"' in pyproject
     assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
@@ -137,6 +137,14 @@ def test_the_package_says_its_licence_and_platforms(tmp_path: Path, monkeypatch:
     with zipfile.ZipFile(tmp_path / built) as zf:
         names = zf.namelist()
         assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names
+    # and what the package reads at run time from its own folder, so it works installed, away from the repository
+    shipped = {f"biocortex_cli/{p.relative_to(ROOT / 'biocortex_cli').as_posix()}"
+               for p in (ROOT / "biocortex_cli/data").iterdir() if p.is_file()}
+    shipped |= {f"biocortex_cli/{p.relative_to(ROOT).as_posix()}" for p in (ROOT / "vault_template").rglob("*")
+                if p.is_file()}
+    assert {"biocortex_cli/data/vocabulary.sqlite", "biocortex_cli/data/cl100k_base.tiktoken",
+            "biocortex_cli/vault_template/AGENTS.md"} <= shipped
+    assert shipped <= set(names), sorted(shipped - set(names))
 
 
 def test_every_environment_variable_the_code_reads_is_documented() -> None:
