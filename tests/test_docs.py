@@ -157,7 +157,7 @@ def test_every_environment_variable_the_code_reads_is_documented() -> None:
     assert found == set(ENVIRONMENT), "document it in biocortex_cli/cli/docs.py ENVIRONMENT"
 
 
-def _commands(block: str) -> list[str]:
+def _shell_lines(block: str) -> list[str]:
     """The commands of a ```sh block: continuation lines joined."""
     return [c.strip() for c in block.replace("\\\n", " ").splitlines() if c.strip()]
 
@@ -172,7 +172,7 @@ def test_the_readme_use_block_runs_as_written(isolated_env: Path, tmp_path: Path
     assert block is not None
     files = {"past_analyses.jsonl": ROOT / "examples/sample_episodes.jsonl",
              "chat.json": ROOT / "tests/data/transcripts/04_bulk_rnaseq_deseq2.json"}
-    commands = _commands(block.group(1))
+    commands = _shell_lines(block.group(1))
     script = f'biocortex() {{ "{sys.executable}" -m biocortex_cli "$@"; }}\n'
     for i, command in enumerate(commands):
         for name, path in files.items():
