@@ -171,3 +171,37 @@ def test_the_index_deleted_or_replaced_while_a_recall_runs(lab: Path, cli: Cli) 
             assert "replaced or deleted twice" in r.err and "internal error" not in r.err
     again = run_process(*asked)
     assert again.code == 0 and again.out == expected.out
+
+
+def test_an_error_sqlite_rolled_back_itself_is_the_error_reported() -> None:
+    """Found by CI on a loaded machine (test above): an index deleted under a write made SQLite roll
+    the transaction back itself; write_txn's own ROLLBACK then failed, "cannot rollback - no
+    transaction is active", which hid the real error from the repair and ended in exit 3. An
+    interrupted statement is rolled back the same way, deterministically."""
+    import sqlite3
+
+    from biocortex_cli.index.build import write_txn
+
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.execute("CREATE TABLE t (x)")
+    conn.executemany("INSERT INTO t VALUES (?)", [(i,) for i in range(20_000)])
+    with pytest.raises(sqlite3.OperationalError, match="interrupted"), write_txn(conn):
+        conn.execute("UPDATE t SET x = x + 1")
+        conn.set_progress_handler(lambda: 1, 100)  # interrupts the next statement
+        conn.execute("UPDATE t SET x = x + 1")
+    conn.set_progress_handler(None, 0)
+    assert not conn.in_transaction and conn.execute("SELECT MAX(x) FROM t").fetchone() == (19_999,)
+
+
+def test_an_index_gone_right_after_its_rebuild_counts_as_moved(tmp_path: Path) -> None:
+    """Found by the deletion test above on a loaded machine: the file went between the rebuild's
+    rename and the open that followed; `IndexUnusable` escaped the repair (exit 3). It is now said as
+    the index moved, so the command runs once more, and twice is exit 1 (``still_damaged``)."""
+    from biocortex_cli.index.build import _open_rebuilt, moved
+
+    for path in (tmp_path / "gone.sqlite", tmp_path / "empty.sqlite"):
+        if path.name == "empty.sqlite":
+            path.write_bytes(b"")
+        with pytest.raises(Exception) as caught:
+            _open_rebuilt(str(path))
+        assert moved(caught.value)

@@ -143,3 +143,37 @@ def test_tool_results_are_compact_json(vault: Path, cli: Cli) -> None:
                            "params": {"name": "recall", "arguments": arguments}})
         text = server.answer(line.encode())["result"]["content"][0]["text"]  # type: ignore[index]
         assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+
+
+def test_json_false_gives_the_model_only_the_context_within_the_budget(vault: Path, cli: Cli) -> None:
+    """Found by an agent trial: with every key of the JSON in the text block, a recall with budget
+    1500 (805 tokens of context) put 2,160 tokens into the model's window. ``json: false`` puts
+    only the context there, as the command prints it, and keeps the JSON in structuredContent."""
+    from biocortex_cli.tokens import get_counter
+
+    assert cli("episode", "import", REPO / "examples/sample_episodes.jsonl").code == 0
+    server = build_server(lambda: find_vault(str(vault)), lambda v: v.author(None))
+    count = get_counter("cl100k_base").count
+    cases: tuple[tuple[str, dict[str, Any]], ...] = (
+        ("recall", {"query": "doublets in 10x multiome", "budget": 600}),
+        ("context", {"query": "doublets in 10x multiome", "budget": 900,
+                     "conversation": [{"role": "user", "content": "remove doublets"}]}))
+    for name, arguments in cases:
+        answers = []
+        for plain in (None, False, True):
+            given = arguments if plain is None else {**arguments, "json": plain}
+            line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                               "params": {"name": name, "arguments": given}})
+            answers.append(server.answer(line.encode())["result"])  # type: ignore[index]
+        default, text_only, explicit = answers
+        assert default == explicit and json.loads(default["content"][0]["text"]) == default["structuredContent"]
+        assert text_only["structuredContent"] == default["structuredContent"]
+        [block] = text_only["content"]
+        plain_text = cli(name, arguments["query"], "--budget", str(arguments["budget"]),
+                         *(["--conversation", "-"] if name == "context" else []),
+                         stdin=json.dumps(arguments.get("conversation", []))).out
+        assert block["text"] == default["structuredContent"]["context"] == plain_text
+        assert count(block["text"]) <= arguments["budget"] < count(default["content"][0]["text"])
+    bad = server.answer(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "recall", "arguments": {"query": "doublets", "json": "no"}}}).encode())["result"]  # type: ignore[index]
+    assert bad["isError"] and "json must be a boolean" in bad["content"][0]["text"]

@@ -188,6 +188,24 @@ def test_the_lab_list_joins_plain_descriptions_to_technical_terms() -> None:
     assert phrase("SHAP values") in synonyms("feature importance") and "shap" not in synonyms("feature importance")
 
 
+def test_the_lab_list_names_analyses_by_their_goal_and_spells_them_every_way() -> None:
+    """The third round of the lab list: a task worded by what it is for reaches the method's
+    name one way; spellings and abbreviations of one thing meet both ways."""
+    for goal, method in (("identify cell types", "cell type annotation"), ("risk loci", "GWAS"),
+                         ("dysregulated pathways", "pathway enrichment"),
+                         ("protein-ligand binding", "molecular docking"), ("CellChat", "cell-cell communication")):
+        found = synonyms(goal)
+        assert found[phrase(method)].weight == round(SOURCE_WEIGHTS["lab"] * vocabulary.ONE_WAY, 4), (goal, method)
+        assert phrase(goal) not in synonyms(method), (method, goal)
+    for one, other in (("qRT-PCR", "qPCR"), ("intercellular signalling", "cell-cell communication"),
+                       ("genome editing", "gene editing"), ("anaesthetised", "anesthetized"),
+                       ("subcellular localisation", "subcellular localization")):
+        assert phrase(other) in synonyms(one), (one, other)
+        assert phrase(one) in synonyms(other), (other, one)
+    # keys other sources own stay theirs: HiC (MDFIC), PAGA (PRDX1) and MoA (MONDO) are not claimed
+    assert "hic" not in synonyms("chromatin architecture") and "moa" not in synonyms("mechanism of action")
+
+
 def test_lay_and_brand_wording_find_episodes_written_technically(vault: Path, cli: Cli) -> None:
     """Questions in a lab's everyday wording find the episodes written in the other wording:
     a lay description of doublets, a drug's trade name, a British spelling."""

@@ -488,7 +488,10 @@ def write_txn(conn: sqlite3.Connection) -> Iterator[None]:
     try:
         yield
     except BaseException:
-        conn.execute("ROLLBACK")
+        # SQLite has already rolled back after some errors (the file deleted or replaced under
+        # it, I/O, a full disk): a ROLLBACK then fails and would hide the error that matters
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
 
@@ -655,12 +658,12 @@ def refresh(vault: Any, encoding: str, *, full: bool = False,
         if exists(path):
             print(f"biocortex: warning: rebuilding the index: {reason}", file=sys.stderr)
         report = rebuild(vault, encoding, reason)
-        return store.connect(path), report
+        return _open_rebuilt(path), report
     outdated = _outdated(meta, encoding)
     if outdated:
         conn.close()
         report = rebuild(vault, encoding, outdated)
-        return store.connect(path), report
+        return _open_rebuilt(path), report
     report = RefreshReport()
     head = vault.head()
     try:
@@ -697,7 +700,7 @@ def refresh(vault: Any, encoding: str, *, full: bool = False,
         conn.close()
         print(f"biocortex: warning: rebuilding the index: {exc}", file=sys.stderr)
         report = rebuild(vault, encoding, str(exc))
-        return store.connect(path), report
+        return _open_rebuilt(path), report
     report.problems = problems_of(conn)
     report.seconds = time.perf_counter() - started
     return conn, report
@@ -715,11 +718,25 @@ def damaged(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
 
 
+class IndexMoved(IndexUnusable):
+    """The index this process had just rebuilt was gone (or replaced by an empty file) before it
+    could open it: something deletes it. Said as :func:`moved`, so the command runs once more."""
+
+
+def _open_rebuilt(path: str) -> sqlite3.Connection:
+    try:
+        return store.connect(path)
+    except IndexUnusable as exc:
+        raise IndexMoved(f"the index rebuilt a moment ago could not be opened ({exc})") from None
+
+
 def moved(exc: BaseException) -> bool:
     """Whether ``exc`` says the index file this process had open was replaced or deleted meanwhile
     (another process's rebuild renamed a new one over it, or a person deleted it): SQLite then
     refuses every write to the old one ("attempt to write a readonly database",
     SQLITE_READONLY_DBMOVED). Opening the index again finds the new file, or builds one."""
+    if isinstance(exc, IndexMoved):
+        return True
     if not isinstance(exc, sqlite3.OperationalError):
         return False
     code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+

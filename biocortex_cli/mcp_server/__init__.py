@@ -89,6 +89,7 @@ def run_tool(tool: Tool, arguments: dict[str, Any], open_vault: Callable[[], Vau
         # "\ud800" decodes to a lone surrogate, which no note can hold; nor can a note hold a NUL
         check_unicode(arguments, "<arguments>", record=not tool.read_only)
         keywords = tool.keywords(arguments)
+        plain = tool.text is not None and keywords.pop("json", True) is False
         function = tool.api()
         vault = open_vault()
         if "author" in inspect.signature(function).parameters:
@@ -105,6 +106,8 @@ def run_tool(tool: Tool, arguments: dict[str, Any], open_vault: Callable[[], Vau
     result = _text(data, error=False)
     if isinstance(data, dict):
         result["structuredContent"] = data
+        if plain and tool.text:
+            result["content"] = [{"type": "text", "text": data[tool.text]}]
     return result
 
 

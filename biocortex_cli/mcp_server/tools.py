@@ -39,6 +39,7 @@ class Arg:
     items: str | None = "string"  # what an array holds (None: anything)
     keyword: str | None = None  # the API function's keyword, when it is not ``name``
     aliases: tuple[str, ...] = ()  # other names accepted for it (never listed in the schema)
+    default: Any = None  # for an argument the server reads itself (not the API function's): its default
 
     @property
     def to(self) -> str:
@@ -54,6 +55,9 @@ class Tool:
     args: tuple[Arg, ...]
     read_only: bool = True
     idempotent: bool = True  # calling it again with the same arguments changes nothing more
+    #: the key of the result's JSON that is its plain text (what the command prints without --json):
+    #: such a tool takes ``json`` (see :data:`PLAIN`)
+    text: str | None = None
 
     def api(self) -> Callable[..., Any]:
         module, name = self.function.split(":")
@@ -73,7 +77,7 @@ class Tool:
                 prop["items"] = {"type": arg.items}
             if arg.to in checks:
                 prop.update(checks[arg.to].schema())
-            default = defaults.get(arg.to)
+            default = defaults.get(arg.to, arg.default)
             if default is not None and default != () and not arg.required:
                 prop["default"] = default
             properties[arg.name] = prop
@@ -144,6 +148,11 @@ def agent_terms(tool: Tool, text: str | None) -> str | None:
     return re.sub(r"--[a-z][a-z0-9-]*", lambda m: options.get(m.group(0), m.group(0)), text)
 
 
+#: ``json: false``: the result's text block, which a client puts in the model's context, is only
+#: the plain output (within the budget), and the JSON is in ``structuredContent`` alone.
+PLAIN = Arg("json", ("boolean",), "false: the text given to the model is only the context, as the command "
+                                  "prints it without --json (within the budget; the JSON, whose other keys "
+                                  "cost tokens beyond it, stays in structuredContent).", default=True)
 QUERY = Arg("query", ("string",), "The task or question, in your own words (e.g. 'remove doublets from 10x "
                                   "Multiome PBMC data'); ask about failures too.", required=True)
 HOPS = "Chain or walk up to this many facts (1 = direct facts only)."
@@ -165,7 +174,7 @@ TOOLS: tuple[Tool, ...] = (
           Arg("include_archived", ("boolean",), "Also search archived (forgotten) memory."),
           Arg("explain", ("boolean",), "Add each hit's matched terms and the query's terms."),
           Arg("compact", ("boolean",), "Print each past analysis without its note's path (fewer tokens; its id "
-                                       "finds it; default: episodic.compact)."))),
+                                       "finds it; default: episodic.compact)."), PLAIN), text="context"),
     Tool("context", "biocortex_cli.api.recall:context", "context --json",
          "Fill one token budget for a planner prompt: the conversation so far (compressed into its share), "
          "lessons that apply, past analyses and facts about the question's entities. Returns the JSON of "
@@ -177,7 +186,7 @@ TOOLS: tuple[Tool, ...] = (
               "or their text (JSON, JSON Lines).", items=None),
           Arg("conversation_path", ("string",),
               "Instead of conversation: a file inside the vault that holds it (relative to the vault). Files "
-              "outside the vault are refused."))),
+              "outside the vault are refused."), PLAIN), text="context"),
     Tool("episode_add", "biocortex_cli.api.episodes:episode_add", "episode add --json",
          "Record one finished analysis (an episode), successful or not: what was asked, the approach, the "
          "tools, the result with numbers, whether it worked, and the lessons. Returns the stored record "

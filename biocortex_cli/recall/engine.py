@@ -240,7 +240,8 @@ def search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
     try:
         return _search(conn, meta, opts, vocabulary)
     finally:
-        conn.execute("COMMIT")
+        if conn.in_transaction:  # not after an error SQLite rolled back itself (index/build.py write_txn)
+            conn.execute("COMMIT")
 
 
 # --- the stages ----------------------------------------------------------------------------------
