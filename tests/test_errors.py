@@ -149,3 +149,20 @@ def test_an_empty_name_or_question_is_a_usage_error(vault: Path, cli: Cli, args:
     assert r.code == 2 and r.out == ""
     error = r.err_json()["error"]
     assert error["code"] == "usage" and "empty" in error["message"] and error["hint"]
+
+
+def test_an_unknown_encoding_in_the_config_is_the_config_s_error(vault: Path, cli: Cli) -> None:
+    """Install trial: `tokenizer.encoding: p50k_base` gave "unknown token encoding 'p50k_base'" (exit 2, no file named)
+    at the first token count; `doctor` said nothing."""
+    config = vault / ".biocortex/config.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("encoding: cl100k_base", "encoding: p50k_base"),
+                      encoding="utf-8")
+    for argv in (["recall", "doublets"], ["context", "doublets"]):
+        r = cli(*argv, "--json")
+        error = json.loads(r.err)["error"]
+        assert r.code == 1 and error["path"] == ".biocortex/config.yaml", (argv, r.err)
+        assert error["message"] == ("setting tokenizer.encoding must be one of cl100k_base, o200k_base, estimate, "
+                                    "not 'p50k_base'"), error
+    doctor = cli("doctor")
+    assert doctor.code == 1 and ".biocortex/config.yaml" in doctor.out + doctor.err
+    assert "setting tokenizer.encoding must be one of" in doctor.out + doctor.err

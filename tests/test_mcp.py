@@ -10,10 +10,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
+
+import pytest
 
 from biocortex_cli.mcp_server.tools import TOOLS
 from tests.conftest import REPO, Cli, git
@@ -213,3 +216,44 @@ def test_other_commands_do_not_import_the_sdk() -> None:
             "import biocortex_cli.mcp_server; "
             "assert not any(m == 'mcp' or m.startswith('mcp.') for m in sys.modules), 'mcp imported'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_the_client_configurations_in_docs_agents_md_start_the_server(vault: Path, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/agents.md's `mcpServers` snippet and its two alternatives, as the SDK's stdio client runs them: its
+    own environment (HOME, PATH, …) plus the snippet's `env`, from a folder that is not the repository, with a
+    PATH that holds git but not the virtualenv (a desktop client started from the dock). Install trial: the
+    `"command": "python"` alternative started a Python without biocortex."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    doc = (REPO / "docs/agents.md").read_text(encoding="utf-8")
+    snippet = re.search(r'```json\n(\{\n  "mcpServers".*?)```', doc, re.S)
+    assert snippet, "the client configuration snippet"
+    server = json.loads(snippet.group(1).replace("/path/to/lab-memory", str(vault)))["mcpServers"]["biocortex"]
+    venv = Path(sys.executable).parent.parent
+    alternatives = [json.loads("{" + m.replace("\n", " ").replace("/path/to/lab-memory", str(vault))
+                               .replace("/path/to/venv", str(venv)) + "}")
+                    for m in re.findall(r'`("command": "[^"]+"(?:, "args": \[[^\]]*\])?)`', doc)]
+    assert [a["command"] for a in alternatives] == [f"{venv}/bin/biocortex", f"{venv}/bin/python"], alternatives
+    configs = [server] + [{**server, **a} for a in alternatives]
+    monkeypatch.setenv("PATH", os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin") if Path(p).is_dir()))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bin").mkdir()  # `biocortex` on PATH, as the snippet itself assumes: a link to the venv's
+    (tmp_path / "bin/biocortex").symlink_to(venv / "bin/biocortex")
+
+    async def start(config: dict[str, Any]) -> tuple[str, str]:
+        params = StdioServerParameters(command=config["command"], args=config["args"], env=config["env"])
+        with (tmp_path / "server.log").open("w", encoding="utf-8") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                added = await session.call_tool("episode_add", {"task": "Trim adapters with cutadapt", "success": True})
+                return added.structured_content["id"], added.structured_content["author"]
+
+    plain = os.environ["PATH"]
+    for config, path in zip(configs, [f"{tmp_path / 'bin'}{os.pathsep}{plain}", plain, plain], strict=True):
+        monkeypatch.setenv("PATH", path)
+        ident, author = asyncio.run(asyncio.wait_for(start(config), timeout=120))
+        assert author == "Planner Agent <agent@lab.example>", (config, author)
+        assert git(vault, "log", "-1", "--format=%an <%ae> %s").startswith(f"Planner Agent <agent@lab.example> "
+                                                                          f"episode: add {ident}")

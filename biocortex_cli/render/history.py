@@ -18,6 +18,11 @@ def _short(sha: str | None) -> str:
     return sha[:7] if sha else "the start"
 
 
+def _range(old: str | None, new: str | None) -> str:
+    """``a1b2c3d..e4f5a6b``; a digest from the vault's first commit says so in words."""
+    return f"{old[:7]}..{_short(new)}" if old else f"since the first commit, up to {_short(new)}"
+
+
 def _items(title: str, lines: list[str], total: int | None = None) -> list[str]:
     total = len(lines) if total is None else total
     if not total:
@@ -38,7 +43,7 @@ def _episode(r: Record) -> str:
 
 def digest_text(d: Digest) -> str:
     """The digest grouped by kind, most important first."""
-    head = f"## Memory changes {_short(d.old)}..{_short(d.new)} — {len(d.commits)} commit(s)"
+    head = f"## Memory changes {_range(d.old, d.new)} — {len(d.commits)} commit(s)"
     if d.empty:
         return head + "\n\nNothing new.\n"
     lines = [head, ""]

@@ -234,7 +234,18 @@ def _section(cls: type, name: str, values: "dict[str, Any]") -> "Any":
             raise DataError(f"unknown setting {name}.{key}", path=CONFIG_REL,
                             hint=f"known settings of '{name}': {', '.join(sorted(known))}")
         kwargs[key] = _check_type(f"{name}.{key}", hints[key], value)
+    if name == "tokenizer" and kwargs.get("encoding", "cl100k_base") != "cl100k_base":
+        _check_encoding(kwargs["encoding"])
     return cls(**kwargs)
+
+
+def _check_encoding(value: str) -> None:
+    """An encoding the counter does not know is the config's error, said where it is (not at the first count)."""
+    from biocortex_cli.tokens import SUPPORTED_ENCODINGS  # only for a setting that is not the default
+
+    if value not in SUPPORTED_ENCODINGS:
+        raise DataError(f"setting tokenizer.encoding must be one of {', '.join(SUPPORTED_ENCODINGS)}, not {value!r}",
+                        path=CONFIG_REL, hint="cl100k_base and o200k_base ship with biocortex; nothing is downloaded")
 
 
 def _check_type(key: str, hint: "Any", value: "Any") -> "Any":
