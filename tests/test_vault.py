@@ -43,6 +43,20 @@ def test_init_refuses_to_overwrite_a_clashing_file(tmp_path: Path, cli: Cli) -> 
     assert not (root / ".biocortex").exists()
 
 
+def test_init_refuses_the_home_folder(tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the install trial: `biocortex init` run in the wrong folder (no PATH given) made
+    the home folder a vault and a git repository, taking in every folder under it."""
+    home = Path.home()
+    (home / "Documents").mkdir(parents=True, exist_ok=True)
+    for given in (str(home), "~", "."):
+        monkeypatch.chdir(home)
+        r = cli("init", given, "--json")
+        assert r.code == 1 and "your home folder" in r.err_json()["error"]["message"]
+        assert "biocortex init lab-memory" in r.err_json()["error"]["hint"]
+        assert not (home / ".git").exists() and not (home / ".biocortex").exists()
+    assert cli("init", home / "lab-memory").code == 0  # a folder in it is fine
+
+
 def test_init_inside_an_existing_repo_refuses_unless_asked(tmp_path: Path, cli: Cli) -> None:
     git(tmp_path, "init", "-q")
     for target in (tmp_path / "memory", tmp_path / "deeper/still/memory", tmp_path):

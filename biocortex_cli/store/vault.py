@@ -661,6 +661,13 @@ def init_vault(path: Path, author: str | None = None, *, in_repo: bool = False) 
                              hint="use it as it is, or choose another folder")
     if root.exists() and not root.is_dir():
         raise BiocortexError(f"{root} exists and is not a folder")
+    resolved = root.resolve()
+    if resolved in (Path.home().resolve(), Path(resolved.anchor)):
+        # `biocortex init` run from the wrong folder: a git repository at home (or at /) takes in
+        # every folder under it, and every git command there then sees it
+        raise BiocortexError(f"{resolved} is {'your home folder' if resolved != Path(resolved.anchor) else 'the root'}"
+                             "; a vault there would make it a git repository holding every folder under it; "
+                             "nothing was changed", hint="name a folder for the vault: biocortex init lab-memory")
     template = template_dir()
     clashes = [p.relative_to(template).as_posix() for p in template.rglob("*")
                if p.is_file() and (root / p.relative_to(template)).exists()]
