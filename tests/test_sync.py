@@ -208,6 +208,29 @@ def test_a_secret_committed_by_hand_is_never_pushed(team: tuple[Path, Path, Path
     assert git(remote, "rev-parse", "HEAD") == git(a, "rev-parse", "HEAD")
 
 
+def test_a_secret_in_a_commit_message_written_by_hand_is_never_pushed(team: tuple[Path, Path, Path],
+                                                                     cli: Cli) -> None:
+    """biocortex scans the messages and authors of its own commits; one a person writes with git
+    was pushed as it was."""
+    from secret_corpus import SHAPES
+
+    remote, a, _b = team
+    ident = add_episode(cli, a, "Ada", "Cell type annotation of PBMC with an LLM")
+    assert cli("--vault", a, "sync").code == 0
+    pushed = git(remote, "rev-parse", "HEAD")
+    note = next(a.glob(f"episodes/**/{ident}.md"))
+    note.write_text(note.read_text() + "\nChecked by hand.\n")
+    git(a, "-c", "user.name=Ada", "-c", "user.email=ada@lab.example", "commit", "-qam",
+        f"checked; the webhook was {SHAPES[5].text}")
+    result = cli("--vault", a, "sync", "--json")
+    assert result.code == 1 and git(remote, "rev-parse", "HEAD") == pushed
+    error = result.err_json()["error"]
+    assert "the commit message" in error["message"] and "nothing was pushed" in error["message"]
+    assert SHAPES[5].needle not in result.out + result.err
+    git(a, "-c", "user.name=Ada", "-c", "user.email=ada@lab.example", "commit", "-q", "--amend", "-m", "checked")
+    assert cli("--vault", a, "sync").code == 0
+
+
 def test_allow_secret_pushes_a_secret_committed_by_hand(team: tuple[Path, Path, Path], cli: Cli) -> None:
     from secret_corpus import SHAPES
 

@@ -286,6 +286,7 @@ def _refuse_secrets(vault: Vault, root: Path, upstream: str | None, scanned: set
             if len(fields) >= 4 and fields[1] != "160000" and fields[3] not in scanned:
                 wanted.setdefault(fields[3], (commit, raw[i + 1]))
     scanned.update(wanted)
+    _refuse_secret_messages(root, span)
     contents = git.blobs(root, sorted(wanted))
     for blob, (commit, path) in sorted(wanted.items(), key=lambda item: item[1][1]):
         data = contents.get(blob)
@@ -305,6 +306,25 @@ def _refuse_secrets(vault: Vault, root: Path, upstream: str | None, scanned: set
                 hint="take it out of that commit before syncing (remove it from the note and "
                      "`git commit --amend` if it is the last commit, else `git rebase -i`); if it is no "
                      "secret, `biocortex --allow-secret sync` pushes anyway")
+
+
+def _refuse_secret_messages(root: Path, span: str) -> None:
+    """The messages and authors of the commits ``span`` holds, scanned as biocortex scans its own
+    (store/secrets.py ``guard_commit``): a commit made by hand is not."""
+    from biocortex_cli.store import secrets
+
+    raw = git.run(root, "log", "--format=%H%x00%an <%ae>%x00%B%x1e", span)
+    for entry in raw.split("\x1e"):
+        commit, _, rest = entry.strip("\n").partition("\0")
+        author, _, message = rest.partition("\0")
+        for field, text in (("the commit author", author), ("the commit message", message)):
+            findings = secrets.scan(text, field)
+            if findings:
+                raise BiocortexError(
+                    f"{findings[0].kind} in {field} of {commit[:7]}: a push would send it to every clone; "
+                    "nothing was pushed", path=str(root),
+                    hint="reword that commit before syncing (`git commit --amend` if it is the last commit, "
+                         "else `git rebase -i`); if it is no secret, `biocortex --allow-secret sync` pushes anyway")
 
 
 def _refuse_links(root: Path, upstream: str, name: str) -> None:
