@@ -166,3 +166,8 @@ def test_an_unknown_encoding_in_the_config_is_the_config_s_error(vault: Path, cl
     doctor = cli("doctor")
     assert doctor.code == 1 and ".biocortex/config.yaml" in doctor.out + doctor.err
     assert "setting tokenizer.encoding must be one of" in doctor.out + doctor.err
+    # `check` validates the vault, its config included (it said "0 problem(s)", exit 0)
+    checked = cli("check", "--json")
+    assert checked.code == 1
+    [problem] = [p for p in checked.json()["problems"] if p["path"] == ".biocortex/config.yaml"]
+    assert problem["message"].startswith("setting tokenizer.encoding must be one of") and problem["hint"]

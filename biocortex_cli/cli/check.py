@@ -14,7 +14,7 @@ def check(
     facts: Annotated[bool, typer.Option("--facts", help="Also list open contradictions between facts, weighed (information: they never fail the check).")] = False,
     json_: Annotated[bool, typer.Option("--json", help="Print the problems as JSON.")] = False,
 ) -> int:
-    """Validate every note: YAML, required fields, types, unique ids, links. Exit 1 on problems."""
+    """Validate every note (YAML, required fields, types, unique ids, links, secrets) and the config. Exit 1 on problems."""
     from biocortex_cli.api.facts import fact_contests
     from biocortex_cli.api.vault import check as check_vault
     from biocortex_cli.render.text import check_report

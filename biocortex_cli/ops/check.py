@@ -130,6 +130,12 @@ CHECKS: dict[str, Callable[[Note], list[VaultProblem]]] = {
 
 def check_vault(vault: Vault) -> CheckReport:
     problems: list[VaultProblem] = []
+    try:  # the config too: a bad setting stops every command that reads it (install trial)
+        vault.config  # noqa: B018 - loading is the check
+    except DataError as exc:
+        from biocortex_cli.store.config import CONFIG_REL
+
+        problems.append(_problem(exc, CONFIG_REL))
     notes: list[Note] = []
     paths = list(iter_note_paths(vault))
     problems.extend(_check_case(paths))
