@@ -361,3 +361,35 @@ def test_a_lesson_note_broken_by_hand_leaves_recall_and_blocks_promote(
     assert "lessons/doublets.md" in index.err
     note.write_text(good)  # fixed: back in recall
     assert len(cli("recall", "doublets multiome", "--json").json()["lessons"]) == 1
+
+
+def test_lessons_alone_are_printed_under_a_header_with_the_recall_id(lessons_vault: Path, cli: Cli) -> None:
+    """Found by the agent trial: an answer of promoted lessons and no past analysis (the episodes
+    archived, or filtered out) printed no header, so an agent reading the text had no recall id to
+    give `feedback --helpful LESSON`; only the JSON had it."""
+    assert cli("lessons", "promote", DOUBLETS).code == 0
+    assert cli("forget", "--older-than", "0d").code == 0  # every episode archived; the lesson stays
+    count = get_counter("cl100k_base").count
+    r = cli("recall", "doublets multiome", "--json")
+    assert r.code == 0, r.err
+    data = r.json()
+    assert data["results"] == [] and [x["id"] for x in data["lessons"]] == [
+        "lesson-call-doublets-both-modalities-combine-calls"]
+    head = data["vault_commit"][:7]
+    assert data["context"].startswith(f"## Recall {data['recall_id']} · {data['tokens']}/{data['budget']} tokens"
+                                      f" · vault {head}\n\n## Lessons that apply\n\n- Call doublets")
+    assert count(data["context"]) == data["tokens"] <= data["budget"]
+    assert cli("recall", "doublets multiome").out == data["context"]
+    helpful = cli("feedback", data["recall_id"], "--outcome", "success", "--helpful", data["lessons"][0]["id"],
+                  "--json")
+    assert helpful.code == 0 and helpful.json()["recall_known"] is True
+    for budget in range(1, 90, 3):  # the header only where the budget holds it; never over
+        small = cli("recall", "doublets multiome", "--json", "--budget", str(budget))
+        if small.code == 0:
+            got = small.json()
+            assert count(got["context"]) == got["tokens"] <= budget
+            assert got["context"].startswith("## Recall ") or not got["context"].startswith("## Relevant")
+    # facts alone (nothing to vote on) keep their output as it was: no header
+    assert cli("fact", "add", "TP53", "regulates", "MDM2", "--source", "PMID:8319905").code == 0
+    facts = cli("recall", "TP53 MDM2", "--json").json()
+    assert facts["lessons"] == [] and not facts["context"].startswith("## Recall")

@@ -458,11 +458,14 @@ def _apply(conn: sqlite3.Connection, root: Path, scan: Scan, encoding: str, head
     meta = store.get_meta(conn)
     values: dict[str, Any] = {"dirs": scan.dirs, "head": head, "encoding": encoding, "format": blocks.FORMAT}
     short = (head or "none")[:7]
-    if meta.get("header_head") != short or meta.get("encoding") != encoding or "header_tokens" not in meta:
+    if (meta.get("header_head") != short or meta.get("encoding") != encoding or "header_tokens" not in meta
+            or "bare_header_tokens" not in meta):
         counter = counter or _counter(encoding)
         header = blocks.HEADER.format(shown=0, matched=0, tokens=0, budget=0, head=short,
                                       recall_id=blocks.REFERENCE_ID)
+        bare = blocks.BARE_HEADER.format(tokens=0, budget=0, head=short, recall_id=blocks.REFERENCE_ID)
         values.update({"header_head": short, "header_tokens": counter.count(header),
+                       "bare_header_tokens": counter.count(bare),
                        "shortened_tokens": counter.count(blocks.SHORTENED),
                        "shortened_tokens_last": counter.count(blocks.SHORTENED + "\n"),
                        "tokenizer": counter.encoding})

@@ -235,13 +235,25 @@ def search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
     Reads run in one read transaction, so a refresh committing meanwhile is seen whole or not
     at all (it waits for this, a few milliseconds)."""
     if conn.in_transaction:
-        return _search(conn, meta, opts, vocabulary)
+        return _headed(_search(conn, meta, opts, vocabulary), meta)
     conn.execute("BEGIN")
     try:
-        return _search(conn, meta, opts, vocabulary)
+        return _headed(_search(conn, meta, opts, vocabulary), meta)
     finally:
         if conn.in_transaction:  # not after an error SQLite rolled back itself (index/build.py write_txn)
             conn.execute("COMMIT")
+
+
+def _headed(found: Found, meta: dict[str, Any]) -> Found:
+    """``found`` with a header even when no past analysis is in it: promoted lessons alone are
+    printed under the bare header, which gives the recall id (render/recall.py ``compose``)."""
+    if found.header is None and "header_tokens" in meta:
+        from biocortex_cli.render.recall import Header
+
+        result = found.result
+        found.header = Header(0, 0, result.vault_commit, result.recall_id, int(meta["header_tokens"]),
+                              int(meta.get("bare_header_tokens", 0)))
+    return found
 
 
 # --- the stages ----------------------------------------------------------------------------------
@@ -835,7 +847,8 @@ def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
     from biocortex_cli.render.recall import EPISODES, Header, RecallPart, hit_fields
 
     opts = asked.opts
-    header = Header(0, matched, asked.head, asked.recall_id, int(meta["header_tokens"]))
+    header = Header(0, matched, asked.head, asked.recall_id, int(meta["header_tokens"]),
+                    int(meta.get("bare_header_tokens", 0)))
     reserve = header._replace(shown=len(top)).cost(opts.budget, opts.budget)  # its digits never exceed these
     used = 0
     hits: list[Hit] = []

@@ -50,6 +50,9 @@ SHORTENED = "[shortened to fit the budget; `biocortex episode show` with the id 
 COMPACT = "~compact"
 HEADER = ("## Relevant past analyses — {shown} of {matched} matched · {tokens}/{budget} tokens · vault {head}"
           " · recall {recall_id}\n\n")
+#: The header of an answer that holds promoted lessons but no past analysis: the recall id, for
+#: ``feedback --helpful LESSON`` (render/recall.py ``compose``).
+BARE_HEADER = "## Recall {recall_id} · {tokens}/{budget} tokens · vault {head}\n\n"
 #: A recall id is "r" and this many decimal digits (recall/engine.py: recall_id). After its space,
 #: " r" is one pre-token and each run of three digits another, and all 1,000 three-digit strings
 #: are single tokens in cl100k_base and o200k_base: every id costs 5 tokens (20,000 random ids

@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 
 from biocortex_cli.records import NamedTuple
-from biocortex_cli.render.blocks import HEADER
+from biocortex_cli.render.blocks import BARE_HEADER, HEADER
 
 TYPE_CHECKING = False  # mypy takes it as True; `typing` (~16 M instructions) stays off recall's path
 if TYPE_CHECKING:
@@ -74,6 +74,7 @@ class Header(NamedTuple):
     head: str | None  # the vault commit
     recall_id: str
     tokens: int  # the header with every number one digit (counted at index time: meta header_tokens)
+    bare: int = 0  # BARE_HEADER's tokens, likewise (meta bare_header_tokens); 0: not known, not printed
 
     def cost(self, total: int, budget: int) -> int:
         """Its tokens when it says ``total``/``budget``."""
@@ -83,6 +84,13 @@ class Header(NamedTuple):
         return HEADER.format(shown=self.shown, matched=self.matched, tokens=total, budget=budget,
                              head=(self.head or "none")[:7], recall_id=self.recall_id)
 
+    def bare_cost(self, total: int, budget: int) -> int:
+        return self.bare + sum(extra_digit_tokens(v) for v in (total, budget))
+
+    def bare_text(self, total: int, budget: int) -> str:
+        return BARE_HEADER.format(tokens=total, budget=budget, head=(self.head or "none")[:7],
+                                  recall_id=self.recall_id)
+
 
 def compose(parts: Sequence[RecallPart], header: Header | None, budget: int) -> tuple[RecallPart, ...]:
     """The parts as printed, in order, empty ones left out: ``header`` goes first in the
@@ -91,9 +99,23 @@ def compose(parts: Sequence[RecallPart], header: Header | None, budget: int) -> 
     The header holds its own count, so the count is settled from below: the least total that
     counts its own digits (a number's digits only grow with it, so this ends in a step or two)."""
     kept = [p for p in parts if p.text]
-    if header is None or not any(p.name == EPISODES for p in kept):
+    if header is None:
         return tuple(kept)
     body = sum(p.tokens for p in kept)
+    if not any(p.name == EPISODES for p in kept):
+        # promoted lessons but no past analysis: the bare header, for the recall id that
+        # `feedback --helpful LESSON` needs, when the budget holds it (facts alone: none to vote on)
+        if not header.bare or not any(p.name == LESSONS for p in kept):
+            return tuple(kept)
+        total = body + header.bare_cost(0, budget)
+        while (settled := body + header.bare_cost(total, budget)) != total:
+            total = settled
+        if total > budget:
+            return tuple(kept)
+        first = kept[0]
+        bare = first._replace(text=header.bare_text(total, budget) + first.text,
+                              tokens=first.tokens + header.bare_cost(total, budget))
+        return (bare, *kept[1:])
     total = body + header.cost(0, budget)
     while (settled := body + header.cost(total, budget)) != total:
         total = settled
