@@ -101,3 +101,27 @@ def test_an_id_obsidian_made_from_a_title_with_accents_gets_an_ascii_one_to_use(
     assert r.code == 1 and problem["line"] == 2
     assert "id: 2026-10-03-hepatocytes-Kupffer" in problem["hint"]
     assert "renamed 2026-10-03-hepatocytes-Kupffer.md" in problem["hint"]
+
+
+def test_a_created_without_a_time_zone_is_a_warning(vault: Path, cli: Cli) -> None:
+    """Obsidian's date-time picker writes the person's local time with no zone
+    (``2026-11-24T10:42``); biocortex reads such a value as UTC. `check` said nothing (obsidian
+    trial); it now warns, and the vault still passes."""
+    rel = _episode(cli, "2026-11-24-picked", "Cell type annotation of PBMC")
+    note = vault / rel
+    text = note.read_text()
+    start = text.index("created:")
+    line = text[:start].count("\n") + 1
+    # (an unquoted YAML timestamp with seconds, 2026-11-24T10:42:00, is UTC by YAML's own rule)
+    for written in ("2026-11-24T10:42", "'2026-11-24T10:42:00'", '"2026-11-24T10:42"'):
+        end = text.index("\n", start)
+        note.write_text(text[:start] + f"created: {written}" + text[end:])
+        r = cli("check", "--json")
+        assert r.code == 0, (written, r.out)
+        [problem] = [p for p in r.json()["problems"] if p["path"] == str(rel)]
+        assert (problem["line"], problem["severity"]) == (line, "warning")
+        assert "no time zone" in problem["message"] and "read as UTC" in problem["message"]
+    for written in ("'2026-11-24T10:42:00Z'", "'2026-11-24T10:42:00+01:00'"):
+        end = text.index("\n", start)
+        note.write_text(text[:start] + f"created: {written}" + text[end:])
+        assert [p for p in cli("check", "--json").json()["problems"] if p["path"] == str(rel)] == [], written

@@ -176,6 +176,8 @@ def check_vault(vault: Vault) -> CheckReport:
             parse_created(note.meta.get("created"), path=note.rel, line=note.line_of("created"))
         except DataError as exc:
             problems.append(_problem(exc, note.rel))
+        else:
+            problems.extend(_zoneless(note))
         if not note.meta.get("author"):
             problems.append(VaultProblem(note.rel, note.line_of("author") if "author" in note.key_lines else 2,
                                          "author is missing", "write author: Name <email>"))
@@ -225,6 +227,25 @@ def check_links(vault: Vault) -> list[VaultProblem]:
                                 f"replace it by a real file or folder: git rm --cached {rel}, then commit"
                                 if committed else f"replace it by a real file or folder: rm {rel}"))
     return out
+
+
+def _zoneless(note: Note) -> list[VaultProblem]:
+    """A warning for a ``created`` with a time and no zone: biocortex reads it as UTC, and
+    Obsidian's date-time picker writes the person's local time that way (obsidian trial)."""
+    import datetime as dt
+
+    value = note.meta.get("created")
+    if isinstance(value, str):
+        try:
+            value = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return []
+    if not isinstance(value, dt.datetime) or value.tzinfo is not None:
+        return []
+    return [VaultProblem(note.rel, note.line_of("created"),
+                         f"created {value.isoformat(timespec='minutes')} has no time zone: it is read as UTC",
+                         "add Z if it is UTC, else its offset (+01:00): Obsidian's date-time picker writes "
+                         "local time without one", "warning")]
 
 
 def _id_hint(ident: object, rel: str, kind: object) -> str:
