@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from biocortex_cli.errors import DataError
+from biocortex_cli.store.episode import zoneless
 from biocortex_cli.store.episodes import FIELD_ORDER, ID_RE, check_fields, likely_field, parse_created
 from biocortex_cli.store.files import read_regular
 from biocortex_cli.store.notes import Note, read_note
@@ -232,18 +233,10 @@ def check_links(vault: Vault) -> list[VaultProblem]:
 def _zoneless(note: Note) -> list[VaultProblem]:
     """A warning for a ``created`` with a time and no zone: biocortex reads it as UTC, and
     Obsidian's date-time picker writes the person's local time that way (obsidian trial)."""
-    import datetime as dt
-
-    value = note.meta.get("created")
-    if isinstance(value, str):
-        try:
-            value = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            return []
-    if not isinstance(value, dt.datetime) or value.tzinfo is not None:
+    created = note.meta.get("created")
+    if not zoneless(created):
         return []
-    return [VaultProblem(note.rel, note.line_of("created"),
-                         f"created {value.isoformat(timespec='minutes')} has no time zone: it is read as UTC",
+    return [VaultProblem(note.rel, note.line_of("created"), f"created {created} has no time zone: it is read as UTC",
                          "add Z if it is UTC, else its offset (+01:00): Obsidian's date-time picker writes "
                          "local time without one", "warning")]
 

@@ -230,24 +230,8 @@ def _changes(root: Any, old: str, new: str, spec: str, cut: int) -> list[tuple[s
 
 def _blobs(root: Any, wanted: Sequence[tuple[str | None, str]]) -> dict[tuple[str | None, str], str]:
     """The text of many files at given commits, in one ``git cat-file --batch``."""
-    if not wanted:
-        return {}
-    query = "".join(f"{rev}:{path}\n" for rev, path in wanted)
-    proc = subprocess.run(["git", "-C", str(root), "cat-file", "--batch"], input=query.encode(),
-                          capture_output=True, check=False)
-    data, pos, out = proc.stdout, 0, {}
-    for key in wanted:
-        nl = data.find(b"\n", pos)
-        if nl == -1:
-            break
-        header = data[pos:nl].split()
-        pos = nl + 1
-        if len(header) != 3 or header[1] != b"blob":
-            continue  # "missing" (or not a file)
-        size = int(header[2])
-        out[key] = data[pos:pos + size].decode("utf-8", "replace")
-        pos += size + 1
-    return out
+    found = git.blobs(root, [f"{rev}:{path}" for rev, path in wanted])
+    return {key: data.decode("utf-8", "replace") for key, data in zip(wanted, found, strict=True) if data is not None}
 
 
 #: ids that ``_record`` replaces by the file's name (``meta.get("id") or stem``), as the index keeps them

@@ -287,7 +287,8 @@ def _refuse_secrets(vault: Vault, root: Path, upstream: str | None, scanned: set
                 wanted.setdefault(fields[3], (commit, raw[i + 1]))
     scanned.update(wanted)
     _refuse_secret_messages(root, span)
-    contents = git.blobs(root, sorted(wanted))
+    ids = sorted(wanted)
+    contents = dict(zip(ids, git.blobs(root, ids), strict=True))
     for blob, (commit, path) in sorted(wanted.items(), key=lambda item: item[1][1]):
         data = contents.get(blob)
         if data is None or len(data) > _SCAN_CAP or b"\0" in data[:8000]:

@@ -105,13 +105,28 @@ class EpisodeFilter(NamedTuple):
     limit: int | None = None
 
 
+def _iso(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+
+
+def zoneless(value: Any) -> bool:
+    """Whether a ``created`` that :func:`parse_created` reads is a time without a zone (read as UTC)."""
+    if isinstance(value, str):
+        try:
+            value = _iso(value)
+        except ValueError:
+            return False
+    return isinstance(value, dt.datetime) and value.tzinfo is None
+
+
 def parse_created(value: Any, *, path: str | None = None, line: int | None = None) -> dt.datetime:
-    """An episode's ``created`` as an aware UTC date-time; DataError (path:line) when it is none."""
+    """An episode's ``created`` as an aware UTC date-time (one without a zone is read as UTC:
+    :func:`zoneless`); DataError (path:line) when it is none."""
     if isinstance(value, dt.datetime):
         parsed = value
     elif isinstance(value, str):
         try:
-            parsed = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            parsed = _iso(value)
         except ValueError:
             raise DataError(f"created {value!r} is not an ISO 8601 date-time", path=path, line=line,
                             hint="write it like 2026-11-22T14:05:00Z") from None

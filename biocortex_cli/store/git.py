@@ -507,24 +507,30 @@ def have_blobs(root: Path, ids: Sequence[str]) -> set[str]:
     return {line.split(" ", 1)[0] for line in proc.stdout.splitlines() if line.endswith(" blob")}
 
 
-def blobs(root: Path, ids: Sequence[str]) -> dict[str, bytes]:
-    """The bytes of each of ``ids`` that is a blob in the object store, in one ``cat-file --batch``."""
-    if not ids:
-        return {}
+def blobs(root: Path | str, names: Sequence[str]) -> list[bytes | None]:
+    """The bytes of each of ``names`` (an object id, or ``rev:path``), in order, in one ``cat-file
+    --batch``; None for a name that is missing or not a blob."""
+    if not names:
+        return []
     import subprocess
 
     proc = subprocess.run(["git", "-C", str(root), "cat-file", "--batch"],
-                          input="".join(f"{i}\n" for i in ids).encode(), capture_output=True, check=False,
+                          input="".join(f"{n}\n" for n in names).encode(), capture_output=True, check=False,
                           env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
-    data, pos, out = proc.stdout, 0, {}
-    while (nl := data.find(b"\n", pos)) != -1:
+    data, pos = proc.stdout, 0
+    out: list[bytes | None] = []
+    for _name in names:
+        nl = data.find(b"\n", pos)
+        if nl == -1:
+            out.append(None)
+            continue
         header = data[pos:nl].split()
         pos = nl + 1
-        if len(header) != 3:
-            continue  # "<id> missing"
+        if len(header) != 3:  # "<name> missing" (or ambiguous): no contents follow
+            out.append(None)
+            continue
         size = int(header[2])
-        if header[1] == b"blob":
-            out[header[0].decode()] = data[pos:pos + size]
+        out.append(data[pos:pos + size] if header[1] == b"blob" else None)
         pos += size + 1
     return out
 
