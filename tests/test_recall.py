@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, Cli, git, invoke
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from biocortex_cli.tokens import get_counter
@@ -127,6 +127,7 @@ def lessons_sample_vault(sample_vault: Path, tmp_path_factory: pytest.TempPathFa
                                        "fiducial", "spatial", "merging", "TIL"]),
                       min_size=1, max_size=6),
        top_k=st.integers(min_value=1, max_value=8))
+@example(budget=156, words=["doublets"], top_k=1)  # CI, 224ffd8: the episode does not fit, the lessons do
 def test_context_with_lessons_never_exceeds_the_budget(lessons_sample_vault: Path, cli: Cli,
                                                        monkeypatch: pytest.MonkeyPatch, budget: int,
                                                        words: list[str], top_k: int) -> None:
@@ -140,7 +141,12 @@ def test_context_with_lessons_never_exceeds_the_budget(lessons_sample_vault: Pat
     data = r.json()
     assert get_counter("cl100k_base").count(data["context"]) == data["tokens"] <= budget
     if data["lessons"]:
-        assert data["context"].startswith("## Lessons that apply\n\n")
+        context = data["context"]
+        if not data["results"]:  # no past analysis fits: the lessons under their own header, when it fits too
+            bare = f"## Recall {data['recall_id']} · {data['tokens']}/{data['budget']} tokens · vault "
+            if context.startswith(bare):
+                context = context.split("\n\n", 1)[1]
+        assert context.startswith("## Lessons that apply\n\n")
         assert len(data["lessons"]) <= 5
 
 
