@@ -333,3 +333,43 @@ def test_the_json_says_whether_the_recall_was_known(ranked: Path, cli: Cli) -> N
     assert known["recall_known"] is True
     unknown = cli("feedback", "r0123456789", "--outcome", "failure", "--unhelpful", "m-b", "--json").json()
     assert unknown["recall_known"] is False and unknown["injected"] == []
+
+
+def test_a_reviewer_retracts_a_bad_vote_and_it_stops_counting(ranked: Path, cli: Cli) -> None:
+    """User trial: `git revert` of a vote does nothing under merge=union, so a bad vote could only
+    be undone by deleting its line by hand. A retraction is a line of its own; the vote stops counting."""
+    first = recall(cli, QUERY)
+    rid = first["recall_id"]
+    neutral = {h["id"]: h["signals"].get("utility", 0.5) for h in first["results"]}
+    agent = ("--author", "Lab Agent <agent@lab.org>")
+    vote = cli(*agent, "feedback", rid, "--outcome", "success", "--helpful", "m-c", "--unhelpful", "m-a", "--json")
+    assert vote.code == 0, vote.err
+    path, created = ranked / vote.json()["path"], "2026-01-01T00:00:00Z"  # the agent voted some time ago
+    path.write_text(path.read_text().replace(vote.json()["created"], created))
+    git(ranked, "-c", "user.name=T", "-c", "user.email=t@lab.org", "commit", "-qam", "an earlier vote")
+    voted = {h["id"]: h["signals"]["utility"] for h in recall(cli, QUERY)["results"]}
+    assert voted["m-c"] > voted["m-b"] > voted["m-a"]
+    # a later, unrelated vote on another recall stays
+    other = recall(cli, "doublet detection scrublet", "--top-k", "1")["recall_id"]  # injects "strong" alone
+    assert cli(*agent, "feedback", other, "--outcome", "success", "--helpful", "strong").code == 0
+
+    undo = cli("--author", "PI <pi@lab.org>", "feedback", rid, "--retract", "--note", "m-a was right", "--json")
+    assert undo.code == 0, undo.err
+    line = undo.json()
+    assert line["retract"] == [{"author": "Lab Agent <agent@lab.org>", "created": created}]
+    assert [w["helpful"] for w in line["withdrawn"]] == [["m-c"]]
+    assert git(ranked, "log", "-1", "--format=%s") == f"feedback: retract {rid} — 1 record by Lab Agent\n"
+    assert json.loads(path.read_text().splitlines()[0])["helpful"] == ["m-c"]  # the vote's line is kept
+    after = {h["id"]: h["signals"].get("utility", 0.5) for h in recall(cli, QUERY)["results"]}
+    assert after["m-a"] == after["m-b"] == after["m-c"] == neutral["m-c"]  # the vote no longer counts
+    assert after["strong"] > 0.5  # the other recall's vote still does
+    assert cli("check").code == 0
+
+    again = cli("--author", "PI <pi@lab.org>", "feedback", rid, "--retract", "--json")
+    assert again.code == 1 and "retracted already" in again.err_json()["error"]["message"]
+    assert cli("feedback", rid, "--retract", "--outcome", "success").code == 2
+    assert cli("feedback", rid).code == 2  # --outcome is required without --retract
+    # the same vote recorded again counts again (the withdrawn line does not make it "already recorded")
+    redo = cli(*agent, "feedback", rid, "--outcome", "success", "--helpful", "m-c", "--unhelpful", "m-a", "--json")
+    assert redo.code == 0 and redo.json()["recorded"] is True
+    assert {h["id"]: h["signals"]["utility"] for h in recall(cli, QUERY)["results"]}["m-c"] > after["m-c"]

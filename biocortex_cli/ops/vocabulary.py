@@ -1,7 +1,8 @@
 """``biocortex vocabulary``: the vault's vocabulary learned from its own evidence, reviewed by people.
 
 :func:`suggest` proposes synonym pairs; nothing is applied until :func:`accept` writes the chosen
-ones to ``vocabulary.md`` (one commit). Two kinds of evidence, each counted:
+ones to ``vocabulary.md`` (one commit); :func:`remove` takes one out again (one commit). Two kinds
+of evidence, each counted:
 
 * **feedback**: a recall whose feedback marks a memory *helpful* although that memory lacks some
   of the question's words. Each such word of the question (``rerun``) is paired with each word
@@ -40,7 +41,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from biocortex_cli.errors import DataError, UsageError
+from biocortex_cli.errors import DataError, NotFoundError, UsageError
 from biocortex_cli.store.vocabulary import VOCABULARY_REL, Group
 
 if TYPE_CHECKING:
@@ -67,6 +68,7 @@ class Suggestion:
     alike: int  # pairs of alike episodes, one saying words[0], the other words[1]
     evidence: tuple[str, ...]  # recall ids and episode ids (the first few)
     association: float = 1.0  # Dice: 2 * the pair's units / (the units of either word) (module docstring)
+    questions: int = 0  # different questions the helpful episodes were named on (one: one coincidence, maybe)
 
     @property
     def support(self) -> int:
@@ -76,14 +78,19 @@ class Suggestion:
     def group(self) -> Group:
         why = []
         if self.feedback:
-            why.append(f"{self.feedback} helpful episodes")
+            why.append(f"{self.feedback} helpful episodes {self.asked()}")
         if self.alike:
             why.append(f"{self.alike} pairs of alike episodes")
         return Group(0, self.words, (), "suggested: " + ", ".join(why))
 
+    def asked(self) -> str:
+        """``for 1 question``: how many questions the feedback evidence comes from."""
+        return f"for {self.questions} question{'' if self.questions == 1 else 's'}"
+
     def as_json(self) -> dict[str, Any]:
         return {"group": " | ".join(self.words), "words": list(self.words), "tokens": list(self.keys),
-                "support": self.support, "feedback": self.feedback, "alike_episodes": self.alike,
+                "support": self.support, "feedback": self.feedback, "questions": self.questions,
+                "alike_episodes": self.alike,
                 "association": round(self.association, 3), "evidence": list(self.evidence)}
 
 
@@ -158,6 +165,7 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
     units: dict[str, set[str]] = {}  # word -> the units of evidence it is part of (either side)
     alike: Counter[tuple[str, str]] = Counter()
     evidence: dict[tuple[str, str], list[str]] = {}
+    questions: dict[tuple[str, str], set[frozenset[str]]] = {}  # a pair either way -> the questions behind it
     records = _feedback(vault)
     for record in records:
         asked = {w for w in surface.sequence(record.query) if w}
@@ -170,6 +178,7 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
             for pair in _pairs(lacking, task_words[ident] - asked, common):
                 helped.setdefault(pair, set()).add(ident)
                 evidence.setdefault(pair, []).append(record.recall_id)
+                questions.setdefault((min(pair), max(pair)), set()).add(frozenset(asked))
     feedback = Counter({pair: len(episodes) for pair, episodes in helped.items()})
     for first, second in _alike_pairs(attrs):
         a, b = task_words[first] - common, task_words[second] - common
@@ -200,7 +209,8 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
         shown = tuple(" ".join(surface.shown(w) for w in side.split(" ")) for side in pair)
         found.append(Suggestion((shown[0], shown[1]), pair, feedback[pair], alike[pair],
                                 tuple(dict.fromkeys(evidence[pair]))[:5]))
-    found = _one_per_word_pair(found)
+    found = [replace(s, questions=len(questions.get((min(s.keys), max(s.keys)), ())))
+             for s in _one_per_word_pair(found)]
     weak = 0
     strong = []
     for suggestion in found:
@@ -265,6 +275,43 @@ def accept(vault: Vault, chosen: Sequence[str], author: Author, *, min_support: 
     message = f"vocabulary: accept {VOCABULARY_REL} — {summary}"
     vocabulary.add_groups(vault, accepted, author, message[:200])
     return AcceptReport(VOCABULARY_REL, accepted, skipped, vault.head())
+
+
+@dataclass(frozen=True)
+class RemoveReport:
+    path: str
+    removed: list[Group]
+    commit: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"path": self.path, "removed": [{"line": g.line, "group": g.text()} for g in self.removed],
+                "commit": self.commit}
+
+
+def remove(vault: Vault, chosen: Sequence[str], author: Author) -> RemoveReport:
+    """Take ``chosen`` groups (as the note writes them, the comment left out; the terms in any
+    order) out of the vocabulary note, in one commit: the undo of ``accept``. Refused, writing
+    nothing, when one is not in the note."""
+    from biocortex_cli.store import vocabulary
+
+    if not chosen:
+        raise UsageError("name the groups to remove", hint='e.g. biocortex vocabulary remove "multiplet | seq"')
+    present = vocabulary.read(vault.root).groups
+    removed: dict[int, Group] = {}
+    for item in chosen:
+        parsed = vocabulary.parse(f"- {item}\n")
+        if parsed.problems:
+            raise DataError(f"{item!r}: {parsed.problems[0].message}", hint=parsed.problems[0].hint)
+        for group in parsed.groups:
+            found = [g for g in present if _identity(g) == _identity(group)]
+            if not found:
+                raise NotFoundError(f"{group.text()!r} is not a group of {VOCABULARY_REL}", path=VOCABULARY_REL,
+                                    hint="`biocortex vocabulary show` lists the groups, with their lines")
+            removed.update((g.line, g) for g in found)
+    groups = [removed[line] for line in sorted(removed)]
+    summary = "; ".join(" | ".join(g.terms) for g in groups)
+    vocabulary.remove_lines(vault, sorted(removed), author, f"vocabulary: remove {VOCABULARY_REL} — {summary}"[:200])
+    return RemoveReport(VOCABULARY_REL, groups, vault.head())
 
 
 # --- internals -----------------------------------------------------------------------------------
@@ -354,20 +401,15 @@ def _together(pair: tuple[str, str], in_tasks: dict[str, set[str]]) -> bool:
 
 
 def _feedback(vault: Vault) -> list[FeedbackRecord]:
-    """Feedback records that carry a question and name helpful memories, each once."""
-    from biocortex_cli.store.feedback import feedback_files, parse_feedback
+    """Feedback records that count, carry a question and name helpful memories, each once."""
+    from biocortex_cli.store.feedback import live, read_feedback
 
     seen: set[tuple[Any, ...]] = set()
     out = []
-    for rel in feedback_files(vault.root):
-        try:
-            data = (vault.root / rel).read_bytes()
-        except OSError:
-            continue
-        for record in parse_feedback(data, rel)[0]:
-            if record.query and record.helpful and record.key() not in seen:
-                seen.add(record.key())
-                out.append(record)
+    for record in live(read_feedback(vault.root)[0]):  # a retracted vote teaches no word
+        if record.query and record.helpful and record.key() not in seen:
+            seen.add(record.key())
+            out.append(record)
     return out
 
 
