@@ -373,3 +373,18 @@ def test_a_reviewer_retracts_a_bad_vote_and_it_stops_counting(ranked: Path, cli:
     redo = cli(*agent, "feedback", rid, "--outcome", "success", "--helpful", "m-c", "--unhelpful", "m-a", "--json")
     assert redo.code == 0 and redo.json()["recorded"] is True
     assert {h["id"]: h["signals"]["utility"] for h in recall(cli, QUERY)["results"]}["m-c"] > after["m-c"]
+
+
+def test_explain_shows_the_votes_behind_a_utility(ranked: Path, cli: Cli) -> None:
+    """PI trial: `--explain` printed `utility 0.53` and nothing on where it came from."""
+    rid = recall(cli, QUERY)["recall_id"]
+    assert cli("feedback", rid, "--outcome", "failure", "--helpful", "m-c", "--unhelpful", "m-a").code == 0
+    data = recall(cli, QUERY, "--explain")
+    matched = {h["id"]: h["matched"] for h in data["results"]}
+    assert matched["m-c"]["feedback"][0] == "for 1.00" and matched["m-c"]["feedback"][1].startswith("against 0.00")
+    assert matched["m-a"]["feedback"][:1] == ["for 0.00"] and matched["m-a"]["feedback"][1].startswith("against 1.00")
+    assert matched["strong"]["feedback"][1].startswith("against 0.25")  # injected into a failure, not named
+    unrelated = recall(cli, "variant calling on exomes", "--explain")["results"]
+    assert all(h["matched"].get("feedback", ["for 0.00"])[0] == "for 0.00" for h in unrelated)
+    err = cli("recall", QUERY, "--explain").err
+    assert "explain:      feedback: for 1.00, against 0.00 (votes, each weighed by how alike" in err
