@@ -388,3 +388,14 @@ def test_explain_shows_the_votes_behind_a_utility(ranked: Path, cli: Cli) -> Non
     assert all(h["matched"].get("feedback", ["for 0.00"])[0] == "for 0.00" for h in unrelated)
     err = cli("recall", QUERY, "--explain").err
     assert "explain:      feedback: for 1.00, against 0.00 (votes, each weighed by how alike" in err
+
+
+def test_feedback_on_a_recall_that_injected_nothing_says_it_moves_nothing(ranked: Path, cli: Cli) -> None:
+    """Agent trial: 6 of 31 feedback commits were on recalls that found nothing and named nothing;
+    each was a commit that changed no ranking, and nothing said so."""
+    empty = recall(cli, "phosphoproteomics site localisation")
+    assert empty["results"] == []
+    r = cli("feedback", empty["recall_id"], "--outcome", "success")
+    assert r.code == 0 and "moves no ranking" in r.err and "--helpful" in r.err
+    named = cli("feedback", empty["recall_id"], "--outcome", "success", "--helpful", "m-b")
+    assert named.code == 0 and "moves no ranking" not in named.err

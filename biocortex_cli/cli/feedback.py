@@ -48,5 +48,8 @@ def feedback(
                    "only the ids named with --helpful/--unhelpful count")
     if not done.recorded:
         state.info(f"biocortex: this feedback is already recorded in {done.path}; nothing new was written")
+    elif not (done.record.injected or done.record.helpful or done.record.unhelpful):
+        state.info(f"biocortex: note: {recall_id} injected no memory and none is named, so this record moves no "
+                   "ranking; name an analysis that helped with --helpful (`biocortex episode list` finds it)")
     state.emit_json(done.as_json()) if json_ else state.out(done.path)
     return 0
