@@ -162,3 +162,20 @@ def test_each_suggestion_says_how_many_questions_its_feedback_comes_from(vault: 
     assert cli("vocabulary", "accept", "1").code == 0
     assert (vault / VOCABULARY_REL).read_text().endswith(
         "- superloaded | overloaded  # suggested: 2 helpful episodes for 2 questions\n")
+
+
+def test_a_group_a_person_removed_is_not_suggested_again(vault: Path, cli: Cli) -> None:
+    """User trial: after `vocabulary remove`, the same pair came back as suggestion 1, for the
+    next `accept 1` to write again."""
+    build(vault, cli)
+    helpful(cli, "superloaded lanes: what doublet rate?", "lane-a")
+    helpful(cli, "rescue a superloaded chip", "lane-b")
+    assert cli("vocabulary", "accept", "1").code == 0
+    assert cli("vocabulary", "remove", "superloaded | overloaded").code == 0
+    data = cli("vocabulary", "suggest", "--json").json()
+    assert "superloaded | overloaded" not in [s["group"] for s in data["suggestions"]]
+    assert data["removed_before"] == 1
+    assert "1 removed from vocabulary.md before" in cli("vocabulary", "suggest").err
+    again = cli("vocabulary", "accept", "overloaded | superloaded", "--json")  # a person may still write it
+    assert again.code == 0 and again.json()["accepted"] == ["overloaded | superloaded  # accepted"]
+    assert cli("vocabulary", "suggest", "--json").json()["removed_before"] == 0  # in the note again: known

@@ -25,7 +25,8 @@ def suggest(
     state.info(f"biocortex: {len(report.suggestions)} suggestion(s) from {report.episodes} episodes and "
                f"{report.feedback_records} feedback records ({report.known} already in the vocabulary, "
                f"{report.below_support} with support below {min_support}, {report.weak} whose words pair with too "
-               f"much else, {report.separate_entities} joining two entities)")
+               f"much else, {report.separate_entities} joining two entities, {report.removed} removed from "
+               "vocabulary.md before)")
     return 0
 
 

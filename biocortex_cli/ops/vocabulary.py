@@ -104,12 +104,14 @@ class SuggestReport:
     min_support: int = MIN_SUPPORT
     weak: int = 0  # pairs with enough support whose association is below MIN_ASSOCIATION
     separate_entities: int = 0  # pairs that would join two entity notes (`entity merge` does that)
+    removed: int = 0  # pairs `vocabulary remove` took out of the note before: a person said no
 
     def as_json(self) -> dict[str, Any]:
         return {"suggestions": [s.as_json() for s in self.suggestions], "episodes": self.episodes,
                 "feedback_records": self.feedback_records, "already_in_vocabulary": self.known,
                 "below_support": self.below_support, "weak": self.weak,
-                "separate_entities": self.separate_entities, "min_support": self.min_support}
+                "separate_entities": self.separate_entities, "removed_before": self.removed,
+                "min_support": self.min_support}
 
 
 @dataclass(frozen=True)
@@ -227,10 +229,13 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
         with _entity_owner(vault) as owner:  # what `accept` would refuse is not offered
             offered = [s for s in found if not entity_problems(Parsed((s.group,), ()), owner)]
         separate, found = len(found) - len(offered), offered
+    refused = _removed_before(vault)
+    offered = [s for s in found if _identity(s.group) not in refused]
+    removed, found = len(found) - len(offered), offered
     rarity = {s.keys: sum(len(in_tasks.get(w, ())) for side in s.keys for w in side.split(" ")) for s in found}
     found.sort(key=lambda s: (-s.support, -s.feedback, rarity[s.keys], s.keys))
     return SuggestReport(found[:limit] if limit else found, len(tasks), len(records), known, below, min_support,
-                         weak, separate)
+                         weak, separate, removed)
 
 
 def accept(vault: Vault, chosen: Sequence[str], author: Author, *, min_support: int = MIN_SUPPORT) -> AcceptReport:
@@ -497,6 +502,20 @@ def _entity_owner(vault: Vault) -> Iterator[Callable[[str], str | None]]:
             return entity_rel(name) if name is not None else by_stat(term)
 
         yield owner
+
+
+def _removed_before(vault: Vault) -> set[tuple[frozenset[str], frozenset[str]]]:
+    """The groups ``vocabulary remove`` took out of the note (its commits' removed lines), that
+    the note does not hold again: a person's no, which suggest does not ask again."""
+    from biocortex_cli.store import git, vocabulary
+
+    prefix = vault.git_prefix()
+    rel = VOCABULARY_REL if prefix == "." else f"{prefix}/{VOCABULARY_REL}"
+    out = git.run(vault.git_root, "log", "--format=", "-p", "--no-color", "--no-ext-diff", "--no-renames",
+                  "--grep", f"^vocabulary: remove {VOCABULARY_REL} ", "--", rel, check=False)
+    lines = [line[1:] for line in out.splitlines() if line.startswith("-") and not line.startswith("---")]
+    gone = {_identity(g) for g in vocabulary.parse("\n".join(lines)).groups}
+    return gone - {_identity(g) for g in vocabulary.read(vault.root).groups}
 
 
 def _identity(group: Group) -> tuple[frozenset[str], frozenset[str]]:
