@@ -924,6 +924,5 @@ def _explain(conn: sqlite3.Connection, doc: int, asked: _Asked, named: _Named,
         ident = info["id"]
         votes_for, votes_against = evidence(conn, [ident], question=question_fingerprints(asked.opts.query)).get(
             ident, (0.0, 0.0))
-        out["feedback"] = [f"for {votes_for:.2f}", f"against {votes_against:.2f} (votes, each weighed by how alike "
-                           "its question is to this one)"]
+        out["feedback"] = [f"for {votes_for:.2f}", f"against {votes_against:.2f} (weighed votes)"]
     return out
