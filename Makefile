@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 DEMO ?= demo-vault
 
-.PHONY: venv test lint demo bench clean-demo stress
+.PHONY: venv test explore lint demo bench clean-demo stress
 
 venv: $(VENV)/.installed
 
@@ -16,6 +16,10 @@ $(VENV)/.installed: pyproject.toml
 
 test: venv
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
+
+# The property tests with new random examples each run (`make test` draws the same ones every run).
+explore: venv
+	$(PY) -m pytest -q -n 2 -p no:cacheprovider --hypothesis-profile=explore -x
 
 lint: venv
 	$(BIN)/ruff check biocortex_cli tests benchmarks scripts

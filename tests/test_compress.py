@@ -572,6 +572,14 @@ def test_summarizer_that_cannot_be_run_falls_back_too(cli: Cli) -> None:
     assert unbalanced.code == 2
 
 
+@pytest.mark.parametrize("command", ["llm 'unclosed", "  "])
+def test_an_unsplittable_summarizer_is_a_usage_error_even_when_the_conversation_fits(cli: Cli, command: str) -> None:
+    """docs/compress.md: an unsplittable --summarizer is exit 2. Docs trial: with a conversation that fitted (no
+    summary needed) the mistake went unnoticed, exit 0, until the day the conversation grew."""
+    r = cli("compress", "--budget", "100000", "--summarizer", command, stdin=json.dumps(openai_chat()))
+    assert r.code == 2 and "--summarizer" in r.err and r.out == ""
+
+
 def test_summarizer_summaries_are_summarised_again_when_they_do_not_fit(
     cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

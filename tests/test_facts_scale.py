@@ -399,6 +399,23 @@ def test_1_import_reads_csv_and_jsonl_with_headers(vault: Path, cli: Cli, tmp_pa
     assert r.code == 1 and "the header names no predicate column" in r.err
 
 
+def test_import_reads_an_edge_list_whose_source_column_is_the_subject(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """docs/facts.md: edge lists' `source`/`target` headers are understood. Docs trial: `source,target,relation`
+    was refused ("the header names no subject column"), `source` read as the citations. With no subject column,
+    `source` is the edge's subject; beside a subject column it stays the citations."""
+    (tmp_path / "edges.csv").write_text("source,target,relation,confidence\nKEAP1,NFE2L2,inhibits,0.9\n")
+    assert cli("fact", "import", str(tmp_path / "edges.csv")).out.strip() == "1"
+    (fact,) = cli("fact", "query", "KEAP1", "--json").json()["facts"]
+    assert (fact["subject"], fact["predicate"], fact["object"], fact["source"]) == (
+        "KEAP1", "inhibits", "NFE2L2", ["unsourced"])
+    (tmp_path / "cited.csv").write_text("source,target,relation,pmid\nNFE2L2,HMOX1,activates,1\n")
+    assert cli("fact", "import", str(tmp_path / "cited.csv"), "--source-prefix", "PMID").code == 0
+    assert cli("fact", "query", "HMOX1", "--json").json()["facts"][0]["source"] == ["PMID:1"]
+    (tmp_path / "cited.csv").write_text("subject,target,relation,source\nNFE2L2,HMOX1,activates,PMID:1\n")
+    assert cli("fact", "import", str(tmp_path / "cited.csv")).code == 0
+    assert cli("fact", "query", "HMOX1", "--json").json()["facts"][0]["source"] == ["PMID:1"]
+
+
 def test_7_import_does_not_reopen_a_retracted_fact_silently(vault: Path, cli: Cli, tmp_path: Path) -> None:
     ident = add(cli, "KEAP1", "activates", "NFE2L2", "--source", "agent:draft")
     assert cli("fact", "retract", ident, "--reason", "draft").code == 0

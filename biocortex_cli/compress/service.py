@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from biocortex_cli.compress.engine import CompressResult, compress
 from biocortex_cli.compress.formats import parse
 from biocortex_cli.compress.models import resolve_budget
-from biocortex_cli.compress.summarize import DEFAULT_TIMEOUT
+from biocortex_cli.compress.summarize import DEFAULT_TIMEOUT, summarizer_argv
 from biocortex_cli.errors import BiocortexError, DataError, NotFoundError, UsageError
 from biocortex_cli.store.config import CONFIG_REL
 from biocortex_cli.store.files import read_capped
@@ -70,6 +70,8 @@ def compress_input(*, raw: bytes, path: str = STDIN, budget: int | None = None, 
     """Compress the conversation in ``raw`` with the options, over the vault's defaults."""
     from biocortex_cli.tokens import get_counter
 
+    if summarizer is not None:  # a mistake in the command is one even when no summary is needed today
+        summarizer_argv(summarizer)
     wm, encoding = settings(vault)
     plan = resolve_budget(budget=budget, model=model, max_tokens=wm.max_tokens, config_model=wm.model,
                           fraction=wm.auto_fraction, minimum=wm.auto_min_tokens, maximum=wm.auto_max_tokens,

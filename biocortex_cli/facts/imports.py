@@ -16,7 +16,8 @@ survive), as ``fact add`` does.
 Columns. A file with a header names them: ``subject``, ``predicate``, ``object``, ``source``
 (several separated by ``;`` or ``|``), ``confidence``, ``taxon``, ``cell_type``, ``context``;
 common synonyms are understood (``TF``/``Target``/``Regulation``/``Reference`` of TRRUST,
-``source``/``target`` of edge lists — see ``HEADERS``). A file without one takes
+``source``/``target`` of edge lists, ``source`` being the subject when no other
+column is — see ``HEADERS``). A file without one takes
 ``columns=("subject", "object", "predicate", "source")``, ``-`` skipping a column.
 
 Progress: ``progress(stage, done, total)`` is called every 1,000 rows checked (``check``, total 0:
@@ -165,6 +166,9 @@ def read_rows(text: str, rel: str, options: ImportOptions, *, headers: Mapping[s
         except StopIteration:
             return
         columns = [_field(h, headers) for h in header]
+        names = [h.strip().casefold() for h in header]
+        if "subject" in required and "subject" not in columns and names.count("source") == 1:
+            columns[names.index("source")] = "subject"  # an edge list's source/target: the edge's ends
         missing = [f for f in required if f not in columns]
         if missing:
             raise DataError(f"the header names no {', '.join(missing)} column ({', '.join(header)})", path=rel,
