@@ -162,6 +162,9 @@ def test_each_suggestion_says_how_many_questions_its_feedback_comes_from(vault: 
     assert cli("vocabulary", "accept", "1").code == 0
     assert (vault / VOCABULARY_REL).read_text().endswith(
         "- superloaded | overloaded  # suggested: 2 helpful episodes for 2 questions\n")
+    body = git(vault, "log", "-1", "--format=%b")  # the commit names the recalls a reviewer can look up
+    assert body.startswith("- superloaded | overloaded  # suggested: 2 helpful episodes for 2 questions: "
+                           "support 2, evidence r") and body.count(", r") == 1
 
 
 def test_a_group_a_person_removed_is_not_suggested_again(vault: Path, cli: Cli) -> None:

@@ -250,6 +250,7 @@ def accept(vault: Vault, chosen: Sequence[str], author: Author, *, min_support: 
                          hint='e.g. biocortex vocabulary accept "doublet | multiplet", or the numbers of suggestions')
     numbered: list[Suggestion] | None = None
     groups: list[Group] = []
+    evidence: dict[tuple[frozenset[str], frozenset[str]], str] = {}  # a suggestion's evidence, for the commit
     for item in chosen:
         if item.strip().isdigit():
             if numbered is None:
@@ -258,7 +259,10 @@ def accept(vault: Vault, chosen: Sequence[str], author: Author, *, min_support: 
             if not 1 <= n <= len(numbered):
                 raise UsageError(f"there is no suggestion {n} ({len(numbered)} listed)",
                                  hint="run `biocortex vocabulary suggest` to see them")
-            groups.append(numbered[n - 1].group)
+            chosen_one = numbered[n - 1]
+            groups.append(chosen_one.group)
+            evidence[_identity(chosen_one.group)] = (f"support {chosen_one.support}, evidence "
+                                                     f"{', '.join(chosen_one.evidence)}")
             continue
         parsed = vocabulary.parse(f"- {item}\n")
         if parsed.problems:
@@ -277,8 +281,9 @@ def accept(vault: Vault, chosen: Sequence[str], author: Author, *, min_support: 
     if not accepted:
         return AcceptReport(VOCABULARY_REL, [], skipped)
     summary = "; ".join(" | ".join(g.terms) for g in accepted)
-    message = f"vocabulary: accept {VOCABULARY_REL} — {summary}"
-    vocabulary.add_groups(vault, accepted, author, message[:200])
+    message = f"vocabulary: accept {VOCABULARY_REL} — {summary}"[:200]
+    why = [f"- {g.text()}: {evidence[_identity(g)]}" for g in accepted if _identity(g) in evidence]
+    vocabulary.add_groups(vault, accepted, author, message + ("\n\n" + "\n".join(why) if why else ""))
     return AcceptReport(VOCABULARY_REL, accepted, skipped, vault.head())
 
 
