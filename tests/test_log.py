@@ -148,4 +148,4 @@ def test_a_reviewer_sees_feedback_retractions_and_vocabulary_changes(vault: Path
     out = cli("log", "--since", start).out
     assert "Feedback entries (26)\n- Lab Agent: 25\n- PI: 1 (1 retracting earlier feedback)\n\n" in out
     assert "more (--json" not in out
-    assert "Vocabulary (vocabulary.md) (1)\n- added: doublet | multiplet  # accepted\n" in out
+    assert "Vocabulary groups (1)\n- added: doublet | multiplet  # accepted\n" in out

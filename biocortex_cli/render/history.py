@@ -66,7 +66,7 @@ def digest_text(d: Digest) -> str:
     lines += _items("Feedback entries", [f"{who}: {n}" + (f" ({retracted[who]} retracting earlier feedback)"
                                                           if retracted.get(who) else "")
                                          for who, n in d.feedback.items()], count=sum(d.feedback.values()))
-    lines += _items("Vocabulary (vocabulary.md)", [f"added: {g}" for g in d.vocabulary.get("added", [])]
+    lines += _items("Vocabulary groups", [f"added: {g}" for g in d.vocabulary.get("added", [])]
                     + [f"removed: {g}" for g in d.vocabulary.get("removed", [])])
     counts = [f"{folder} +{c['added']} ~{c['modified']} -{c['removed']}" for folder, c in sorted(d.counts.items())]
     if counts:
