@@ -161,6 +161,8 @@ def test_6_the_same_source_corrected_does_not_add(vault: Path, cli: Cli) -> None
     ("2026-11-10", "no episode with id '2026-11-10'"),
     ("no-such-episode", "no episode with id 'no-such-episode'"),
     ("episode:ghost", "no episode with id 'ghost'"),
+    ("8319905", "a PubMed id is written PMID:<digits>"),  # docs trial: a bare or mistyped PMID (TRRUST)
+    ("1724219e", "a PubMed id is written PMID:<digits> (digits only)"),
     ("PMID:abc", "a PMID is digits only"),
     ("doi:nature", "a DOI starts with 10."),
     ("Smith et al. 2020", "is not a source biocortex can check"),

@@ -110,6 +110,8 @@ def parse_source(text: str, *, episode_exists: Callable[[str], bool] | None = No
         if episode_exists is not None and episode_exists(raw):
             return Source(raw, "episode", f"episode:{raw}")
         why = f"no episode with id {raw_shown!r} in this vault" if episode_exists is not None else "not a source"
+        if raw[0].isdigit() and raw.isalnum():  # a PubMed id without its prefix, or mistyped (TRRUST rows)
+            why += ", and a PubMed id is written PMID:<digits>" + (" (digits only)" if not raw.isdigit() else "")
         raise UsageError(f"source {raw_shown!r}: {why}", hint=GRAMMAR)
     raise UsageError(f"source {raw_shown!r} is not a source biocortex can check", hint=GRAMMAR)
 
