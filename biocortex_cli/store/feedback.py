@@ -174,12 +174,12 @@ def live(records: Iterable[FeedbackRecord]) -> list[FeedbackRecord]:
     return [r for r in records if not r.retracts and (r.recall_id, r.author, r.created) not in gone]
 
 
-def read_feedback(root: Path) -> tuple[list[FeedbackRecord], list[DataError]]:
-    """Every record of every feedback file, in file order, and the lines (or files) that could not
-    be read; :func:`live` gives those that count."""
+def read_feedback(root: Path, pattern: str = "*.jsonl") -> tuple[list[FeedbackRecord], list[DataError]]:
+    """Every record of every feedback file (those ``pattern`` names), in file order, and the lines
+    (or files) that could not be read; :func:`live` gives those that count."""
     records: list[FeedbackRecord] = []
     problems: list[DataError] = []
-    for rel in feedback_files(root):
+    for rel in feedback_files(root, pattern):
         try:
             data = read_regular(root / rel) or b""
         except DataError as exc:
@@ -269,7 +269,13 @@ def record_feedback(vault: Vault, *, recall_id: str, outcome: str, helpful: Iter
     message = (f"feedback: record {recall_id} — {outcome}, {len(helpful_ids)} helpful, "
                f"{len(unhelpful_ids)} unhelpful")
     with vault.transaction(message, author) as txn:
-        records = read_feedback(vault.root)[0]
+        # The writer's own files hold any record this one could repeat or share a second with;
+        # only then do retractions (anyone's, in any file) matter, and every file is read. Reading
+        # them all for every vote made a vote 3x slower (benchmarks/feedback_write.py, performance.md).
+        records = read_feedback(vault.root, f"*.{writer_slug(author)}.jsonl")[0]
+        if any(r.recall_id == recall_id and (r.key() == record.key() or r.created == record.created)
+               for r in records):
+            records = read_feedback(vault.root)[0]
         same = next((r for r in live(records) if r.key() == record.key()), None)
         if same is not None:  # a withdrawn record does not count: the same vote again is recorded
             return FeedbackWrite(same, same.path, recorded=False, recall_known=logged is not None)
