@@ -36,10 +36,11 @@ SHAPES = {
     "lessons refresh": "lessons-refresh.json", "log": "log.json", "recall": "recall.json",
     "restore": "restore.json", "sync": "sync.json", "vocabulary accept": "vocabulary-accept.json",
     "vocabulary check": "vocabulary-check.json", "vocabulary show": "vocabulary-show.json",
-    "vocabulary suggest": "vocabulary-suggest.json",
+    "vocabulary suggest": "vocabulary-suggest.json", "vocabulary remove": "vocabulary-remove.json",
 }
-#: schemas of a second form of a command's output (index --check, vocabulary show without TEXT)
-SECOND_FORMS = {"index-check.json", "vocabulary-groups.json"}
+#: schemas of a second form of a command's output (index --check, vocabulary show without TEXT,
+#: feedback --retract)
+SECOND_FORMS = {"index-check.json", "vocabulary-groups.json", "feedback-retract.json"}
 
 
 # --- a small validator: the keywords docs/schema/ uses ---------------------------------------------
@@ -207,6 +208,7 @@ def test_every_json_shape_on_a_demo_vault(vault: Path, cli: Cli, tmp_path: Path)
           "--budget", "2500")
     shape("compress", str(TRANSCRIPT), "--budget", "3400")
     shape("feedback", recalled["recall_id"], "--outcome", "success", "--helpful", recalled["results"][0]["id"])
+    _check(ok("feedback", recalled["recall_id"], "--retract", "--json"), "feedback-retract.json")
     clusters = shape("lessons", "--limit", "3")
     shape("lessons promote", clusters["clusters"][0]["id"])
     shape("lessons refresh")
@@ -221,6 +223,7 @@ def test_every_json_shape_on_a_demo_vault(vault: Path, cli: Cli, tmp_path: Path)
     shape("log", "--since", "1d")
     shape("vocabulary suggest", "--min-support", "1", "--limit", "0")
     shape("vocabulary accept", "doublet | multiplet", "CRISPR screen | knockout screen")
+    shape("vocabulary remove", "knockout screen | CRISPR screen")
     shape("vocabulary show", "doublets in multiome")
     _check(ok("vocabulary", "show"), "vocabulary-groups.json")
     shape("vocabulary check")

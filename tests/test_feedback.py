@@ -333,3 +333,69 @@ def test_the_json_says_whether_the_recall_was_known(ranked: Path, cli: Cli) -> N
     assert known["recall_known"] is True
     unknown = cli("feedback", "r0123456789", "--outcome", "failure", "--unhelpful", "m-b", "--json").json()
     assert unknown["recall_known"] is False and unknown["injected"] == []
+
+
+def test_a_reviewer_retracts_a_bad_vote_and_it_stops_counting(ranked: Path, cli: Cli) -> None:
+    """User trial: `git revert` of a vote does nothing under merge=union, so a bad vote could only
+    be undone by deleting its line by hand. A retraction is a line of its own; the vote stops counting."""
+    first = recall(cli, QUERY)
+    rid = first["recall_id"]
+    neutral = {h["id"]: h["signals"].get("utility", 0.5) for h in first["results"]}
+    agent = ("--author", "Lab Agent <agent@lab.org>")
+    vote = cli(*agent, "feedback", rid, "--outcome", "success", "--helpful", "m-c", "--unhelpful", "m-a", "--json")
+    assert vote.code == 0, vote.err
+    path, created = ranked / vote.json()["path"], "2026-01-01T00:00:00Z"  # the agent voted some time ago
+    path.write_text(path.read_text().replace(vote.json()["created"], created))
+    git(ranked, "-c", "user.name=T", "-c", "user.email=t@lab.org", "commit", "-qam", "an earlier vote")
+    voted = {h["id"]: h["signals"]["utility"] for h in recall(cli, QUERY)["results"]}
+    assert voted["m-c"] > voted["m-b"] > voted["m-a"]
+    # a later, unrelated vote on another recall stays
+    other = recall(cli, "doublet detection scrublet", "--top-k", "1")["recall_id"]  # injects "strong" alone
+    assert cli(*agent, "feedback", other, "--outcome", "success", "--helpful", "strong").code == 0
+
+    undo = cli("--author", "PI <pi@lab.org>", "feedback", rid, "--retract", "--note", "m-a was right", "--json")
+    assert undo.code == 0, undo.err
+    line = undo.json()
+    assert line["retract"] == [{"author": "Lab Agent <agent@lab.org>", "created": created}]
+    assert [w["helpful"] for w in line["withdrawn"]] == [["m-c"]]
+    assert git(ranked, "log", "-1", "--format=%s") == f"feedback: retract {rid} — 1 record by Lab Agent\n"
+    assert json.loads(path.read_text().splitlines()[0])["helpful"] == ["m-c"]  # the vote's line is kept
+    after = {h["id"]: h["signals"].get("utility", 0.5) for h in recall(cli, QUERY)["results"]}
+    assert after["m-a"] == after["m-b"] == after["m-c"] == neutral["m-c"]  # the vote no longer counts
+    assert after["strong"] > 0.5  # the other recall's vote still does
+    assert cli("check").code == 0
+
+    again = cli("--author", "PI <pi@lab.org>", "feedback", rid, "--retract", "--json")
+    assert again.code == 1 and "retracted already" in again.err_json()["error"]["message"]
+    assert cli("feedback", rid, "--retract", "--outcome", "success").code == 2
+    assert cli("feedback", rid).code == 2  # --outcome is required without --retract
+    # the same vote recorded again counts again (the withdrawn line does not make it "already recorded")
+    redo = cli(*agent, "feedback", rid, "--outcome", "success", "--helpful", "m-c", "--unhelpful", "m-a", "--json")
+    assert redo.code == 0 and redo.json()["recorded"] is True
+    assert {h["id"]: h["signals"]["utility"] for h in recall(cli, QUERY)["results"]}["m-c"] > after["m-c"]
+
+
+def test_explain_shows_the_votes_behind_a_utility(ranked: Path, cli: Cli) -> None:
+    """PI trial: `--explain` printed `utility 0.53` and nothing on where it came from."""
+    rid = recall(cli, QUERY)["recall_id"]
+    assert cli("feedback", rid, "--outcome", "failure", "--helpful", "m-c", "--unhelpful", "m-a").code == 0
+    data = recall(cli, QUERY, "--explain")
+    matched = {h["id"]: h["matched"] for h in data["results"]}
+    assert matched["m-c"]["feedback"][0] == "for 1.00" and matched["m-c"]["feedback"][1].startswith("against 0.00")
+    assert matched["m-a"]["feedback"][:1] == ["for 0.00"] and matched["m-a"]["feedback"][1].startswith("against 1.00")
+    assert matched["strong"]["feedback"][1].startswith("against 0.25")  # injected into a failure, not named
+    unrelated = recall(cli, "variant calling on exomes", "--explain")["results"]
+    assert all(h["matched"].get("feedback", ["for 0.00"])[0] == "for 0.00" for h in unrelated)
+    err = cli("recall", QUERY, "--explain").err
+    assert "explain:      feedback: for 1.00, against 0.00 (weighed votes)\n" in err
+
+
+def test_feedback_on_a_recall_that_injected_nothing_says_it_moves_nothing(ranked: Path, cli: Cli) -> None:
+    """Agent trial: 6 of 31 feedback commits were on recalls that found nothing and named nothing;
+    each was a commit that changed no ranking, and nothing said so."""
+    empty = recall(cli, "phosphoproteomics site localisation")
+    assert empty["results"] == []
+    r = cli("feedback", empty["recall_id"], "--outcome", "success")
+    assert r.code == 0 and "moves no ranking" in r.err and "--helpful" in r.err
+    named = cli("feedback", empty["recall_id"], "--outcome", "success", "--helpful", "m-b")
+    assert named.code == 0 and "moves no ranking" not in named.err

@@ -119,3 +119,33 @@ def test_text_digest_reads_only_what_it_shows(vault: Path, cli: Cli) -> None:
     text = cli("log", "--since", start).out
     assert f"New episodes ({render.SHOWN + 3})" in text and "- … and 3 more (--json lists them all)" in text
     assert len(cli("log", "--since", start, "--json").json()["episodes"]) == render.SHOWN + 3
+
+
+def test_a_reviewer_sees_feedback_retractions_and_vocabulary_changes(vault: Path, cli: Cli) -> None:
+    """PI trial: 31 feedback entries by one agent printed "… and 11 more" under a one-line list;
+    vocabulary groups the agent accepted were not in the digest at all; retractions looked like votes."""
+    ok = cli("episode", "add", "--task", "Doublet removal in PBMC", "--success").out.strip()
+    start = git(vault, "rev-parse", "HEAD").strip()
+    lines = [json.dumps({"recall_id": f"r{i:012d}", "outcome": "success", "helpful": [ok], "injected": [],
+                         "query": "doublets", "note": "", "author": "Lab Agent <agent@lab.example>",
+                         "created": f"2026-11-20T10:{i:02d}:00Z"}) for i in range(25)]
+    (vault / "feedback/2026/11").mkdir(parents=True)
+    (vault / "feedback/2026/11/2026-11-20.agent-lab.example.jsonl").write_text("\n".join(lines) + "\n")
+    commit_all(vault, "feedback: record 25 votes")
+    undo = cli("--author", "PI <pi@lab.example>", "feedback", "r000000000003", "--retract", "--note", "wrong")
+    assert undo.code == 0, undo.err
+    assert cli("vocabulary", "accept", "doublet | multiplet", "rerun | redo").code == 0
+    vocab = (vault / "vocabulary.md").read_text()
+    (vault / "vocabulary.md").write_text(vocab.replace("- rerun | redo  # accepted\n", ""))
+    commit_all(vault, "vocabulary: remove rerun | redo")
+
+    d = cli("log", "--since", start, "--json").json()
+    assert d["feedback"] == {"Lab Agent": 25, "PI": 1} and d["feedback_retractions"] == {"PI": 1}
+    assert d["vocabulary"] == {"added": ["doublet | multiplet  # accepted"], "removed": []}
+    since_accept = git(vault, "rev-parse", "HEAD~1").strip()
+    assert cli("log", "--since", since_accept, "--json").json()["vocabulary"] == {
+        "added": [], "removed": ["rerun | redo  # accepted"]}
+    out = cli("log", "--since", start).out
+    assert "Feedback entries (26)\n- Lab Agent: 25\n- PI: 1 (1 retracting earlier feedback)\n\n" in out
+    assert "more (--json" not in out
+    assert "Vocabulary groups (1)\n- added: doublet | multiplet  # accepted\n" in out

@@ -158,3 +158,24 @@ def test_groups_accepted_in_two_clones_merge_without_conflict(vault: Path, cli: 
     assert r.code == 0, r.err
     groups = [g.text() for g in parse((other / VOCABULARY_REL).read_text()).groups]
     assert sorted(groups) == ["doublet | multiplet  # accepted", "hERG | Kv11.1  # accepted"]
+
+
+def test_a_bad_accepted_group_is_removed_in_one_commit(vault: Path, cli: Cli) -> None:
+    """User trial: `git revert` of an accept that is not the last commit on vocabulary.md does
+    nothing (merge=union keeps the line), so a bad group could only be deleted by hand."""
+    assert cli("vocabulary", "accept", "multiplet | seq").code == 0
+    assert cli("vocabulary", "accept", "rerun | redo").code == 0
+    head = git(vault, "rev-parse", "HEAD").strip()
+    missing = cli("vocabulary", "remove", "doublet | singlet", "--json")
+    assert missing.code == 1 and "not a group of vocabulary.md" in missing.err_json()["error"]["message"]
+    assert git(vault, "rev-parse", "HEAD").strip() == head  # nothing written
+    r = cli("vocabulary", "remove", "seq | multiplet", "--json")  # the terms in any order, no comment
+    assert r.code == 0, r.err
+    assert [g["group"] for g in r.json()["removed"]] == ["multiplet | seq  # accepted"]
+    assert git(vault, "log", "-1", "--format=%s") == "vocabulary: remove vocabulary.md — multiplet | seq\n"
+    assert git(vault, "show", "--stat", "--format=", "HEAD").split()[0] == VOCABULARY_REL
+    groups = [g.text() for g in parse((vault / VOCABULARY_REL).read_text()).groups]
+    assert groups == ["rerun | redo  # accepted"]
+    shown = cli("vocabulary", "show", "multiplet removal", "--json").json()
+    assert "seq" not in [s["synonym"] for s in shown["synonyms"]]
+    assert cli("check").code == 0

@@ -143,3 +143,42 @@ def test_a_pair_of_two_separate_entities_is_not_offered(vault: Path, cli: Cli) -
     assert cli("entity", "alias", "membrane transfer", "mtx").code == 0
     data = cli("vocabulary", "suggest", "--json").json()
     assert data["suggestions"] == [] and data["separate_entities"] == 1
+
+
+def test_each_suggestion_says_how_many_questions_its_feedback_comes_from(vault: Path, cli: Cli) -> None:
+    """User trial: one question whose recall found four helpful episodes made every word of the
+    question ("get", "rid") a synonym of every word the four tasks share, "support 4", and
+    nothing told a reviewer that it was all one question."""
+    build(vault, cli)
+    rid = cli("recall", "superloaded lanes and chips", "--json", "--min-relevance", "0").json()["recall_id"]
+    assert cli("feedback", rid, "--outcome", "success", "--helpful", "lane-a", "--helpful", "lane-b").code == 0
+    one = {s["group"]: s for s in cli("vocabulary", "suggest", "--json").json()["suggestions"]}
+    assert one["superloaded | overloaded"]["feedback"] == 2 and one["superloaded | overloaded"]["questions"] == 1
+    helpful(cli, "rescue a superloaded chip", "lane-b")
+    two = {s["group"]: s for s in cli("vocabulary", "suggest", "--json").json()["suggestions"]}
+    assert two["superloaded | overloaded"]["questions"] == 2
+    text = cli("vocabulary", "suggest").out
+    assert "superloaded | overloaded    support 2 (2 helpful episodes for 2 questions)" in text
+    assert cli("vocabulary", "accept", "1").code == 0
+    assert (vault / VOCABULARY_REL).read_text().endswith(
+        "- superloaded | overloaded  # suggested: 2 helpful episodes for 2 questions\n")
+    body = git(vault, "log", "-1", "--format=%b")  # the commit names the recalls a reviewer can look up
+    assert body.startswith("- superloaded | overloaded  # suggested: 2 helpful episodes for 2 questions: "
+                           "support 2, evidence r") and body.count(", r") == 1
+
+
+def test_a_group_a_person_removed_is_not_suggested_again(vault: Path, cli: Cli) -> None:
+    """User trial: after `vocabulary remove`, the same pair came back as suggestion 1, for the
+    next `accept 1` to write again."""
+    build(vault, cli)
+    helpful(cli, "superloaded lanes: what doublet rate?", "lane-a")
+    helpful(cli, "rescue a superloaded chip", "lane-b")
+    assert cli("vocabulary", "accept", "1").code == 0
+    assert cli("vocabulary", "remove", "superloaded | overloaded").code == 0
+    data = cli("vocabulary", "suggest", "--json").json()
+    assert "superloaded | overloaded" not in [s["group"] for s in data["suggestions"]]
+    assert data["removed_before"] == 1
+    assert "1 removed from vocabulary.md before" in cli("vocabulary", "suggest").err
+    again = cli("vocabulary", "accept", "overloaded | superloaded", "--json")  # a person may still write it
+    assert again.code == 0 and again.json()["accepted"] == ["overloaded | superloaded  # accepted"]
+    assert cli("vocabulary", "suggest", "--json").json()["removed_before"] == 0  # in the note again: known

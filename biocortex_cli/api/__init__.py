@@ -14,7 +14,7 @@ command pays only for what it uses):
 - :mod:`.episodes`: ``episode_record``, ``episode_add``, ``episode_import``, ``episode_show``,
   ``episode_list``, ``episode_related``, ``suggest_related``
 - :mod:`.recall`: ``recall``, ``context`` (``vault_text``: a file inside the vault), ``feedback``,
-  ``compress``, ``evaluate``
+  ``retract_feedback``, ``compress``, ``evaluate``
 - :mod:`.facts`: ``fact_add``, ``fact_import``, ``fact_query``, ``fact_list``, ``fact_retract``,
   ``fact_supersede``, ``fact_unsource``, ``fact_verify``, ``fact_contests``, ``entity_show``,
   ``entity_alias``, ``entity_merge``, ``entity_import``
@@ -23,8 +23,8 @@ command pays only for what it uses):
 - :mod:`.lessons`: ``lessons``, ``lesson_promote``, ``lessons_refresh``
 - :mod:`.vault`: ``index``, ``index_stale``, ``check``, ``doctor``, ``log``, ``sync``, ``forget``,
   ``restore``, ``guide``, ``init``, ``clone``
-- :mod:`.vocabulary`: ``vocabulary_suggest``, ``vocabulary_accept``, ``vocabulary_show``,
-  ``vocabulary_check``
+- :mod:`.vocabulary`: ``vocabulary_suggest``, ``vocabulary_accept``, ``vocabulary_remove``,
+  ``vocabulary_show``, ``vocabulary_check``
 
 Example::
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from biocortex_cli.context import ContextResult
     from biocortex_cli.evaluate.run import EvalReport
     from biocortex_cli.recall.engine import RecallResult
-    from biocortex_cli.store.feedback import FeedbackWrite
+    from biocortex_cli.store.feedback import FeedbackRetraction, FeedbackWrite
     from biocortex_cli.store.git import Author
     from biocortex_cli.store.vault import Vault
 
@@ -117,6 +117,15 @@ def feedback(vault: "Vault", *, recall_id: str, outcome: str, helpful: "Sequence
 
     return record_feedback(vault, recall_id=recall_id, outcome=outcome, helpful=helpful, unhelpful=unhelpful,
                            note=note, author=author)
+
+
+@repairs_index(writes=True)
+def retract_feedback(vault: "Vault", *, recall_id: str, note: str = "", author: "Author") -> "FeedbackRetraction":
+    """Undo the feedback given on a recall: one line naming the records it withdraws, in one
+    commit; they stop counting (utility, vocabulary suggestions) and stay in their files."""
+    from biocortex_cli.store.feedback import retract_feedback as retract
+
+    return retract(vault, recall_id=recall_id, note=note, author=author)
 
 
 @checked(budget=Bounds(-1, example=4000), keep_recent=Bounds(0), timeout=Bounds(0.1))  # -1: auto

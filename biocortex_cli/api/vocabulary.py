@@ -1,5 +1,5 @@
 """The vault's vocabulary through the library API: suggestions mined from the vault's evidence,
-accepting groups into ``vocabulary.md``, what a text expands to, and the note's problems.
+accepting groups into ``vocabulary.md`` (and removing them), what a text expands to, and the note's problems.
 
 ``as_json()`` of each result is what ``biocortex vocabulary suggest|accept|show|check --json``
 prints (docs/vocabulary.md).
@@ -15,7 +15,7 @@ from biocortex_cli.api.checks import Bounds, checked
 
 if TYPE_CHECKING:
     from biocortex_cli.ops.check import VaultProblem
-    from biocortex_cli.ops.vocabulary import AcceptReport, SuggestReport
+    from biocortex_cli.ops.vocabulary import AcceptReport, RemoveReport, SuggestReport
     from biocortex_cli.store.git import Author
     from biocortex_cli.store.vault import Vault
 
@@ -58,6 +58,14 @@ def vocabulary_accept(vault: Vault, *, groups: Sequence[str], author: Author, mi
     from biocortex_cli.ops.vocabulary import accept
 
     return accept(vault, groups, author, min_support=min_support)
+
+
+def vocabulary_remove(vault: Vault, *, groups: Sequence[str], author: Author) -> RemoveReport:
+    """Take ``groups`` (as the note writes them) out of ``vocabulary.md``, in one commit: the undo
+    of ``vocabulary_accept``. Refused when one is not in the note."""
+    from biocortex_cli.ops.vocabulary import remove
+
+    return remove(vault, groups, author)
 
 
 def vocabulary_show(vault: Vault, *, text: str | None = None) -> Shown:

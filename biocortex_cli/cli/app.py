@@ -133,9 +133,10 @@ entity_app.command("alias")(entity_cmd.alias)
 entity_app.command("merge")(entity_cmd.merge)
 entity_app.command("import")(entity_cmd.import_)
 
-vocabulary_app = _group("The vault's own vocabulary (vocabulary.md): suggest, accept, show, check.")
+vocabulary_app = _group("The vault's own vocabulary (vocabulary.md): suggest, accept, remove, show, check.")
 vocabulary_app.command("suggest")(vocabulary_cmd.suggest)
 vocabulary_app.command("accept")(vocabulary_cmd.accept)
+vocabulary_app.command("remove")(vocabulary_cmd.remove)
 vocabulary_app.command("show")(vocabulary_cmd.show)
 vocabulary_app.command("check")(vocabulary_cmd.check)
 

@@ -1,4 +1,4 @@
-"""``biocortex vocabulary suggest|accept|show|check``: the vault's own vocabulary (vocabulary.md)."""
+"""``biocortex vocabulary suggest|accept|remove|show|check``: the vault's own vocabulary (vocabulary.md)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ def suggest(
     state.info(f"biocortex: {len(report.suggestions)} suggestion(s) from {report.episodes} episodes and "
                f"{report.feedback_records} feedback records ({report.known} already in the vocabulary, "
                f"{report.below_support} with support below {min_support}, {report.weak} whose words pair with too "
-               f"much else, {report.separate_entities} joining two entities)")
+               f"much else, {report.separate_entities} joining two entities, {report.removed} removed from "
+               "vocabulary.md before)")
     return 0
 
 
@@ -41,6 +42,20 @@ def accept(
     vault = state.vault()
     report = vocabulary_accept(vault, groups=groups, author=state.author(vault), min_support=min_support)
     state.emit_json(report.as_json()) if json_ else state.write(accepted_text(report))
+    return 0
+
+
+def remove(
+    groups: Annotated[list[str], typer.Argument(metavar="GROUP...", help='Groups of vocabulary.md ("multiplet | seq"; the terms in any order, without the comment).')],
+    json_: Annotated[bool, typer.Option("--json", help="Print what was removed as JSON.")] = False,
+) -> int:
+    """Take synonym groups out of the vault's vocabulary.md, in one commit (the undo of accept)."""
+    from biocortex_cli.api.vocabulary import vocabulary_remove
+    from biocortex_cli.render.vocabulary import removed_text
+
+    vault = state.vault()
+    report = vocabulary_remove(vault, groups=groups, author=state.author(vault))
+    state.emit_json(report.as_json()) if json_ else state.write(removed_text(report))
     return 0
 
 

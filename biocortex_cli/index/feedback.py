@@ -6,7 +6,7 @@ every file is read again and three tables rebuilt (thousands of lines take milli
 ``questions``, every distinct question feedback was given on (the fingerprints of its words);
 ``question_words``, for each word, the questions that have it; and ``question_evidence``, what
 the records given on a question say of each memory id they name or injected, summed (the same
-record twice counts once).
+record twice counts once; a record a retraction withdrew, not at all).
 Lines that cannot be read go to ``feedback_problems`` as ``path:line: message``; the other
 lines still count. Any id is aggregated — episodes and lessons alike.
 
@@ -86,37 +86,30 @@ def refresh_feedback(conn: sqlite3.Connection, root: Path, meta: dict[str, Any])
     """Re-read the feedback files if they changed (inside the refresh's write transaction);
     returns the meta values to store."""
     from biocortex_cli.index.store import to_array, to_blob
-    from biocortex_cli.store.feedback import parse_feedback
+    from biocortex_cli.store.feedback import live, read_feedback
 
-    rels, digest = _stamps(root)
+    _rels, digest = _stamps(root)
     if meta.get("feedback_digest") == digest:
         return {}
     said: dict[tuple[int, str], list[float]] = {}  # (question, id) -> [for, against]
     questions: dict[tuple[int, ...], int] = {}  # a question's word fingerprints -> its number
     seen: set[tuple[Any, ...]] = set()
-    problems: list[tuple[str, int, str]] = []
-    for rel in rels:
-        try:
-            data = (root / rel).read_bytes()
-        except OSError as exc:
-            problems.append((rel, 1, f"cannot read the file ({exc})"))
+    records, bad = read_feedback(root)
+    problems = [(p.path or "", p.line or 1, p.message) for p in bad]
+    for record in live(records):  # retracted votes do not count
+        if record.key() in seen:
             continue
-        records, bad = parse_feedback(data, rel)
-        problems += [(p.path or rel, p.line or 1, p.message) for p in bad]
-        for record in records:
-            if record.key() in seen:
-                continue
-            seen.add(record.key())
-            question = questions.setdefault(tuple(question_fingerprints(record.query)), len(questions))
-            named = set(record.helpful) | set(record.unhelpful)
-            for ident in record.helpful:
-                _add(said, question, ident, 1.0, 0.0)
-            for ident in record.unhelpful:
-                _add(said, question, ident, 0.0, 1.0)
-            success = record.outcome == "success"
-            for ident in dict.fromkeys(record.injected):
-                if ident not in named:
-                    _add(said, question, ident, CREDIT if success else 0.0, 0.0 if success else CREDIT)
+        seen.add(record.key())
+        question = questions.setdefault(tuple(question_fingerprints(record.query)), len(questions))
+        named = set(record.helpful) | set(record.unhelpful)
+        for ident in record.helpful:
+            _add(said, question, ident, 1.0, 0.0)
+        for ident in record.unhelpful:
+            _add(said, question, ident, 0.0, 1.0)
+        success = record.outcome == "success"
+        for ident in dict.fromkeys(record.injected):
+            if ident not in named:
+                _add(said, question, ident, CREDIT if success else 0.0, 0.0 if success else CREDIT)
     for table in ("questions", "question_words", "question_evidence", "feedback_problems"):
         conn.execute(f"DELETE FROM {table}")
     conn.executemany("INSERT INTO questions(question, fps) VALUES (?, ?)",

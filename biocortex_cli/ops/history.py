@@ -86,9 +86,11 @@ class Digest(NamedTuple):
     lessons: list[Record]
     archived: list[str]
     restored: list[str]
-    feedback: dict[str, int]  # author -> entries added
+    feedback: dict[str, int]  # author -> entries added (retractions included)
     #: how many new episodes and lessons there are (the lists above may hold only the first few)
     totals: dict[str, int]
+    feedback_retractions: dict[str, int]  # author -> retractions among their entries
+    vocabulary: dict[str, list[str]]  # "added" / "removed" -> groups of vocabulary.md, as written
 
     @property
     def empty(self) -> bool:
@@ -106,7 +108,10 @@ class Digest(NamedTuple):
                 "contradictions": [c.as_json() for c in self.contradictions],
                 "lessons": [r.as_json() for r in self.lessons],
                 "archived": self.archived, "restored": self.restored,
-                "feedback": self.feedback, "totals": self.totals,
+                "feedback": self.feedback, "feedback_retractions": self.feedback_retractions,
+                "vocabulary": {"added": self.vocabulary.get("added", []),
+                               "removed": self.vocabulary.get("removed", [])},
+                "totals": self.totals,
                 "log": [c.as_json() for c in self.commits]}
 
 
@@ -147,7 +152,7 @@ def digest(vault: Vault, old: str | None, new: str | None = None, *, limit: int 
     root = vault.git_root
     new = new or vault.head()
     if new is None:
-        return Digest(old, new, [], {}, [], [], [], [], [], [], [], {}, {})
+        return Digest(old, new, [], {}, [], [], [], [], [], [], [], {}, {}, {}, {})
     prefix = vault.root.resolve().relative_to(root.resolve()).as_posix()
     spec = "." if prefix == "." else prefix
     cut = 0 if prefix == "." else len(prefix) + 1
@@ -183,6 +188,7 @@ def digest(vault: Vault, old: str | None, new: str | None = None, *, limit: int 
         before = _record(rel, blobs.get((old, full(rel)))) if old and rel in modified_facts else None
         if now_status in ("retracted", "superseded") and (before is None or before.status != now_status):
             retracted.append(records[rel])
+    feedback, retractions = _feedback(root, old or EMPTY_TREE, new, spec)
     changed_current = [records[r] for r in [*wanted, *modified_facts]
                        if r.startswith("facts/") and records[r].status == "current"]
     return Digest(
@@ -193,8 +199,9 @@ def digest(vault: Vault, old: str | None, new: str | None = None, *, limit: int 
         lessons=[records[r] for r in wanted if r.startswith("lessons/")],
         archived=[PurePosixPath(r).stem for r in archived],
         restored=[PurePosixPath(r).stem for r in restored],
-        feedback=_feedback(root, old or EMPTY_TREE, new, spec),
-        totals={"episodes": len(new_episodes), "lessons": len(new_lessons)})
+        feedback=feedback, feedback_retractions=retractions,
+        totals={"episodes": len(new_episodes), "lessons": len(new_lessons)},
+        vocabulary=_vocabulary(root, old, new, full, changes))
 
 
 def _stem(rel: str) -> str:
@@ -374,13 +381,14 @@ def _contradictions(vault: Vault, changed: list[Record]) -> list[Contradiction]:
     return out
 
 
-def _feedback(root: Any, old: str, new: str, spec: str) -> dict[str, int]:
+def _feedback(root: Any, old: str, new: str, spec: str) -> tuple[dict[str, int], dict[str, int]]:
     """Feedback entries added, by author (the name in the entry's ``author``, else the writer in
-    the file name)."""
+    the file name), and how many of them are retractions (docs/learning.md)."""
     folder = "feedback" if spec == "." else f"{spec}/feedback"
     out = git.run(root, "diff", "-U0", "--no-color", "--no-renames", "--no-ext-diff", old, new, "--", folder,
                   check=False)
     counts: Counter[str] = Counter()
+    retractions: Counter[str] = Counter()
     writer = ""
     for line in out.splitlines():
         if line.startswith("+++ "):
@@ -396,4 +404,20 @@ def _feedback(root: Any, old: str, new: str, spec: str) -> dict[str, int]:
             if isinstance(entry, dict) and isinstance(entry.get("author"), str) and entry["author"].strip():
                 who = entry["author"].split(" <", 1)[0].strip() or writer  # "Name <email>" -> Name
             counts[who] += 1
-    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+            if isinstance(entry, dict) and "retract" in entry:
+                retractions[who] += 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))), dict(sorted(retractions.items()))
+
+
+def _vocabulary(root: Any, old: str | None, new: str, full: Any, changes: Sequence[tuple[str, str]]
+                ) -> dict[str, list[str]]:
+    """The groups of vocabulary.md the range added and removed, as the note writes them (an edited
+    group is one removed and one added)."""
+    from biocortex_cli.store.vocabulary import VOCABULARY_REL, parse
+
+    if not any(rel == VOCABULARY_REL for _status, rel in changes):
+        return {}
+    path = full(VOCABULARY_REL)
+    blobs = _blobs(root, [(new, path)] + ([(old, path)] if old else []))
+    before, after = ([g.text() for g in parse(blobs.get((rev, path), "")).groups] for rev in (old, new))
+    return {"added": [g for g in after if g not in before], "removed": [g for g in before if g not in after]}

@@ -1,7 +1,8 @@
 """``biocortex vocabulary``: the vault's vocabulary learned from its own evidence, reviewed by people.
 
 :func:`suggest` proposes synonym pairs; nothing is applied until :func:`accept` writes the chosen
-ones to ``vocabulary.md`` (one commit). Two kinds of evidence, each counted:
+ones to ``vocabulary.md`` (one commit); :func:`remove` takes one out again (one commit). Two kinds
+of evidence, each counted:
 
 * **feedback**: a recall whose feedback marks a memory *helpful* although that memory lacks some
   of the question's words. Each such word of the question (``rerun``) is paired with each word
@@ -40,7 +41,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from biocortex_cli.errors import DataError, UsageError
+from biocortex_cli.errors import DataError, NotFoundError, UsageError
 from biocortex_cli.store.vocabulary import VOCABULARY_REL, Group
 
 if TYPE_CHECKING:
@@ -67,6 +68,7 @@ class Suggestion:
     alike: int  # pairs of alike episodes, one saying words[0], the other words[1]
     evidence: tuple[str, ...]  # recall ids and episode ids (the first few)
     association: float = 1.0  # Dice: 2 * the pair's units / (the units of either word) (module docstring)
+    questions: int = 0  # different questions the helpful episodes were named on (one: one coincidence, maybe)
 
     @property
     def support(self) -> int:
@@ -76,14 +78,19 @@ class Suggestion:
     def group(self) -> Group:
         why = []
         if self.feedback:
-            why.append(f"{self.feedback} helpful episodes")
+            why.append(f"{self.feedback} helpful episodes {self.asked()}")
         if self.alike:
             why.append(f"{self.alike} pairs of alike episodes")
         return Group(0, self.words, (), "suggested: " + ", ".join(why))
 
+    def asked(self) -> str:
+        """``for 1 question``: how many questions the feedback evidence comes from."""
+        return f"for {self.questions} question{'' if self.questions == 1 else 's'}"
+
     def as_json(self) -> dict[str, Any]:
         return {"group": " | ".join(self.words), "words": list(self.words), "tokens": list(self.keys),
-                "support": self.support, "feedback": self.feedback, "alike_episodes": self.alike,
+                "support": self.support, "feedback": self.feedback, "questions": self.questions,
+                "alike_episodes": self.alike,
                 "association": round(self.association, 3), "evidence": list(self.evidence)}
 
 
@@ -97,12 +104,14 @@ class SuggestReport:
     min_support: int = MIN_SUPPORT
     weak: int = 0  # pairs with enough support whose association is below MIN_ASSOCIATION
     separate_entities: int = 0  # pairs that would join two entity notes (`entity merge` does that)
+    removed: int = 0  # pairs `vocabulary remove` took out of the note before: a person said no
 
     def as_json(self) -> dict[str, Any]:
         return {"suggestions": [s.as_json() for s in self.suggestions], "episodes": self.episodes,
                 "feedback_records": self.feedback_records, "already_in_vocabulary": self.known,
                 "below_support": self.below_support, "weak": self.weak,
-                "separate_entities": self.separate_entities, "min_support": self.min_support}
+                "separate_entities": self.separate_entities, "removed_before": self.removed,
+                "min_support": self.min_support}
 
 
 @dataclass(frozen=True)
@@ -158,6 +167,7 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
     units: dict[str, set[str]] = {}  # word -> the units of evidence it is part of (either side)
     alike: Counter[tuple[str, str]] = Counter()
     evidence: dict[tuple[str, str], list[str]] = {}
+    questions: dict[tuple[str, str], set[frozenset[str]]] = {}  # a pair either way -> the questions behind it
     records = _feedback(vault)
     for record in records:
         asked = {w for w in surface.sequence(record.query) if w}
@@ -170,6 +180,7 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
             for pair in _pairs(lacking, task_words[ident] - asked, common):
                 helped.setdefault(pair, set()).add(ident)
                 evidence.setdefault(pair, []).append(record.recall_id)
+                questions.setdefault((min(pair), max(pair)), set()).add(frozenset(asked))
     feedback = Counter({pair: len(episodes) for pair, episodes in helped.items()})
     for first, second in _alike_pairs(attrs):
         a, b = task_words[first] - common, task_words[second] - common
@@ -200,7 +211,8 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
         shown = tuple(" ".join(surface.shown(w) for w in side.split(" ")) for side in pair)
         found.append(Suggestion((shown[0], shown[1]), pair, feedback[pair], alike[pair],
                                 tuple(dict.fromkeys(evidence[pair]))[:5]))
-    found = _one_per_word_pair(found)
+    found = [replace(s, questions=len(questions.get((min(s.keys), max(s.keys)), ())))
+             for s in _one_per_word_pair(found)]
     weak = 0
     strong = []
     for suggestion in found:
@@ -217,10 +229,13 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
         with _entity_owner(vault) as owner:  # what `accept` would refuse is not offered
             offered = [s for s in found if not entity_problems(Parsed((s.group,), ()), owner)]
         separate, found = len(found) - len(offered), offered
+    refused = _removed_before(vault)
+    offered = [s for s in found if _identity(s.group) not in refused]
+    removed, found = len(found) - len(offered), offered
     rarity = {s.keys: sum(len(in_tasks.get(w, ())) for side in s.keys for w in side.split(" ")) for s in found}
     found.sort(key=lambda s: (-s.support, -s.feedback, rarity[s.keys], s.keys))
     return SuggestReport(found[:limit] if limit else found, len(tasks), len(records), known, below, min_support,
-                         weak, separate)
+                         weak, separate, removed)
 
 
 def accept(vault: Vault, chosen: Sequence[str], author: Author, *, min_support: int = MIN_SUPPORT) -> AcceptReport:
@@ -235,6 +250,7 @@ def accept(vault: Vault, chosen: Sequence[str], author: Author, *, min_support: 
                          hint='e.g. biocortex vocabulary accept "doublet | multiplet", or the numbers of suggestions')
     numbered: list[Suggestion] | None = None
     groups: list[Group] = []
+    evidence: dict[tuple[frozenset[str], frozenset[str]], str] = {}  # a suggestion's evidence, for the commit
     for item in chosen:
         if item.strip().isdigit():
             if numbered is None:
@@ -243,7 +259,10 @@ def accept(vault: Vault, chosen: Sequence[str], author: Author, *, min_support: 
             if not 1 <= n <= len(numbered):
                 raise UsageError(f"there is no suggestion {n} ({len(numbered)} listed)",
                                  hint="run `biocortex vocabulary suggest` to see them")
-            groups.append(numbered[n - 1].group)
+            chosen_one = numbered[n - 1]
+            groups.append(chosen_one.group)
+            evidence[_identity(chosen_one.group)] = (f"support {chosen_one.support}, evidence "
+                                                     f"{', '.join(chosen_one.evidence)}")
             continue
         parsed = vocabulary.parse(f"- {item}\n")
         if parsed.problems:
@@ -262,9 +281,47 @@ def accept(vault: Vault, chosen: Sequence[str], author: Author, *, min_support: 
     if not accepted:
         return AcceptReport(VOCABULARY_REL, [], skipped)
     summary = "; ".join(" | ".join(g.terms) for g in accepted)
-    message = f"vocabulary: accept {VOCABULARY_REL} — {summary}"
-    vocabulary.add_groups(vault, accepted, author, message[:200])
+    message = f"vocabulary: accept {VOCABULARY_REL} — {summary}"[:200]
+    why = [f"- {g.text()}: {evidence[_identity(g)]}" for g in accepted if _identity(g) in evidence]
+    vocabulary.add_groups(vault, accepted, author, message + ("\n\n" + "\n".join(why) if why else ""))
     return AcceptReport(VOCABULARY_REL, accepted, skipped, vault.head())
+
+
+@dataclass(frozen=True)
+class RemoveReport:
+    path: str
+    removed: list[Group]
+    commit: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"path": self.path, "removed": [{"line": g.line, "group": g.text()} for g in self.removed],
+                "commit": self.commit}
+
+
+def remove(vault: Vault, chosen: Sequence[str], author: Author) -> RemoveReport:
+    """Take ``chosen`` groups (as the note writes them, the comment left out; the terms in any
+    order) out of the vocabulary note, in one commit: the undo of ``accept``. Refused, writing
+    nothing, when one is not in the note."""
+    from biocortex_cli.store import vocabulary
+
+    if not chosen:
+        raise UsageError("name the groups to remove", hint='e.g. biocortex vocabulary remove "multiplet | seq"')
+    present = vocabulary.read(vault.root).groups
+    removed: dict[int, Group] = {}
+    for item in chosen:
+        parsed = vocabulary.parse(f"- {item}\n")
+        if parsed.problems:
+            raise DataError(f"{item!r}: {parsed.problems[0].message}", hint=parsed.problems[0].hint)
+        for group in parsed.groups:
+            found = [g for g in present if _identity(g) == _identity(group)]
+            if not found:
+                raise NotFoundError(f"{group.text()!r} is not a group of {VOCABULARY_REL}", path=VOCABULARY_REL,
+                                    hint="`biocortex vocabulary show` lists the groups, with their lines")
+            removed.update((g.line, g) for g in found)
+    groups = [removed[line] for line in sorted(removed)]
+    summary = "; ".join(" | ".join(g.terms) for g in groups)
+    vocabulary.remove_lines(vault, sorted(removed), author, f"vocabulary: remove {VOCABULARY_REL} — {summary}"[:200])
+    return RemoveReport(VOCABULARY_REL, groups, vault.head())
 
 
 # --- internals -----------------------------------------------------------------------------------
@@ -354,20 +411,15 @@ def _together(pair: tuple[str, str], in_tasks: dict[str, set[str]]) -> bool:
 
 
 def _feedback(vault: Vault) -> list[FeedbackRecord]:
-    """Feedback records that carry a question and name helpful memories, each once."""
-    from biocortex_cli.store.feedback import feedback_files, parse_feedback
+    """Feedback records that count, carry a question and name helpful memories, each once."""
+    from biocortex_cli.store.feedback import live, read_feedback
 
     seen: set[tuple[Any, ...]] = set()
     out = []
-    for rel in feedback_files(vault.root):
-        try:
-            data = (vault.root / rel).read_bytes()
-        except OSError:
-            continue
-        for record in parse_feedback(data, rel)[0]:
-            if record.query and record.helpful and record.key() not in seen:
-                seen.add(record.key())
-                out.append(record)
+    for record in live(read_feedback(vault.root)[0]):  # a retracted vote teaches no word
+        if record.query and record.helpful and record.key() not in seen:
+            seen.add(record.key())
+            out.append(record)
     return out
 
 
@@ -455,6 +507,20 @@ def _entity_owner(vault: Vault) -> Iterator[Callable[[str], str | None]]:
             return entity_rel(name) if name is not None else by_stat(term)
 
         yield owner
+
+
+def _removed_before(vault: Vault) -> set[tuple[frozenset[str], frozenset[str]]]:
+    """The groups ``vocabulary remove`` took out of the note (its commits' removed lines), that
+    the note does not hold again: a person's no, which suggest does not ask again."""
+    from biocortex_cli.store import git, vocabulary
+
+    prefix = vault.git_prefix()
+    rel = VOCABULARY_REL if prefix == "." else f"{prefix}/{VOCABULARY_REL}"
+    out = git.run(vault.git_root, "log", "--format=", "-p", "--no-color", "--no-ext-diff", "--no-renames",
+                  "--grep", f"^vocabulary: remove {VOCABULARY_REL} ", "--", rel, check=False)
+    lines = [line[1:] for line in out.splitlines() if line.startswith("-") and not line.startswith("---")]
+    gone = {_identity(g) for g in vocabulary.parse("\n".join(lines)).groups}
+    return gone - {_identity(g) for g in vocabulary.read(vault.root).groups}
 
 
 def _identity(group: Group) -> tuple[frozenset[str], frozenset[str]]:

@@ -417,7 +417,8 @@ def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
                       f"episode(s) do: add --include-archived to see them")
         return asked.empty(reason, dropped=below)
     return _fitted(conn, meta, asked, top, info, matched, below,
-                   lambda doc: _explain(conn, doc, asked, named, lists, info[doc]["covered"]))
+                   lambda doc, signals: _explain(conn, doc, asked, named, lists, info[doc]["covered"], info[doc],
+                                                 signals))
 
 
 def _asked(meta: dict[str, Any], opts: RecallOptions) -> _Asked:
@@ -888,7 +889,7 @@ def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
         hits.append(Hit(id=row["id"], path=row["rel"], score=round(shown, 4),
                         signals={s: round(v, 4) for s, v in signals.items()},
                         tokens=cost, task=row["task"], success=row["success"], quality=row["quality"],
-                        block=block, shortened=shortened, matched=explain(doc) if opts.explain else {},
+                        block=block, shortened=shortened, matched=explain(doc, signals) if opts.explain else {},
                         rank_score=round(score, 4), fields=hit_fields(unpack_record(row["record"])),
                         via=info[seed]["id"] if seed is not None else None))
         if shortened:
@@ -909,11 +910,19 @@ def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
 
 
 def _explain(conn: sqlite3.Connection, doc: int, asked: _Asked, named: _Named,
-             lists: dict[int, Any], covered: int) -> dict[str, list[str]]:
+             lists: dict[int, Any], covered: int, info: dict[str, Any], signals: dict[str, float]
+             ) -> dict[str, list[str]]:
     from biocortex_cli.recall.signals import explain
 
     assert asked.words is not None and asked.concepts is not None
     out = explain(conn, doc, asked.words.weights, lists, asked.words.fingerprints, named.where, named.grams,
                   asked.words.synonyms)
     out["concepts"] = [name for i, name in enumerate(asked.concepts.names) if covered >> i & 1]
+    if asked.opts.explain and "utility" in signals:  # which votes moved it: the sums utility is made of
+        from biocortex_cli.index.feedback import evidence, question_fingerprints
+
+        ident = info["id"]
+        votes_for, votes_against = evidence(conn, [ident], question=question_fingerprints(asked.opts.query)).get(
+            ident, (0.0, 0.0))
+        out["feedback"] = [f"for {votes_for:.2f}", f"against {votes_against:.2f} (weighed votes)"]
     return out

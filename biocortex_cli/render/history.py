@@ -23,11 +23,13 @@ def _range(old: str | None, new: str | None) -> str:
     return f"{old[:7]}..{_short(new)}" if old else f"since the first commit, up to {_short(new)}"
 
 
-def _items(title: str, lines: list[str], total: int | None = None) -> list[str]:
+def _items(title: str, lines: list[str], total: int | None = None, *, count: int | None = None) -> list[str]:
+    """A section: ``title (count)``, then the first lines; ``total`` is how many lines there are
+    (``lines`` may hold only the first few), ``count`` what the title counts (default: ``total``)."""
     total = len(lines) if total is None else total
     if not total:
         return []
-    out = [f"{title} ({total})"]
+    out = [f"{title} ({total if count is None else count})"]
     out += [f"- {line}" for line in lines[:SHOWN]]
     if total > SHOWN:
         out.append(f"- … and {total - SHOWN} more (--json lists them all)")
@@ -60,8 +62,12 @@ def digest_text(d: Digest) -> str:
     lines += _items("Promoted lessons", [f"{r.id} — {r.text}" for r in d.lessons], total=d.totals.get("lessons"))
     lines += _items("Archived", d.archived)
     lines += _items("Restored from the archive", d.restored)
-    lines += _items("Feedback entries", [f"{who}: {n}" for who, n in d.feedback.items()],
-                    total=sum(d.feedback.values()))
+    retracted = d.feedback_retractions
+    lines += _items("Feedback entries", [f"{who}: {n}" + (f" ({retracted[who]} retracting earlier feedback)"
+                                                          if retracted.get(who) else "")
+                                         for who, n in d.feedback.items()], count=sum(d.feedback.values()))
+    lines += _items("Vocabulary groups", [f"added: {g}" for g in d.vocabulary.get("added", [])]
+                    + [f"removed: {g}" for g in d.vocabulary.get("removed", [])])
     counts = [f"{folder} +{c['added']} ~{c['modified']} -{c['removed']}" for folder, c in sorted(d.counts.items())]
     if counts:
         lines += ["Notes changed: " + " · ".join(counts), ""]

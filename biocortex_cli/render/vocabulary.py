@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from biocortex_cli.ops.vocabulary import AcceptReport, SuggestReport
+    from biocortex_cli.ops.vocabulary import AcceptReport, RemoveReport, SuggestReport
 
 
 def suggestions_text(report: SuggestReport) -> str:
@@ -15,7 +15,7 @@ def suggestions_text(report: SuggestReport) -> str:
     for n, s in enumerate(report.suggestions, start=1):
         why = []
         if s.feedback:
-            why.append(f"{s.feedback} helpful episodes")
+            why.append(f"{s.feedback} helpful episodes {s.asked()}")
         if s.alike:
             why.append(f"{s.alike} alike episode pairs")
         lines.append(f"{n:>3}. {' | '.join(s.words)}    support {s.support} ({', '.join(why)}), "
@@ -27,6 +27,10 @@ def accepted_text(report: AcceptReport) -> str:
     lines = [f"{report.path}: - {g.text()}" for g in report.accepted]
     lines += [f"{report.path}: skipped {group} ({why})" for group, why in report.skipped]
     return "\n".join(lines) + "\n"
+
+
+def removed_text(report: RemoveReport) -> str:
+    return "".join(f"{report.path}:{g.line}: removed - {g.text()}\n" for g in report.removed)
 
 
 def expansion_text(shown: dict[str, Any]) -> str:

@@ -3,15 +3,20 @@ one file per writer and day, one JSON object per line. Each writer only appends 
 files and git merges concurrent appends with the ``merge=union`` rule of ``.gitattributes``, so
 feedback recorded in two clones never conflicts. Feedback copies what the recall injected from
 the recall log (store/recall_log.py), which recall writes without importing this module.
+
+A vote is undone by a *retraction*, another line (``"retract": [{"author", "created"}, …]``) that
+names the records it withdraws: nothing is removed from a file. (``git revert`` cannot undo a
+vote: under ``merge=union`` the reverted line comes back.) :func:`live` is what counts.
 """
 
 from __future__ import annotations
 
+import calendar
 import json
 import re
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,18 +48,34 @@ class FeedbackRecord:
     note: str = ""
     author: str = ""
     created: str = ""
+    retracts: tuple[tuple[str, str], ...] = ()  # a retraction: the (author, created) of the records it withdraws
     path: str = field(default="", compare=False)
     line: int = field(default=0, compare=False)
 
     def key(self) -> tuple[Any, ...]:
         """What makes two records the same feedback (recording it again adds nothing)."""
         return (self.recall_id, self.author, self.outcome, tuple(sorted(self.helpful)),
-                tuple(sorted(self.unhelpful)), self.note)
+                tuple(sorted(self.unhelpful)), self.note, self.retracts)
 
     def as_json(self) -> dict[str, Any]:
+        if self.retracts:
+            return {"recall_id": self.recall_id,
+                    "retract": [{"author": a, "created": c} for a, c in self.retracts],
+                    "note": self.note, "author": self.author, "created": self.created}
         return {"recall_id": self.recall_id, "outcome": self.outcome, "helpful": list(self.helpful),
                 "unhelpful": list(self.unhelpful), "injected": list(self.injected), "query": self.query,
                 "note": self.note, "author": self.author, "created": self.created}
+
+
+@dataclass(frozen=True)
+class FeedbackRetraction:
+    record: FeedbackRecord  # the retraction line
+    path: str
+    withdrawn: tuple[FeedbackRecord, ...]  # the records it withdraws
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.record.as_json(), "path": self.path,
+                "withdrawn": [{**r.as_json(), "path": r.path} for r in self.withdrawn]}
 
 
 @dataclass(frozen=True)
@@ -103,16 +124,74 @@ def parse_record(text: str, rel: str, line: int) -> FeedbackRecord:
     rid, outcome = data.get("recall_id"), data.get("outcome")
     if not isinstance(rid, str) or not rid:
         raise DataError("'recall_id' is missing", path=rel, line=line)
+    if "retract" in data:
+        return _retraction(data, rid, rel, line)
     if outcome not in OUTCOMES:
         raise DataError(f"'outcome' must be success or failure, not {outcome!r}", path=rel, line=line)
-    texts = {k: data.get(k) or "" for k in ("query", "note", "author", "created")}
-    for key, value in texts.items():
-        if not isinstance(value, str):
-            raise DataError(f"'{key}' must be a string", path=rel, line=line)
+    t = _texts(data, rel, line)
     return FeedbackRecord(rid, outcome, _strings(data.get("helpful"), "helpful", rel, line),
                           _strings(data.get("unhelpful"), "unhelpful", rel, line),
                           _strings(data.get("injected"), "injected", rel, line),
-                          path=rel, line=line, **texts)
+                          query=t["query"], note=t["note"], author=t["author"], created=t["created"],
+                          path=rel, line=line)
+
+
+def _texts(data: dict[str, Any], rel: str, line: int) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key in ("query", "note", "author", "created"):
+        value = data.get(key) or ""
+        if not isinstance(value, str):
+            raise DataError(f"'{key}' must be a string", path=rel, line=line)
+        out[key] = value
+    return out
+
+
+def _retraction(data: dict[str, Any], rid: str, rel: str, line: int) -> FeedbackRecord:
+    withdrawn = data["retract"]
+    pairs: list[tuple[str, str]] = []
+    if isinstance(withdrawn, list):
+        for item in withdrawn:
+            if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("author", "created")):
+                break
+            pairs.append((item["author"], item["created"]))
+    if not pairs or len(pairs) != len(withdrawn):
+        raise DataError("'retract' must be a list of the withdrawn records' {\"author\", \"created\"}", path=rel,
+                        line=line, hint="write it with `biocortex feedback RECALL_ID --retract` (docs/learning.md)")
+    t = _texts(data, rel, line)
+    return FeedbackRecord(rid, "", retracts=tuple(pairs), note=t["note"], author=t["author"], created=t["created"],
+                          path=rel, line=line)
+
+
+def withdrawn(records: Iterable[FeedbackRecord]) -> set[tuple[str, str, str]]:
+    """(recall id, author, created) of every record a retraction among ``records`` withdraws."""
+    return {(r.recall_id, *pair) for r in records for pair in r.retracts}
+
+
+def live(records: Iterable[FeedbackRecord]) -> list[FeedbackRecord]:
+    """The records that count: neither retractions nor withdrawn by one (whichever file holds it)."""
+    records = list(records)
+    gone = withdrawn(records)
+    return [r for r in records if not r.retracts and (r.recall_id, r.author, r.created) not in gone]
+
+
+def read_feedback(root: Path, pattern: str = "*.jsonl") -> tuple[list[FeedbackRecord], list[DataError]]:
+    """Every record of every feedback file (those ``pattern`` names), in file order, and the lines
+    (or files) that could not be read; :func:`live` gives those that count."""
+    records: list[FeedbackRecord] = []
+    problems: list[DataError] = []
+    for rel in feedback_files(root, pattern):
+        try:
+            data = read_regular(root / rel) or b""
+        except DataError as exc:
+            problems.append(DataError(exc.message, path=rel, line=1, hint=exc.hint))
+            continue
+        except OSError as exc:
+            problems.append(DataError(f"cannot read the file ({exc})", path=rel, line=1))
+            continue
+        found, bad = parse_feedback(data, rel)
+        records += found
+        problems += bad
+    return records, problems
 
 
 def parse_feedback(data: bytes, rel: str) -> tuple[list[FeedbackRecord], list[DataError]]:
@@ -190,11 +269,47 @@ def record_feedback(vault: Vault, *, recall_id: str, outcome: str, helpful: Iter
     message = (f"feedback: record {recall_id} — {outcome}, {len(helpful_ids)} helpful, "
                f"{len(unhelpful_ids)} unhelpful")
     with vault.transaction(message, author) as txn:
-        for mine in feedback_files(vault.root, f"*.{writer_slug(author)}.jsonl"):
-            records, _problems = parse_feedback(read_regular(vault.root / mine) or b"", mine)
-            same = next((r for r in records if r.key() == record.key()), None)
-            if same is not None:
-                return FeedbackWrite(same, mine, recorded=False, recall_known=logged is not None)
+        # The writer's own files hold any record this one could repeat or share a second with;
+        # only then do retractions (anyone's, in any file) matter, and every file is read. Reading
+        # them all for every vote made a vote 3x slower (benchmarks/feedback_write.py, performance.md).
+        records = read_feedback(vault.root, f"*.{writer_slug(author)}.jsonl")[0]
+        if any(r.recall_id == recall_id and (r.key() == record.key() or r.created == record.created)
+               for r in records):
+            records = read_feedback(vault.root)[0]
+        same = next((r for r in live(records) if r.key() == record.key()), None)
+        if same is not None:  # a withdrawn record does not count: the same vote again is recorded
+            return FeedbackWrite(same, same.path, recorded=False, recall_known=logged is not None)
+        gone, stamp = withdrawn(records), calendar.timegm(now)
+        while (recall_id, record.created) in {(r, c) for r, a, c in gone if a == record.author}:
+            stamp += 1  # recorded in the second of a vote retracted since: a later stamp, so it counts
+            record = replace(record, created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp)))
         # a temporary file renamed over the old one, whose bytes it keeps
         txn.append(rel, json.dumps(record.as_json(), ensure_ascii=False) + "\n")
     return FeedbackWrite(record, rel, recorded=True, recall_known=logged is not None)
+
+
+def retract_feedback(vault: Vault, *, recall_id: str, note: str = "", author: Author) -> FeedbackRetraction:
+    """Withdraw every record given on ``recall_id`` (by any author) that still counts, with one
+    line in the author's feedback file of the day naming them, in one commit. The records stay
+    where they are; recording feedback on the same recall afterwards counts again."""
+    if not RECALL_ID_RE.fullmatch(recall_id):
+        raise UsageError(f"{recall_id!r} is not a recall id (r and 12 digits)",
+                         hint="the recall id of the feedback to withdraw (`biocortex log --json` lists feedback)")
+    now = time.gmtime()
+    rel = feedback_rel(author, now)
+    with vault.transaction(f"feedback: retract {recall_id}", author) as txn:
+        records = read_feedback(vault.root)[0]
+        counted = [r for r in live(records) if r.recall_id == recall_id]
+        if not counted:
+            retracted = any(r.recall_id == recall_id for r in records if not r.retracts)
+            raise NotFoundError(f"no feedback on {recall_id} left to retract" + (" (it is retracted already)"
+                                                                                if retracted else ""),
+                                path=FEEDBACK_DIR,
+                                hint="copy the recall id from the feedback record (`git log -- feedback`)")
+        pairs = tuple(dict.fromkeys((r.author, r.created) for r in counted))
+        retraction = FeedbackRecord(recall_id, "", retracts=pairs, note=note, author=str(author),
+                                    created=time.strftime("%Y-%m-%dT%H:%M:%SZ", now))
+        who = ", ".join(dict.fromkeys(a.split(" <", 1)[0] for a, _created in pairs))
+        txn.message = f"feedback: retract {recall_id} — {len(pairs)} record{'s' if len(pairs) > 1 else ''} by {who}"
+        txn.append(rel, json.dumps(retraction.as_json(), ensure_ascii=False) + "\n")
+    return FeedbackRetraction(retraction, rel, tuple(counted))

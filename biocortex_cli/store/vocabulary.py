@@ -253,6 +253,20 @@ def add_groups(vault: Vault, groups: Sequence[Group], author: Author, message: s
     return VOCABULARY_REL
 
 
+def remove_lines(vault: Vault, lines: Iterable[int], author: Author, message: str) -> str:
+    """Take the list items on ``lines`` (1-based) out of the vocabulary note, in one commit (git
+    keeps them in its history); returns its path."""
+    from biocortex_cli.store.files import read_note_text
+
+    gone = set(lines)
+    path = vault.root / VOCABULARY_REL
+    with vault.transaction(message, author) as txn:
+        text = read_note_text(path, VOCABULARY_REL)
+        kept = [line for number, line in enumerate(text.split("\n"), start=1) if number not in gone]
+        txn.write(VOCABULARY_REL, "\n".join(kept))
+    return VOCABULARY_REL
+
+
 #: A vocabulary note made by ``vocabulary accept`` in a vault that has none (vaults made before
 #: the note existed; new vaults get vault_template/vocabulary.md).
 NEW_NOTE = """# Vocabulary
