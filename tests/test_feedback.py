@@ -316,13 +316,55 @@ def test_a_vote_counts_for_questions_like_its_own(variants: Path, cli: Cli) -> N
     assert cli("recall", VARIANT_Q).out == cli("recall", VARIANT_Q).out  # reproducible
 
 
-def test_without_a_question_every_vote_counts(variants: Path, cli: Cli) -> None:
-    """forget --utility-below and biocortex lessons have no question: the vote counts in full."""
-    rid = recall(cli, ORGANOID_Q)["recall_id"]
-    assert cli("feedback", rid, "--outcome", "failure", "--unhelpful", "variant-recipe").code == 0
+def test_without_a_question_a_vote_counts_on_the_memorys_own_subject(variants: Path, cli: Cli) -> None:
+    """forget --utility-below and biocortex lessons have no question: a memory's utility is the one
+    for its own task. Found by the learning trial: every vote counted in full there, so `forget
+    --utility-below 0.5` would have archived an episode voted helpful twice on its own subject and
+    unhelpful three times on questions it was never about."""
+    for question in (ORGANOID_Q, "docking ligands into a kinase pocket", "structural variants in long reads"):
+        rid = recall(cli, question, "--min-relevance", "0")["recall_id"]
+        r = cli("feedback", rid, "--outcome", "failure", "--unhelpful", "variant-recipe")
+        assert r.code == 0, r.err
+    for n in range(2):
+        rid = recall(cli, VARIANT_Q + (" again" if n else ""))["recall_id"]
+        assert cli("feedback", rid, "--outcome", "success", "--helpful", "variant-recipe").code == 0
+    listed = cli("forget", "--utility-below", "0.5", "--dry-run", "--json")
+    assert listed.code == 0, listed.err
+    assert "variant-recipe" not in [e["id"] for e in listed.json()["episodes"]]
+    # votes on its own subject still count: unhelpful there, it is listed
+    rid = recall(cli, VARIANT_Q)["recall_id"]
+    for n in range(4):
+        assert cli("feedback", rid, "--outcome", "failure", "--unhelpful", "variant-attempt",
+                   "--note", str(n)).code == 0
     r = cli("forget", "--utility-below", "0.4", "--dry-run", "--json")
-    assert r.code == 0, r.err
-    assert [e["id"] for e in r.json()["episodes"]] == ["variant-recipe"]
+    assert [e["id"] for e in r.json()["episodes"]] == ["variant-attempt"]
+
+
+def test_own_subject_evidence_is_the_evidence_for_the_task_as_the_question(variants: Path, cli: Cli) -> None:
+    """own_evidence computes, in one pass, what evidence() gives with each memory's task as the
+    question (the sums a recall for that task would weigh): the same floats, summed in the same order."""
+    from biocortex_cli.index.build import refresh
+    from biocortex_cli.index.feedback import evidence, own_evidence, question_fingerprints
+    from biocortex_cli.store.vault import Vault
+
+    questions = [ORGANOID_Q, VARIANT_Q, "germline exome filtering", "docking ligands", "Call germline variants"]
+    for n, question in enumerate(questions):
+        rid = recall(cli, question, "--min-relevance", "0", "--top-k", "5")["recall_id"]
+        vote = ("--helpful", "variant-recipe") if n % 2 else ("--unhelpful", "variant-recipe")
+        assert cli("feedback", rid, "--outcome", "success" if n % 2 else "failure", *vote).code == 0
+    assert cli("feedback", "r0123456789", "--outcome", "success", "--helpful", "organoid-qc").code == 0  # no question
+    vault = Vault(variants)
+    conn, _report = refresh(vault, vault.config.tokenizer.encoding)
+    try:
+        own = own_evidence(conn)
+        tasks = dict(conn.execute("SELECT id, task FROM docs"))
+        assert set(own) >= {"variant-recipe", "variant-attempt", "organoid-qc"}
+        for ident, sums in own.items():
+            alone = evidence(conn, [ident], question=question_fingerprints(tasks[ident])).get(ident, (0.0, 0.0))
+            assert sums == alone, ident
+        assert own_evidence(conn, ["variant-recipe"]) == {"variant-recipe": own["variant-recipe"]}
+    finally:
+        conn.close()
 
 
 def test_the_json_says_whether_the_recall_was_known(ranked: Path, cli: Cli) -> None:

@@ -312,6 +312,25 @@ def test_cluster_utility_pools_the_feedback_on_its_episodes(lessons_vault: Path,
     assert helped > 0.6 and hurt < helped
 
 
+def test_cluster_utility_counts_votes_on_its_episodes_own_subject(lessons_vault: Path, cli: Cli) -> None:
+    """Learning trial: a vote *unhelpful* on a question an episode was never about lowered its
+    lesson's utility as much as one on its own subject (every record counted 1 without a question)."""
+    def utility() -> float:
+        clusters = cli("lessons", "--json").json()["clusters"]
+        return next(c["utility"] for c in clusters if "ep-b" in c["episodes"])
+
+    off_topic = cli("recall", "QSAR model for EGFR", "--min-relevance", "0", "--top-k", "10", "--json").json()
+    for n in range(4):
+        assert cli("feedback", off_topic["recall_id"], "--outcome", "failure", "--unhelpful", "ep-b",
+                   "--note", f"run {n}").code == 0
+    assert utility() == 0.5
+    own = cli("recall", "doublet removal in run ep-b", "--json").json()
+    for n in range(4):
+        assert cli("feedback", own["recall_id"], "--outcome", "failure", "--unhelpful", "ep-b",
+                   "--note", f"run {n}").code == 0
+    assert utility() < 0.4
+
+
 def test_promote_again_with_nothing_new_is_up_to_date(lessons_vault: Path, cli: Cli) -> None:
     (cluster,) = cli("lessons", "--json").json()["clusters"]
     first = cli("lessons", "promote", cluster["id"])

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 def forget(
     older_than: Annotated[str | None, typer.Option("--older-than", metavar="WHEN", help="Created before WHEN: an age (365d, 52w, 6mo, 2y) or a date (2025-01-31); see 'Dates and ages' in docs/cli.md.")] = None,
-    utility_below: Annotated[float | None, typer.Option("--utility-below", help="Utility from feedback below this, 0-1 (0.5 = no feedback).")] = None,
+    utility_below: Annotated[float | None, typer.Option("--utility-below", help="Utility from the feedback on its own subject (its task) below this, 0-1 (0.5 = no feedback).")] = None,
     quality_below: Annotated[float | None, typer.Option("--quality-below", help="Recorded quality below this, 0-1.")] = None,
     failed: Annotated[bool, typer.Option("--failed", help="Only failed analyses.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be archived; change nothing.")] = False,

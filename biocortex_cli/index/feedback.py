@@ -30,7 +30,9 @@ for an unrelated one:
   (0.5) keeps a small edge over one whose record is known to be merely average (an
   upper-confidence-bound bonus, shifted so that "no feedback" is exactly 0.5).
 
-Without a question (``forget --utility-below``, ``biocortex lessons``) every record weighs 1.
+Without a question of its own (``forget --utility-below``, ``biocortex lessons``) a memory's
+utility is the one for its own subject — its task, as the index holds it — so a vote given on an
+unrelated question counts as little there as in a recall (:func:`own_evidence`).
 The IDF is read from the index when the utility is asked for, never stored with the votes, so
 the same vault commit gives the same utilities however the index was built.
 """
@@ -178,11 +180,67 @@ def evidence(conn: sqlite3.Connection, ids: Sequence[str] | None = None, *,
     return out
 
 
+def own_evidence(conn: sqlite3.Connection, ids: Sequence[str] | None = None) -> dict[str, tuple[float, float]]:
+    """As :func:`evidence` (every judged id when ``ids`` is None), each memory's records weighed
+    by how alike their question is to the memory's own subject: the ``task`` the index holds for
+    it (an episode's task, a lesson's statement), taken as the question — the same sums as
+    ``evidence(conn, [id], question=question_fingerprints(task))``, in one pass: only the
+    questions a memory was judged on are compared with its task. An id the index does not hold
+    keeps every record at 1."""
+    wanted = None if ids is None else set(ids)
+    rows = [row for row in conn.execute("SELECT question, id, pro, con FROM question_evidence ORDER BY question, id")
+            if wanted is None or row[1] in wanted]  # in (question, id) order, as evidence() sums
+    names = sorted({ident for _q, ident, _p, _c in rows})
+    subjects: dict[str, list[int]] = {}
+    for i in range(0, len(names), 500):
+        chunk = names[i : i + 500]
+        for ident, task in conn.execute(f"SELECT id, task FROM docs WHERE id IN ({','.join('?' * len(chunk))})"
+                                        " ORDER BY doc", chunk):
+            if ident not in subjects:
+                subjects[ident] = question_fingerprints(task)
+    numbers = sorted({q for q, _i, _p, _c in rows})
+    asked: dict[int, array[int]] = {}
+    for i in range(0, len(numbers), 500):
+        chunk = numbers[i : i + 500]
+        asked.update((n, _unpack(blob)) for n, blob in conn.execute(
+            f"SELECT question, fps FROM questions WHERE question IN ({','.join('?' * len(chunk))})", chunk))
+    weight = _idf_weights(conn, sorted(set().union(*subjects.values(), *asked.values())))
+    mine = {ident: (set(fps), sum(weight[fp] for fp in fps)) for ident, fps in subjects.items()}
+    out: dict[str, tuple[float, float]] = {}
+    for number, ident, pro, con in rows:
+        own = mine.get(ident)
+        w = 1.0 if own is None else _similarity(asked.get(number, array("q")), *own, weight)
+        f, a = out.get(ident, (0.0, 0.0))
+        out[ident] = (f + w * pro, a + w * con)
+    return out
+
+
+def _idf_weights(conn: sqlite3.Connection, words: Sequence[int]) -> dict[int, float]:
+    """fingerprint -> its IDF over the indexed notes (a word no note has: the largest)."""
+    from biocortex_cli.index.store import document_frequencies
+    from biocortex_cli.index.weights import idf
+
+    row = conn.execute("SELECT value FROM meta WHERE key = 'n_docs'").fetchone()
+    n_docs = int(row[0]) if row else 0
+    dfs = document_frequencies(conn, words)
+    return {fp: idf(n_docs, dfs.get(fp, 0)) for fp in words}
+
+
+def _similarity(fps: Sequence[int], mine: set[int], total: float, weight: dict[int, float]) -> float:
+    """The IDF-weighted Jaccard similarity of a recorded question's words ``fps`` and a question
+    whose words are ``mine`` (``total``: the sum of their weights, in sorted order); 1 for a
+    record without a question."""
+    if not fps:
+        return 1.0  # records without a question count whatever the question
+    shared = sum(weight[fp] for fp in fps if fp in mine)
+    union = total + sum(weight[fp] for fp in fps if fp not in mine)
+    return shared / union if union > 0 else 0.0
+
+
 def _similarities(conn: sqlite3.Connection, question: Sequence[int]) -> dict[int, float]:
     """question number -> the IDF-weighted Jaccard similarity of its words and ``question``'s,
     for every recorded question that shares a word with it; 1 for records without a question."""
-    from biocortex_cli.index.store import document_frequencies, to_array
-    from biocortex_cli.index.weights import idf
+    from biocortex_cli.index.store import to_array
 
     mine = set(question)
     keys = [NO_QUESTION, *sorted(mine)]
@@ -201,30 +259,18 @@ def _similarities(conn: sqlite3.Connection, question: Sequence[int]) -> dict[int
             asked[number] = _unpack(blob)
     if not asked:
         return {}
-    words = sorted(mine.union(*asked.values()))
-    row = conn.execute("SELECT value FROM meta WHERE key = 'n_docs'").fetchone()
-    n_docs = int(row[0]) if row else 0
-    dfs = document_frequencies(conn, words)
-    weight = {fp: idf(n_docs, dfs.get(fp, 0)) for fp in words}
+    weight = _idf_weights(conn, sorted(mine.union(*asked.values())))
     total = sum(weight[fp] for fp in sorted(mine))
-    out: dict[int, float] = {}
-    for number in numbers:
-        fps = asked[number]
-        if not fps:
-            out[number] = 1.0  # records without a question count whatever the question
-            continue
-        shared = sum(weight[fp] for fp in fps if fp in mine)
-        union = total + sum(weight[fp] for fp in fps if fp not in mine)
-        out[number] = shared / union if union > 0 else 0.0
-    return out
+    return {number: _similarity(asked[number], mine, total, weight) for number in numbers}
 
 
 def utilities(conn: sqlite3.Connection, ids: Sequence[str], *,
               question: Sequence[int] | None = None) -> dict[str, float]:
-    """id -> utility (0-1) for each of ``ids``, for ``question`` (module docstring); NEUTRAL
-    (0.5) for an id without feedback."""
+    """id -> utility (0-1) for each of ``ids``, for ``question``, else for each one's own subject
+    (module docstring); NEUTRAL (0.5) for an id without feedback."""
     out = dict.fromkeys(ids, NEUTRAL)
-    for ident, (f, a) in evidence(conn, ids, question=question).items():
+    found = own_evidence(conn, ids) if question is None else evidence(conn, ids, question=question)
+    for ident, (f, a) in found.items():
         out[ident] = utility_value(f, a)
     return out
 

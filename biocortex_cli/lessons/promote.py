@@ -91,12 +91,12 @@ def _refuse_broken(problems: Sequence[DataError]) -> None:
 
 def _clustering(vault: Vault, conn: sqlite3.Connection,
                 domain: str | None) -> tuple[Clustering, list[LessonCluster], list[DataError]]:
-    from biocortex_cli.index.feedback import evidence, pooled_utility
+    from biocortex_cli.index.feedback import own_evidence, pooled_utility
 
     clustering = cluster_lessons(read_episode_lessons(conn, domain))
     notes, problems = read_lessons(vault)
     owners = _mark_promoted(clustering, notes)
-    judged = evidence(conn)
+    judged = own_evidence(conn)  # each memory's votes on its own subject
     clusters = []
     for n, cluster in enumerate(clustering.clusters):
         note = owners.get(n)
