@@ -118,7 +118,7 @@ def test_check_warns_about_a_likely_misspelt_field_and_still_passes(vault: Path,
     assert r.code == 0, r.out + r.err
     assert f"{rel}:6: warning: unknown field 'tool': did you mean 'tools'?" in r.out
     assert "organism" not in r.out  # a field of the lab's own is not a mistake
-    assert "0 problem(s), 1 warning(s)" in r.err
+    assert "0 problems, 1 warning" in r.err
     data = cli("check", "--json").json()
     assert data["ok"] is True and [p["severity"] for p in data["problems"]] == ["warning"]
     assert not [f for f in cli("doctor", "--json").json()["findings"] if f["check"] == "notes"]

@@ -36,6 +36,14 @@ def test_fresh_vault_and_demo_like_content_pass(vault: Path, cli: Cli) -> None:
     assert "0 problem" in r.err
 
 
+def test_the_summary_counts_in_words(vault: Path, cli: Cli) -> None:
+    """It said "checked 1 notes, 1 problem(s)" (docs trial)."""
+    broken = GOOD.format(id="one").replace("task: Integrate", "tools: Seurat\ntask: Integrate")  # not a list
+    write(vault, "episodes/2026/04/one.md", broken)
+    r = cli("check")
+    assert r.code == 1 and "checked 1 note, 1 problem\n" in r.err, r.err
+
+
 def test_malformed_yaml_is_reported_at_the_file_line(vault: Path, cli: Cli) -> None:
     write(vault, "episodes/2026/04/bad.md",
           "---\nid: bad\ntype: episode\ncreated: 2026-04-01T10:00:00Z\nauthor: me\n"

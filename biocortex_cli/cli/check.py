@@ -35,6 +35,8 @@ def check(
 
             state.out(contests_text(contested.contested))
     warnings = len(report.problems) - len(report.errors)
-    state.info(f"biocortex: checked {report.notes} notes, {len(report.errors)} problem(s)"
-               + (f", {warnings} warning(s)" if warnings else ""))
+    from biocortex_cli.progress import plural
+
+    state.info(f"biocortex: checked {plural(report.notes, 'note')}, {plural(len(report.errors), 'problem')}"
+               + (f", {plural(warnings, 'warning')}" if warnings else ""))
     return 0 if report.ok else 1
