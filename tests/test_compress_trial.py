@@ -169,3 +169,19 @@ def test_a_summarizer_that_times_out_leaves_no_process_behind(cli: Cli, tmp_path
     finally:
         if _alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_a_named_value_on_every_row_of_a_tool_output_is_one_entry(cli: Cli) -> None:
+    """Trial: 300 VCF lines put DP=92; DP=140; DP=157; … (one per row) into Numbers, crowding out
+    the thresholds people set. From tool output, values that differ only in their number are one
+    entry, as per-sample paths are; what people wrote stays value by value."""
+    vcf = "\n".join(f"chr17\t{7670000 + i * 13}\t.\tC\tG\t{30 + i}\tPASS\tDP={10 + i * 7 % 190};AF=0.5" for i in range(300))
+    messages = session(
+        {"role": "user", "content": "No, use the per-sample thresholds: pct_mt < 25 for S3 and pct_mt < 15 for the others."},
+        *call(1, "shell", {"command": "bcftools view -r chr17:7661779-7687538 /data/S1.vcf.gz"}, vcf),
+    )
+    r = cli("compress", "--budget", "1200", "--keep-recent", "2", stdin=json.dumps(messages))
+    assert r.code == 0, r.err
+    numbers = next(line for line in summary_of(r.out).splitlines() if line.startswith("Numbers: "))
+    assert numbers.count("DP=") == 1 and "like it)" in numbers, numbers
+    assert "pct_mt < 25" in numbers and "pct_mt < 15" in numbers, numbers

@@ -351,7 +351,8 @@ def _numbers(text: str) -> Iterable[tuple[str, str]]:
 
 
 def _path_key(path: str) -> str:
-    """Paths that differ only in numbers (per-sample files) or a final slash are one item."""
+    """Paths that differ only in numbers (per-sample files) or a final slash are one item (and so
+    are the values of one name on the rows of a tool's output)."""
     return re.sub(r"\d+", "#", path.rstrip("/"))
 
 
@@ -446,7 +447,10 @@ class _Extractor:
             for path in _paths(scan):
                 digest.add(Item("file", _path_key(path), path, idx, idx, weight, variants={path}))
             for key, shown in _numbers(scan):
-                digest.add(Item("number", key, shown, idx, idx, 0.6 * weight))
+                if weight < 1:  # tool output: DP=92, DP=140, … on every row of a table are one entry
+                    digest.add(Item("number", _path_key(key), shown, idx, idx, 0.6 * weight, variants={shown}))
+                else:
+                    digest.add(Item("number", key, shown, idx, idx, 0.6 * weight))
             if scan:
                 entities = f"{text[:ENTITY_EDGE]}\n{text[-ENTITY_EDGE:]}" if long else scan
                 digest.entity_texts.append((idx, entities, weight))
