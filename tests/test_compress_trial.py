@@ -175,9 +175,10 @@ def test_a_named_value_on_every_row_of_a_tool_output_is_one_entry(cli: Cli) -> N
     """Trial: 300 VCF lines put DP=92; DP=140; DP=157; … (one per row) into Numbers, crowding out
     the thresholds people set. From tool output, values that differ only in their number are one
     entry, as per-sample paths are; what people wrote stays value by value."""
-    vcf = "\n".join(f"chr17\t{7670000 + i * 13}\t.\tC\tG\t{30 + i}\tPASS\tDP={10 + i * 7 % 190};AF=0.5" for i in range(300))
+    rows = (f"chr17\t{7670000 + i * 13}\t.\tC\tG\t{30 + i}\tPASS\tDP={10 + i * 7 % 190};AF=0.5" for i in range(300))
+    vcf = "\n".join(rows)
     messages = session(
-        {"role": "user", "content": "No, use the per-sample thresholds: pct_mt < 25 for S3 and pct_mt < 15 for the others."},
+        {"role": "user", "content": "No, use the per-sample thresholds: pct_mt < 25 for S3, pct_mt < 15 for others."},
         *call(1, "shell", {"command": "bcftools view -r chr17:7661779-7687538 /data/S1.vcf.gz"}, vcf),
     )
     r = cli("compress", "--budget", "1200", "--keep-recent", "2", stdin=json.dumps(messages))
