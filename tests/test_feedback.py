@@ -186,6 +186,38 @@ def test_malformed_feedback_line_is_reported_and_the_others_count(ranked: Path, 
     assert check.code == 1 and f"{rec['path']}:1: not a JSON object" in check.out + check.err
 
 
+def _worked_out(terms: list[str]) -> float:
+    """The rank score from --explain's rank terms, computed as they say."""
+    head = re.fullmatch(r"\((.*)\) / ([0-9.]+) = [0-9.]+", terms[0])
+    assert head, terms
+    score = sum(float(w) * float(v) for w, v in re.findall(r"([0-9.]+)·\S+ ([0-9.]+)", head[1])) / float(head[2])
+    for term in terms[1:]:
+        if found := re.fullmatch(r"\+ ([0-9.]+)·\(utility ([0-9.]+) − 0\.5\)", term):
+            score += float(found[1]) * (float(found[2]) - 0.5)
+        elif found := re.fullmatch(r"× recency ([0-9.]+)", term):
+            score *= float(found[1])
+    return score
+
+
+def test_explain_shows_how_the_rank_is_computed(ranked: Path, cli: Cli) -> None:
+    """Learning trial: --explain printed `score 1.00 (rank 1.23)` beside `text 1.00` (the signals
+    are clipped, the rank is not), so the rank could not be worked out from what it printed."""
+    rid = recall(cli, QUERY)["recall_id"]
+    assert cli("feedback", rid, "--outcome", "success", "--helpful", "m-c", "--unhelpful", "m-a").code == 0
+    config = ranked / ".biocortex/config.yaml"
+    config.write_text(config.read_text().replace("half_life_days: 0.0", "half_life_days: 30"))
+    for question in (QUERY, "what went wrong with doublet detection"):  # the second weighs the outcome
+        data = recall(cli, question, "--explain")
+        assert data["results"]
+        for hit in data["results"]:
+            terms = hit["matched"]["rank"]
+            assert terms[0].startswith("(") and abs(_worked_out(terms) - hit["rank_score"]) < 0.02, (hit, terms)
+            if "utility" in hit["signals"]:
+                assert any(t.startswith("+ 0.2·(utility") for t in terms)
+    text = cli("recall", QUERY, "--explain").err
+    assert "explain:      rank: (" in text and "text 1.00" in text
+
+
 def test_recency_decay_is_relative_to_the_newest_episode(vault: Path, cli: Cli) -> None:
     add(cli, "old", "Doublet detection on PBMC", "--created", "2024-01-01T00:00:00Z")
     add(cli, "new", "Doublet detection on PBMC", "--created", "2024-03-01T00:00:00Z")

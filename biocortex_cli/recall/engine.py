@@ -265,8 +265,8 @@ class _Asked:
     """What every stage reads: the options, the query's terms and weights, the index's state;
     the stages fill in the last three."""
 
-    __slots__ = ("all_rows", "concepts", "encoding", "expanded", "head", "n_docs", "opts", "recall_id", "tokens",
-                 "words")
+    __slots__ = ("all_rows", "concepts", "encoding", "expanded", "head", "n_docs", "opts", "recall_id", "text",
+                 "tokens", "words")
 
     def __init__(self, opts: RecallOptions, head: str | None, encoding: str, n_docs: int, recall_id: str,
                  tokens: list[str]) -> None:
@@ -276,6 +276,7 @@ class _Asked:
         self.words: QueryWeights | None = None
         self.concepts: _Concepts | None = None
         self.all_rows = True  # every candidate's row is read (_rows_needed)
+        self.text: dict[int, float] = {}  # the text signal before its clip to 1, by episode (_gate; --explain)
 
     def empty(self, reason: str, dropped: int = 0, over_top_k: int = 0, over_budget: int = 0) -> Found:
         words = self.words
@@ -418,7 +419,7 @@ def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
         return asked.empty(reason, dropped=below)
     return _fitted(conn, meta, asked, top, info, matched, below,
                    lambda doc, signals: _explain(conn, doc, asked, named, lists, info[doc]["covered"], info[doc],
-                                                 signals))
+                                                 signals, fusion))
 
 
 def _asked(meta: dict[str, Any], opts: RecallOptions) -> _Asked:
@@ -644,6 +645,7 @@ def _gate(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked, named: 
     text, covered = text_scores(ordered, light, seeds, store_dls=doc_lengths(conn),
                                 avg_dl=float(meta.get("avg_dl") or 1.0), denominator=denominator,
                                 concepts=grouped, masks=masks, within=within)
+    asked.text = text
     scored: list[tuple[float, float, int, dict[str, float], int]] = []
     no_hits = [0.0, 0.0, 0.0]
     verdicts: dict[int, bool] = {}
@@ -910,8 +912,8 @@ def _fitted(conn: sqlite3.Connection, meta: dict[str, Any], asked: _Asked,
 
 
 def _explain(conn: sqlite3.Connection, doc: int, asked: _Asked, named: _Named,
-             lists: dict[int, Any], covered: int, info: dict[str, Any], signals: dict[str, float]
-             ) -> dict[str, list[str]]:
+             lists: dict[int, Any], covered: int, info: dict[str, Any], signals: dict[str, float],
+             fusion: _Fusion) -> dict[str, list[str]]:
     from biocortex_cli.recall.signals import explain
 
     assert asked.words is not None and asked.concepts is not None
@@ -925,4 +927,32 @@ def _explain(conn: sqlite3.Connection, doc: int, asked: _Asked, named: _Named,
         votes_for, votes_against = evidence(conn, [ident], question=question_fingerprints(asked.opts.query)).get(
             ident, (0.0, 0.0))
         out["feedback"] = [f"for {votes_for:.2f}", f"against {votes_against:.2f} (weighed votes)"]
+    if "kin" not in signals:  # kin are ranked through their seed (recall/kin.py)
+        out["rank"] = _rank_terms(fusion, signals, asked.text.get(doc, 0.0),
+                                  float(asked.opts.weights.get("utility", 0.0)))
+    return out
+
+
+def _rank_terms(fusion: _Fusion, signals: dict[str, float], text: float, w_utility: float) -> list[str]:
+    """The rank score as it was computed (docs/recall.md), each term with its weight, the text
+    signal before its clip to 1 (the printed signals are clipped): what ``--explain`` shows so a
+    reader can work the rank out from what is printed."""
+    terms = [f"{weight:g}·{name} {text if col < 0 else signals.get(name, 0.0):.2f}"
+             for name, weight, col, _n in fusion.plan]
+    fused = sum(weight * (text if col < 0 else signals.get(name, 0.0)) for name, weight, col, _n in fusion.plan)
+    denominator = fusion.relevance_w
+    if fusion.outcome_w > 0 and "outcome" in signals:
+        terms.append(f"{fusion.outcome_w:g}·outcome {signals['outcome']:.0f}")
+        fused += fusion.outcome_w * signals["outcome"]
+        denominator += fusion.outcome_w
+    score = fused / denominator
+    out = [f"({' + '.join(terms)}) / {denominator:g} = {score:.2f}"]
+    if "utility" in signals:
+        score += w_utility * (signals["utility"] - 0.5)
+        out.append(f"+ {w_utility:g}·(utility {signals['utility']:.2f} − 0.5)")
+    if "recency" in signals:
+        score *= signals["recency"]
+        out.append(f"× recency {signals['recency']:.2f}")
+    if len(out) > 1:
+        out.append(f"= {score:.2f}")
     return out
