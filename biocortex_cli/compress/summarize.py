@@ -32,6 +32,7 @@ import math
 import os
 import re
 import shlex
+import signal
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -81,9 +82,9 @@ _EXT = (r"h5ad|h5mu|h5|hdf5|loom|mtx|rds|rda|RData|csv|tsv|txt|tab|json|jsonl|ya
         r"|parquet|feather|xlsx|mzML|mzXML|raw|sdrf|tbi|csi|pkl|pt|ckpt|zarr|idx|dict|sf|k2d|tiktoken|md")
 _PATH = re.compile(
     r"(?<![\w/.:~@${}<>-])(?:"
-    r"(?:~|\.{1,2})?/(?:[\w.+@-]+/)+[\w.+@-]*"  # /abs/path, ./rel/path, ~/x/y (2+ components)
+    r"(?:~|\.{1,2})?/(?:[\w.+@*-]+/)+[\w.+@*-]*"  # /abs/path, ./rel/path, ~/x/y (2+ components; S*/ globs)
     r"|(?:~|\.{1,2})?/[\w+@-][\w.+@-]*\.(?:" + _EXT + r")"  # /file.ext
-    r"|[\w.+@-]+/(?:[\w.+@-]+/)*[\w+@-][\w.+@-]*\.(?:" + _EXT + r")"  # rel/dir/file.ext
+    r"|[\w.+@-]+/(?:[\w.+@*-]+/)*[\w+@*-][\w.+@*-]*\.(?:" + _EXT + r")"  # rel/dir/file.ext, rel/*.ext
     r"|[\w+@-][\w.+@-]*\.(?:" + _EXT + r")"  # file.ext
     r")(?![\w/])")
 _UNITS = frozenset("""
@@ -304,7 +305,8 @@ def _error_lines(text: str, strong_only: bool) -> tuple[list[str], bool]:
         return [], False
     best = min(rank for rank, _, _ in found)
     chosen = [f for f in found if f[0] == best][-1:]  # the last of the best kind
-    others = [f for f in found if f not in chosen]
+    shown = text[chosen[0][1]: chosen[0][2]].strip()
+    others = [f for f in found if f not in chosen and text[f[1]: f[2]].strip() != shown]
     if others and best > 0:
         chosen.append(others[0])
     out = []
@@ -349,7 +351,8 @@ def _numbers(text: str) -> Iterable[tuple[str, str]]:
 
 
 def _path_key(path: str) -> str:
-    """Paths that differ only in numbers (per-sample files) or a final slash are one item."""
+    """Paths that differ only in numbers (per-sample files) or a final slash are one item (and so
+    are the values of one name on the rows of a tool's output)."""
     return re.sub(r"\d+", "#", path.rstrip("/"))
 
 
@@ -365,12 +368,22 @@ def _strings(value: Any) -> Iterable[str]:
             yield from _strings(item)
 
 
+#: a component of 16+ letters and digits in both cases, or with a '+': a run of base64 (an image a
+#: tool printed), not a directory or file name
+_RANDOM_COMPONENT = re.compile(r"(?=[^/]*[A-Z])(?=[^/]*[a-z])(?=[^/]*\d)[A-Za-z\d+=]{16,}|[\w=]*\+[\w+=]{7,}")
+
+
 def _paths(text: str) -> Iterable[str]:
     for m in _PATH.finditer(text):
-        path = m.group().rstrip(".,;:")
+        path = m.group()
+        if path.endswith("**"):  # markdown bold around a path: **/data/x.tsv**
+            path = path.rstrip("*")
+        path = path.rstrip(".,;:")
         if len(path) < 4 or ("/" not in path and "." not in path):
             continue
         if path.replace("/", "").replace(".", "").isdigit() or path.startswith("/dev/"):  # dates, devices
+            continue
+        if any(_RANDOM_COMPONENT.fullmatch(part) for part in path.split("/")):
             continue
         yield path
 
@@ -434,7 +447,10 @@ class _Extractor:
             for path in _paths(scan):
                 digest.add(Item("file", _path_key(path), path, idx, idx, weight, variants={path}))
             for key, shown in _numbers(scan):
-                digest.add(Item("number", key, shown, idx, idx, 0.6 * weight))
+                if weight < 1:  # tool output: DP=92, DP=140, … on every row of a table are one entry
+                    digest.add(Item("number", _path_key(key), shown, idx, idx, 0.6 * weight, variants={shown}))
+                else:
+                    digest.add(Item("number", key, shown, idx, idx, 0.6 * weight))
             if scan:
                 entities = f"{text[:ENTITY_EDGE]}\n{text[-ENTITY_EDGE:]}" if long else scan
                 digest.entity_texts.append((idx, entities, weight))
@@ -762,6 +778,8 @@ def render_digest(digest: Digest, budget: int, counter: TokenCounter, title: str
             misses += 1
             if misses > MAX_MISSES:
                 break
+    if not chosen:  # nothing in this segment is worth a line: no heading either
+        return ""
     text = _render(digest, chosen, title)
     actual = counter.count(text)
     while actual > budget and chosen:  # estimates were short: drop the lowest-ranked items
@@ -772,6 +790,8 @@ def render_digest(digest: Digest, budget: int, counter: TokenCounter, title: str
             excess -= chosen.pop().cost
         text = _render(digest, chosen, title)
         actual = counter.count(text)
+    if not chosen:
+        return ""
     return text if actual <= budget else counter.truncate(text, budget)
 
 
@@ -786,10 +806,14 @@ class Summary:
     warnings: tuple[str, ...] = ()
 
 
+def _messages_span(first: int, last: int) -> str:
+    return f"message {first}" if first == last else f"messages {first}–{last}"
+
+
 def _header(messages: Sequence[Message], tokens: int, level: int) -> str:
-    first, last = messages[0].index, messages[-1].index
-    return (f"{SUMMARY_MARK} of messages {first}–{last} · {len(messages)} messages, {tokens:,} tokens · "
-            f"level {level}]")
+    n = len(messages)
+    return (f"{SUMMARY_MARK} of {_messages_span(messages[0].index, messages[-1].index)} · {n:,} "
+            f"message{'' if n == 1 else 's'}, {tokens:,} tokens · level {level}]")
 
 
 def _note(by: str) -> str:
@@ -819,8 +843,16 @@ def _assemble(messages: Sequence[Message], tokens: Callable[[], int], budget: in
     blocks, level = build(max(0, budget - reserved))
     level = max(level, earlier + 1) if earlier else level
     lines = [_header(messages, tokens(), level)] + ([note] if with_note else []) + blocks
-    text = "\n".join(lines)
+    text = _redacted("\n".join(lines))
     return (text if counter.count(text) <= budget else counter.truncate(text, budget)), level
+
+
+def _redacted(text: str) -> str:
+    """``text`` with every credential the vault's secret scan finds replaced by ``[REDACTED:kind]``:
+    a summary is derived text, and what it copies should be what memory may hold."""
+    from biocortex_cli.store.secrets import redact
+
+    return redact(text)
 
 
 def builtin_blocks(digests: list[Digest], budget: int, counter: TokenCounter) -> tuple[list[str], int]:
@@ -839,7 +871,7 @@ def builtin_blocks(digests: list[Digest], budget: int, counter: TokenCounter) ->
     if len(digests) == 1:
         return [render_digest(digests[0], budget, counter)], level
     share = budget // len(digests) - 2
-    return [render_digest(d, share, counter, f"### messages {d.first}–{d.last}") for d in digests], level
+    return [render_digest(d, share, counter, f"### {_messages_span(d.first, d.last)}") for d in digests], level
 
 
 def transcript(messages: Sequence[Message]) -> str:
@@ -858,22 +890,45 @@ class CommandFailed(Exception):
     pass
 
 
+#: terminal escapes (colours, cursor moves, titles) and control characters other than tab and
+#: newline: what a command prints for a terminal, not for a conversation
+_TERMINAL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?|[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _end_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the command and every process it started (its process group), and reap it."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (AttributeError, ProcessLookupError, PermissionError):  # no process groups (Windows); gone
+        proc.kill()
+    proc.wait()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):  # a process that left the group may hold them
+        if pipe is not None:
+            pipe.close()
+
+
 def _run_command(argv: list[str], text: str, budget: int, level: int, span: tuple[int, int], timeout: float,
                  counter: TokenCounter) -> str:
     env = {**os.environ, "BIOCORTEX_SUMMARY_TOKENS": str(budget), "BIOCORTEX_SUMMARY_LEVEL": str(level),
            "BIOCORTEX_SUMMARY_MESSAGES": f"{span[0]}-{span[1]}", "BIOCORTEX_TOKEN_ENCODING": counter.encoding}
-    try:
-        proc = subprocess.run(argv, input=text.encode("utf-8"), capture_output=True, timeout=timeout,
-                              env=env, check=False)
-    except subprocess.TimeoutExpired:
-        raise CommandFailed(f"timed out after {timeout:g} s") from None
+    try:  # in a process group of its own, so that a time-out ends whatever it started too
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=env, start_new_session=True)
     except OSError as exc:
         raise CommandFailed(f"could not be run ({exc.strerror or exc})") from None
+    try:
+        stdout, stderr = proc.communicate(text.encode("utf-8"), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _end_group(proc)
+        raise CommandFailed(f"timed out after {timeout:g} s") from None
+    except BaseException:  # Ctrl-C, SIGTERM: the command goes with us
+        _end_group(proc)
+        raise
     if proc.returncode != 0:
-        last = (proc.stderr.decode("utf-8", "replace").strip().splitlines() or [""])[-1]
+        last = (stderr.decode("utf-8", "replace").strip().splitlines() or [""])[-1]
         raise CommandFailed(f"exited with status {proc.returncode}" + (f" ({_clip(last, 160)})" if last else ""))
     try:
-        out = proc.stdout.decode("utf-8").strip()
+        out = _TERMINAL.sub("", stdout.decode("utf-8").replace("\r\n", "\n")).strip()
     except UnicodeDecodeError:
         raise CommandFailed("printed text that is not UTF-8") from None
     if not out:
@@ -896,7 +951,7 @@ def command_blocks(messages: Sequence[Message], budget: int, counter: TokenCount
         n = len(inputs)
         share = budget if n == 1 else max(MIN_BLOCK_TOKENS, budget // n - 2)
         outs = [(a, b, _run_command(argv, text, share, level, (a, b), timeout, counter)) for a, b, text in inputs]
-        blocks = [text if len(outs) == 1 else f"### messages {a}–{b}\n{text}" for a, b, text in outs]
+        blocks = [text if len(outs) == 1 else f"### {_messages_span(a, b)}\n{text}" for a, b, text in outs]
         if sum(counter.count_many(blocks)) + len(blocks) <= budget or n == 1:
             return blocks, level
         inputs = []
