@@ -104,6 +104,9 @@ SHAPES: list[Shape] = [
     Shape("OpenAI project key", "sk-proj-" + tok("oaip", 74, URLSAFE) + "T3BlbkFJ" + tok("oaip2", 74, URLSAFE),
           tok("oaip", 74, URLSAFE)),
     Shape("OpenAI legacy key", "sk-" + tok("oai1", 20) + "T3BlbkFJ" + tok("oai2", 20), tok("oai1", 20)),
+    # compress trial: pasted into a conversation without the T3BlbkFJ marker gitleaks' rule needs
+    Shape("OpenAI project key, no marker", "sk-proj-" + tok("oaip3", 120, URLSAFE), tok("oaip3", 120, URLSAFE)),
+    Shape("OpenAI service account key", "sk-svcacct-" + tok("oais", 100, URLSAFE), tok("oais", 100, URLSAFE)),
     Shape("Hugging Face token", "hf_" + tok("hf", 34, ALNUM[:52]), tok("hf", 34, ALNUM[:52])),
     Shape("Stripe live key", "sk_live_" + tok("stripe", 24), tok("stripe", 24)),
     Shape("Stripe restricted key", "rk_live_" + tok("stripe-rk", 24), tok("stripe-rk", 24)),

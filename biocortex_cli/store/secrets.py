@@ -69,6 +69,9 @@ _OURS: list[tuple[str, str, tuple[str, ...], dict[str, Any]]] = [
     ("stripe-webhook-secret", r"\bwhsec_[A-Za-z0-9+/=]{24,}", ("whsec_",), {}),
     ("azure-sas-signature", r"[?&]sig=([A-Za-z0-9%+/=]{20,})", ("sig=",), {}),
     ("telegram-bot-token", r"\b\d{8,10}:AA[A-Za-z0-9_-]{32,33}\b", (":aa",), {}),
+    # gitleaks wants the T3BlbkFJ marker inside; a key cut or retyped without it is still a key
+    ("openai-key-prefix", r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{32,}", ("sk-proj-", "sk-svcacct-", "sk-admin-"),
+     {"whole": True}),
     # personal data in clinical contexts
     ("patient-name", r"(?i)\bpatient[_ ]?name\s*[:=]\s*['\"]?([A-Z][a-z]+(?:[ ,]+[A-Z][a-z]+)+)", ("patient",), {}),
     ("date-of-birth", r"(?i)\b(?:date[_ ]of[_ ]birth|d\.?o\.?b\.?)\s*[:=]\s*['\"]?(\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4})",
