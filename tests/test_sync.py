@@ -676,3 +676,20 @@ def test_a_remote_rewritten_by_force_push_loses_nothing_and_says_so(team: tuple[
     assert "rewritten (force-pushed)" in notice and "1 commit(s)" in notice and notice in r.err
     assert r.json()["pushed"] == 2
     assert cli("--vault", a, "sync").code == 0 and ident in episode_ids(a)
+
+
+def test_a_note_that_arrives_with_conflict_markers_is_named(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    """Pushed with plain git (not sync), the markers reach the other clones: sync says which note,
+    at which line, instead of pulling it in silence while the index skips it."""
+    _remote, a, b = team
+    ident = add_episode(cli, a, "Ada", "ChIP-seq replicate 1 of MYC")
+    note = episode_file(a, ident)
+    note.write_text(note.read_text().replace("quality: 0.7\n", "<<<<<<< HEAD\nquality: 0.7\n=======\n"
+                                             "quality: 0.9\n>>>>>>> 1a2b3c4 (quality)\n"))
+    hand_commit(a, "quality")
+    git(a, "push", "-q", "origin", "main")
+    r = cli("--vault", b, "sync", "--json")
+    assert r.code == 0, r.err
+    rel = note.relative_to(a).as_posix()
+    (notice,) = r.json()["notices"]
+    assert notice.startswith(f"{rel}:9: arrived with a git conflict marker") and notice in r.err

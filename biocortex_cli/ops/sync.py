@@ -167,6 +167,8 @@ def _sync(vault: Vault, root: Path, branch: str, name: str, url: str, ident: dic
     after = tip
     base = _merge_base(root, before, upstream) if upstream and before else None
     arrived = digest(vault, base, upstream, limit=limit) if upstream else digest(vault, after, after)
+    if base and upstream and base != upstream:
+        notices.extend(_arrived_with_markers(vault, root, base, upstream))
     notice = remote_head(root, name, url, branch, first_push=upstream is None and pushed > 0, env=net,
                          timeout=timeout)
     return SyncReport(remote=name, url=url, branch=branch, before=before, after=after,
@@ -362,15 +364,11 @@ def _refuse_links(root: Path, upstream: str, name: str) -> None:
                                   "them by real files (git rm --cached PATH), then sync again")
 
 
-def _refuse_conflict_markers(vault: Vault, root: Path, upstream: str | None) -> None:
-    """Refuse to push a note that holds git's conflict markers: a person who solved a conflict with
-    plain git and committed the file as git left it. Pushed, it would reach every clone as a note
-    that does not parse (its YAML broken) or that shows both versions, and recall would skip or
-    garble it. The files the outgoing commits change are read as they are now (sync runs on a
-    clean tree, so as committed)."""
+def _with_markers(vault: Vault, root: Path, *span: str) -> list[tuple[str, int]]:
+    """The vault's text files that ``git <span>`` names (a diff or ``ls-files``, ``-z``) and that
+    hold git's conflict markers now, each with the line of its first marker."""
     prefix = vault.root.resolve().relative_to(root.resolve()).as_posix()
-    span = ("diff", "--name-only", "-z", "--no-renames", "--diff-filter=AM", upstream, "HEAD") if upstream \
-        else ("ls-files", "-z")
+    found = []
     for path in sorted(p for p in git.run(root, *span).split("\0") if p):
         if not path.endswith((".md", ".jsonl", ".yaml", ".yml")) or \
                 (prefix != "." and not path.startswith(f"{prefix}/")):
@@ -379,15 +377,40 @@ def _refuse_conflict_markers(vault: Vault, root: Path, upstream: str | None) -> 
             data = (root / path).read_bytes()
         except OSError:
             continue
-        if len(data) > _SCAN_CAP or b"<<<<<<<" not in data:
-            continue
-        lines = git.conflict_markers(data.decode("utf-8", errors="replace"))
-        if lines:
-            raise BiocortexError(
-                "a git conflict marker (<<<<<<< … >>>>>>>) is committed in this note: a push would send both "
-                "versions, unmerged, to every clone; nothing was pushed", path=path, line=lines[0],
-                hint="edit the note to keep what both sides meant, take out the lines <<<<<<<, ======= and "
-                     ">>>>>>>, run `biocortex check`, commit it (git commit -am '…'), and sync again")
+        if len(data) <= _SCAN_CAP and b"<<<<<<<" in data:
+            lines = git.conflict_markers(data.decode("utf-8", errors="replace"))
+            if lines:
+                found.append((path, lines[0]))
+    return found
+
+
+def _arrived_with_markers(vault: Vault, root: Path, base: str, upstream: str) -> list[str]:
+    """A notice per note the remote brought with git's conflict markers in it (committed with plain
+    git and pushed without sync): it is skipped by the index until someone solves it."""
+    found = _with_markers(vault, root, "diff", "--name-only", "-z", "--no-renames", "--diff-filter=AM", base,
+                          upstream)
+    return [f"{path}:{line}: arrived with a git conflict marker (<<<<<<< … >>>>>>>), committed by hand: recall "
+            "skips this note until someone keeps what both sides meant, takes out the marker lines and commits "
+            "it (`biocortex check` lists it)" for path, line in found]
+
+
+def _refuse_conflict_markers(vault: Vault, root: Path, upstream: str | None) -> None:
+    """Refuse to push a note that holds git's conflict markers: a person who solved a conflict with
+    plain git and committed the file as git left it. Pushed, it would reach every clone as a note
+    that does not parse (its YAML broken) or that shows both versions, and recall would skip or
+    garble it. The files the outgoing commits change are read as they are now (sync runs on a
+    clean tree, so as committed)."""
+    span = ("diff", "--name-only", "-z", "--no-renames", "--diff-filter=AM", upstream, "HEAD") if upstream \
+        else ("ls-files", "-z")
+    found = _with_markers(vault, root, *span)
+    if found:
+        path, line = found[0]
+        more = f" (and {len(found) - 1} more note(s))" if len(found) > 1 else ""
+        raise BiocortexError(
+            f"a git conflict marker (<<<<<<< … >>>>>>>) is committed in this note{more}: a push would send both "
+            "versions, unmerged, to every clone; nothing was pushed", path=path, line=line,
+            hint="edit the note to keep what both sides meant, take out the lines <<<<<<<, ======= and "
+                 ">>>>>>>, run `biocortex check`, commit it (git commit -am '…'), and sync again")
 
 
 def _refuse_new_branch(root: Path, name: str, branch: str, env: dict[str, str], timeout: float) -> None:
