@@ -8,9 +8,11 @@ the rebase made; a commit written during the fetch is rebased and sent with the 
 during the push goes with the next sync). The feedback logs are append-only and merged with
 ``merge=union`` (``.gitattributes``), which git applies during a rebase too, so two clones
 appending to one file never conflict. Entity notes that both sides created for the same new
-name differ only in ``created`` and ``author``: the remote's copy is kept. Any other conflict
-is a person's to solve: the rebase is aborted, the vault is left exactly as it was, and the
-error names the files.
+name (and lessons both promoted) differ only in ``created`` and ``author``: the remote's copy is
+kept. Any other conflict is a person's to solve: the rebase is aborted, the vault is left exactly
+as it was, and the error names the files. A note committed with git's conflict markers is never
+pushed; a sync killed during its rebase is undone by the next write or sync; a clone on another
+branch than the remote's vault never forks it (docs/teams.md).
 
 git never prompts (no terminal, ssh in batch mode) and every network call has a time limit.
 """
