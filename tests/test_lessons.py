@@ -382,6 +382,20 @@ def test_a_lesson_note_broken_by_hand_leaves_recall_and_blocks_promote(
     assert len(cli("recall", "doublets multiome", "--json").json()["lessons"]) == 1
 
 
+def test_a_printed_lesson_is_injected_and_gets_the_outcomes_credit(lessons_vault: Path, cli: Cli) -> None:
+    """Learning trial: the recall log listed the episodes a recall printed and not its promoted
+    lessons, so a lesson got no credit from a task that succeeded with it unless named."""
+    promoted = cli("lessons", "promote", DOUBLETS, "--json")
+    assert promoted.code == 0, promoted.err
+    r = cli("recall", "call doublets on both modalities for multiome", "--json").json()
+    lesson = [x["id"] for x in r["lessons"]]
+    assert lesson
+    recorded = cli("feedback", r["recall_id"], "--outcome", "success", "--json").json()
+    assert recorded["injected"] == [*(h["id"] for h in r["results"]), *lesson]
+    cluster = next(c for c in cli("lessons", "--json").json()["clusters"] if c["promoted"] == lesson[0])
+    assert cluster["utility"] > 0.5
+
+
 def test_lessons_alone_are_printed_under_a_header_with_the_recall_id(lessons_vault: Path, cli: Cli) -> None:
     """Found by the agent trial: an answer of promoted lessons and no past analysis (the episodes
     archived, or filtered out) printed no header, so an agent reading the text had no recall id to

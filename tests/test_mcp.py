@@ -23,7 +23,7 @@ from tests.conftest import REPO, Cli, git
 
 T = TypeVar("T")
 NAMES = {"recall", "context", "episode_add", "episode_show", "episode_list", "fact_add", "fact_query",
-         "fact_verify", "entity_show", "dataset_list", "dataset_show", "feedback", "log"}
+         "fact_verify", "entity_show", "dataset_list", "dataset_show", "feedback", "feedback_retract", "log"}
 
 
 def _session(vault: Path, log: Path, script: Callable[[Any, Any], Awaitable[T]]) -> T:
@@ -123,7 +123,7 @@ def test_every_tool_declares_its_arguments_types_ranges_and_whether_it_writes(va
         assert tool.description and schema["additionalProperties"] is False, name
         for arg, prop in schema["properties"].items():
             assert prop["description"] and prop["type"], (name, arg)
-        writes = name in ("episode_add", "fact_add", "feedback")
+        writes = name in ("episode_add", "fact_add", "feedback", "feedback_retract")
         assert tool.annotations.read_only_hint is not writes and tool.annotations.destructive_hint is False, name
     recall = listed["recall"].input_schema
     assert recall["required"] == ["query"] and recall["properties"]["top_k"]["minimum"] == 1

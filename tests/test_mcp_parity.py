@@ -94,6 +94,8 @@ def test_every_tool_returns_the_command_s_json(vault: Path, cli: Cli, tmp_path: 
          ["fact", "add", "KEAP1", "activates", "NFE2L2"]),
         ("feedback", {"recall_id": recall_id, "outcome": "success", "helpful": [episode], "note": "useful"},
          ["feedback", recall_id, "--outcome", "success", "--helpful", episode, "--note", "useful"]),
+        ("feedback_retract", {"recall_id": recall_id, "note": "wrong call"},
+         ["feedback", recall_id, "--retract", "--note", "wrong call"]),
     ]
     for name, arguments, argv in writes:
         mcp, command = _tool(copy, name, arguments), cli(*argv, "--json").json()

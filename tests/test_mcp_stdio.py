@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from biocortex_cli.mcp_server.protocol import MAX_MESSAGE
+from biocortex_cli.mcp_server.tools import TOOLS
 from tests.conftest import REPO
 
 HANG = 60  # seconds: only a hung server takes this long to answer one line
@@ -175,7 +176,7 @@ def test_the_server_needs_no_sdk(vault: Path) -> None:
         init = raw.request(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                              "clientInfo": {"name": "raw", "version": "0"}})
         assert init["result"]["serverInfo"]["name"] == "biocortex"
-        assert len(raw.request(1, "tools/list")["result"]["tools"]) == 13
+        assert len(raw.request(1, "tools/list")["result"]["tools"]) == len(TOOLS)
     finally:
         raw.proc.kill()
         raw.proc.wait()

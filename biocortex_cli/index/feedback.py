@@ -44,7 +44,7 @@ import math
 import sqlite3
 import sys
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -180,32 +180,33 @@ def evidence(conn: sqlite3.Connection, ids: Sequence[str] | None = None, *,
     return out
 
 
-def own_evidence(conn: sqlite3.Connection, ids: Sequence[str] | None = None) -> dict[str, tuple[float, float]]:
+def own_evidence(conn: sqlite3.Connection, ids: Sequence[str] | None = None, *,
+                 subjects: Mapping[str, str] | None = None) -> dict[str, tuple[float, float]]:
     """As :func:`evidence` (every judged id when ``ids`` is None), each memory's records weighed
-    by how alike their question is to the memory's own subject: the ``task`` the index holds for
-    it (an episode's task, a lesson's statement), taken as the question — the same sums as
-    ``evidence(conn, [id], question=question_fingerprints(task))``, in one pass: only the
-    questions a memory was judged on are compared with its task. An id the index does not hold
-    keeps every record at 1."""
+    by how alike their question is to the memory's own subject — ``subjects[id]`` (a lesson
+    note's statement), else the ``task`` the index holds for it (an episode's) — taken as the
+    question: the same sums as ``evidence(conn, [id], question=question_fingerprints(subject))``,
+    in one pass (only the questions a memory was judged on are compared with its subject). An id
+    with no subject keeps every record at 1."""
     wanted = None if ids is None else set(ids)
     rows = [row for row in conn.execute("SELECT question, id, pro, con FROM question_evidence ORDER BY question, id")
             if wanted is None or row[1] in wanted]  # in (question, id) order, as evidence() sums
     names = sorted({ident for _q, ident, _p, _c in rows})
-    subjects: dict[str, list[int]] = {}
+    words = {ident: question_fingerprints(text) for ident, text in (subjects or {}).items() if ident in names}
     for i in range(0, len(names), 500):
         chunk = names[i : i + 500]
         for ident, task in conn.execute(f"SELECT id, task FROM docs WHERE id IN ({','.join('?' * len(chunk))})"
                                         " ORDER BY doc", chunk):
-            if ident not in subjects:
-                subjects[ident] = question_fingerprints(task)
+            if ident not in words:
+                words[ident] = question_fingerprints(task)
     numbers = sorted({q for q, _i, _p, _c in rows})
     asked: dict[int, array[int]] = {}
     for i in range(0, len(numbers), 500):
         chunk = numbers[i : i + 500]
         asked.update((n, _unpack(blob)) for n, blob in conn.execute(
             f"SELECT question, fps FROM questions WHERE question IN ({','.join('?' * len(chunk))})", chunk))
-    weight = _idf_weights(conn, sorted(set().union(*subjects.values(), *asked.values())))
-    mine = {ident: (set(fps), sum(weight[fp] for fp in fps)) for ident, fps in subjects.items()}
+    weight = _idf_weights(conn, sorted(set().union(*words.values(), *asked.values())))
+    mine = {ident: (set(fps), sum(weight[fp] for fp in fps)) for ident, fps in words.items()}
     out: dict[str, tuple[float, float]] = {}
     for number, ident, pro, con in rows:
         own = mine.get(ident)

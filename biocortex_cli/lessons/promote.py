@@ -96,7 +96,7 @@ def _clustering(vault: Vault, conn: sqlite3.Connection,
     clustering = cluster_lessons(read_episode_lessons(conn, domain))
     notes, problems = read_lessons(vault)
     owners = _mark_promoted(clustering, notes)
-    judged = own_evidence(conn)  # each memory's votes on its own subject
+    judged = own_evidence(conn, subjects={n.id: n.lesson for n in notes})  # votes on each one's own subject
     clusters = []
     for n, cluster in enumerate(clustering.clusters):
         note = owners.get(n)

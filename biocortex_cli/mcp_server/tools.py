@@ -283,6 +283,13 @@ TOOLS: tuple[Tool, ...] = (
           Arg("unhelpful", ("array",), "Ids of the episodes or lessons that misled or did not help."),
           Arg("note", ("string",), "A sentence on why.")),
          read_only=False),
+    Tool("feedback_retract", "biocortex_cli.api.recall:retract_feedback", "feedback --retract --json",
+         "Withdraw the feedback given on a recall when it was wrong: one retraction line, the votes stay in "
+         "their files and stop counting; feedback given afterwards counts again. Returns the JSON of "
+         "`biocortex feedback RECALL_ID --retract --json`.",
+         (Arg("recall_id", ("string",), "The recall whose feedback to withdraw.", required=True),
+          Arg("note", ("string",), "A sentence on why.")),
+         read_only=False),
     Tool("log", "biocortex_cli.api.vault:log", "log --json",
          "What changed in memory recently: new episodes, new and retracted facts, contradictions, promoted "
          "lessons, archived notes and feedback, by author. Returns the JSON of `biocortex log --json`.",

@@ -54,7 +54,9 @@ def recall_vault(vault: Vault, opts: RecallOptions, *, log: bool = True, require
 def log_recall(vault: Vault, result: RecallResult) -> None:
     from biocortex_cli.store.recall_log import log_recall as append
 
-    append(vault.state_folder, result.recall_id, result.query, result.vault_commit, [h.id for h in result.results])
+    # the past analyses, then the promoted lessons it printed: feedback credits both (docs/learning.md)
+    injected = [h.id for h in result.results] + [str(x["id"]) for x in result.detail("lessons", "lessons")]
+    append(vault.state_folder, result.recall_id, result.query, result.vault_commit, injected)
 
 
 def _recall_vault(vault: Vault, opts: RecallOptions) -> RecallResult:
