@@ -693,3 +693,21 @@ def test_a_note_that_arrives_with_conflict_markers_is_named(team: tuple[Path, Pa
     rel = note.relative_to(a).as_posix()
     (notice,) = r.json()["notices"]
     assert notice.startswith(f"{rel}:9: arrived with a git conflict marker") and notice in r.err
+
+
+def test_a_sync_killed_while_git_wrote_its_rebase_state_is_undone(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    """Killed (with its git) in the first instants of the rebase, git's state holds `head-name`
+    but no `orig-head`: `git rebase --abort` cannot read it. The branch had not moved: the state
+    is dropped and the write goes ahead."""
+    _remote, a, _b = team
+    head = git(a, "rev-parse", "HEAD").strip()
+    state = a / ".git" / "rebase-merge"
+    state.mkdir()
+    (state / "head-name").write_text("refs/heads/main\n")
+    (state / "interactive").write_text("")
+    (a / ".git" / "biocortex-sync-rebase").write_text(f"{head}\n")  # what sync wrote before its rebase
+    wrote = cli("--vault", a, "episode", "add", "--task", "An agent's run after the kill", "--success")
+    assert wrote.code == 0, wrote.err
+    assert not state.exists() and git(a, "rev-parse", "HEAD~1").strip() == head
+    assert git(a, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+    assert cli("--vault", a, "sync").code == 0

@@ -304,9 +304,9 @@ def unfinished(root: Path) -> tuple[str, str] | None:
 #: behind, it says the rebase in progress is a killed sync's, not a person's
 SYNC_REBASE = "biocortex-sync-rebase"
 #: a killed sync's rebase that cannot be undone safely: what to tell the person
-_KILLED_SYNC_HINT = ("a `biocortex sync` was stopped during its rebase, and files were changed since: copy any edit "
-                     "of yours aside, then `git rebase --abort` puts the vault back as it was before that sync "
-                     "(every commit is kept), and `biocortex sync` again")
+_KILLED_SYNC_HINT = ("a `biocortex sync` was stopped during its rebase, which could not be undone safely (a file "
+                     "changed since): copy any edit of yours aside, then `git rebase --abort` puts the vault back "
+                     "as it was before that sync (every commit is kept), and `biocortex sync` again")
 
 
 def undo_killed_sync(root: Path) -> str | None:
@@ -325,10 +325,31 @@ def undo_killed_sync(root: Path) -> str | None:
     status = run(root, "status", "--porcelain", "--untracked-files=no", check=False).splitlines()
     if any(line[1:2] != " " or line[:1] == "U" or line[:2] in ("AA", "DD") for line in status if line):
         return None
-    if call(root, "rebase", "--abort").returncode != 0 or unfinished(root) is not None:
+    if call(root, "rebase", "--abort").returncode != 0 and not _quit_unstarted_rebase(root, mark):
+        return None
+    if unfinished(root) is not None:
         return None
     mark.unlink(missing_ok=True)
     return head(root)
+
+
+def _quit_unstarted_rebase(root: Path, mark: Path) -> bool:
+    """A rebase killed while git wrote its state (``rebase-merge`` holds ``head-name`` but no
+    ``orig-head``): ``--abort`` cannot read it. When the branch is still at the commit the mark
+    names, nothing was rebased yet: drop git's state (``--quit``) and put HEAD back on the branch."""
+    before = mark.read_text(encoding="utf-8", errors="replace").strip()
+    try:
+        branch = (root / ".git" / "rebase-merge" / "head-name").read_text(encoding="utf-8").strip()
+    except OSError:
+        branch = run(root, "symbolic-ref", "-q", "HEAD", check=False).strip()
+    if not before or not branch.startswith("refs/heads/") or \
+            run(root, "rev-parse", "--verify", "-q", branch, check=False).strip() != before:
+        return False
+    if call(root, "rebase", "--quit").returncode != 0:
+        return False
+    if run(root, "symbolic-ref", "-q", "HEAD", check=False).strip() != branch:
+        return call(root, "checkout", "-q", branch.removeprefix("refs/heads/")).returncode == 0
+    return True
 
 
 def conflict_markers(text: str) -> list[int]:
