@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -137,7 +142,7 @@ def test_a_real_conflict_leaves_the_vault_as_it_was(team: tuple[Path, Path, Path
     result = cli("--vault", b, "sync")
     assert result.code == 1
     assert "Home.md" in result.err and "the vault was left as it was" in result.err
-    assert "git pull --rebase" in result.err  # the hint: how to solve it by hand
+    assert "git rebase origin/main" in result.err  # the hint: how to solve it by hand
     assert git(b, "rev-parse", "HEAD") == head and (b / "Home.md").read_text() == text
     assert git(b, "status", "--porcelain") == "" and not (b / ".git/rebase-merge").exists()
     assert len(episode_ids(b)) == 1
@@ -478,3 +483,231 @@ def test_two_syncs_of_one_clone_take_turns(team: tuple[Path, Path, Path], tmp_pa
     assert json.loads(out)["pushed"] == 0
     assert cli("--vault", b, "sync").code == 0
     assert episode_ids(a) == episode_ids(b)
+
+
+# --- the team trial (2026-11-24): a PI, a postdoc and an agent over a simulated week -------------
+
+KILLABLE_GIT = """#!/bin/sh
+case " $* " in *" rebase --continue "*)
+  touch "{gate}/paused"
+  while [ ! -e "{gate}/open" ]; do sleep 0.05; done
+  exit 1;;
+esac
+exec {git} "$@"
+"""
+
+
+def kill_sync_at_its_rebase(root: Path, shim: Path, gate: Path) -> None:
+    """Start `biocortex sync` whose git stops at `rebase --continue` (:data:`KILLABLE_GIT`), and
+    kill -9 it and its git there: the rebase is left in progress."""
+    for left in ("open", "paused"):
+        (gate / left).unlink(missing_ok=True)
+    proc = subprocess.Popen([sys.executable, "-m", "biocortex_cli", "--vault", str(root), "sync"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PATH": f"{shim}{os.pathsep}{os.environ['PATH']}"},
+                            start_new_session=True)
+    try:
+        while not (gate / "paused").exists():
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+    finally:
+        (gate / "open").touch()
+
+
+def hand_commit(root: Path, message: str) -> None:
+    git(root, "-c", "user.name=Pat", "-c", "user.email=pat@lab.example", "commit", "-qam", message)
+
+
+def episode_file(root: Path, ident: str) -> Path:
+    return next((root / "episodes").rglob(f"{ident}.md"))
+
+
+def test_a_conflict_solved_with_plain_git_and_committed_with_its_markers_is_never_pushed(
+        team: tuple[Path, Path, Path], cli: Cli) -> None:
+    """Two people change the quality of one episode by hand; the one who syncs second follows the
+    hint with plain git and commits the file as git left it. Before: the hint's `git pull --rebase`
+    failed in the clone that made the first push (no upstream), the markers were pushed to every
+    clone, the note dropped out of recall, and `check` spoke of YAML, not of the conflict."""
+    remote, a, b = team
+    ident = add_episode(cli, b, "Bob", "Doublet removal in PBMC scRNA-seq with scDblFinder")
+    assert cli("--vault", b, "sync").code == 0 and cli("--vault", a, "sync").code == 0
+    for root, quality in ((b, "0.8"), (a, "0.6")):
+        note = episode_file(root, ident)
+        note.write_text(note.read_text().replace("quality: 0.7", f"quality: {quality}"))
+        hand_commit(root, f"quality {quality}")
+    assert cli("--vault", b, "sync").code == 0
+    stuck = cli("--vault", a, "sync")
+    assert stuck.code == 1 and "change the same lines" in stuck.err
+    assert git(a, "config", "branch.main.merge").strip() == "refs/heads/main"  # git pull works here too
+    command = re.findall(r"`(git rebase [^`]+)`", stuck.err)[0]
+    said = subprocess.run(command.split(), cwd=a, capture_output=True, text=True, check=False)
+    assert said.returncode == 1 and "CONFLICT" in said.stdout + said.stderr  # the hint works as written
+    git(a, "add", "-A")
+    subprocess.run(["git", "-c", "user.name=Pat", "-c", "user.email=pat@lab.example", "rebase", "--continue"],
+                   cwd=a, capture_output=True, env={**os.environ, "GIT_EDITOR": "true"}, check=True)
+    note = episode_file(a, ident)
+    marker = note.read_text().splitlines().index("<<<<<<< HEAD") + 1
+    rel = note.relative_to(a).as_posix()
+    before = git(remote, "rev-parse", "main")
+    refused = cli("--vault", a, "sync")
+    assert refused.code == 1 and f"{rel}:{marker}:" in refused.err and "conflict marker" in refused.err
+    assert "Traceback" not in refused.err and refused.out == ""
+    assert git(remote, "rev-parse", "main") == before  # nothing was pushed
+    checked = cli("--vault", a, "check")
+    assert checked.code == 1 and f"{rel}:{marker}: a git conflict marker" in checked.out + checked.err
+    assert "invalid YAML" not in checked.out + checked.err
+    note.write_text(re.sub(r"<<<<<<< HEAD\nquality: 0.8\n=======\nquality: 0.6\n>>>>>>> [^\n]*\n",
+                           "quality: 0.7\n", note.read_text()))
+    hand_commit(a, "quality: settled")
+    assert cli("--vault", a, "check").code == 0 and cli("--vault", a, "sync").code == 0
+
+
+def test_a_sync_killed_during_its_rebase_is_undone_by_the_next_write_or_sync(
+        team: tuple[Path, Path, Path], tmp_path: Path, cli: Cli) -> None:
+    """kill -9 of a sync (an agent framework's time limit) while it rebases left the rebase in
+    progress: every write of every agent on that clone failed ("a rebase is in progress") until a
+    person ran `git rebase --abort`. The next write or sync now undoes it: every commit kept."""
+    _remote, a, b = team
+    for root, who, pmid in ((a, "Ada", "PMID:5"), (b, "Bob", "PMID:6")):  # a fact sync merges: it continues
+        r = cli("--vault", root, "--author", f"{who} <{who.lower()}@lab.example>", "fact", "add",
+                "NEWGENE1", "activates", "NEWGENE2", "--source", pmid)
+        assert r.code == 0, r.err
+    mine = add_episode(cli, a, "Ada", "Ada's spatial run before the kill")
+    assert cli("--vault", b, "sync").code == 0
+    gate, shim = tmp_path / "gate", tmp_path / "shim"
+    gate.mkdir()
+    shim.mkdir()
+    (shim / "git").write_text(KILLABLE_GIT.format(gate=gate, git=shutil.which("git")))
+    (shim / "git").chmod(0o755)
+    head = git(a, "rev-parse", "HEAD").strip()
+    kill_sync_at_its_rebase(a, shim, gate)
+    assert (a / ".git" / "rebase-merge").exists()  # what the kill left
+    wrote = cli("--vault", a, "episode", "add", "--task", "An agent's next run", "--success")
+    assert wrote.code == 0, wrote.err
+    assert not (a / ".git" / "rebase-merge").exists()
+    assert git(a, "merge-base", "--is-ancestor", head, "HEAD") == ""  # every commit kept
+    synced = cli("--vault", a, "sync")
+    assert synced.code == 0, synced.err
+    assert cli("--vault", b, "sync").code == 0
+    assert episode_ids(a) == episode_ids(b) and mine in episode_ids(b)
+    # killed again: now sync itself undoes it, and says so
+    r = cli("--vault", b, "fact", "add", "NEWGENE1", "activates", "NEWGENE2", "--source", "PMID:8")
+    assert r.code == 0 and cli("--vault", a, "fact", "add", "NEWGENE1", "activates", "NEWGENE2",
+                               "--source", "PMID:9").code == 0
+    assert cli("--vault", b, "sync").code == 0
+    kill_sync_at_its_rebase(a, shim, gate)
+    again = cli("--vault", a, "sync")
+    assert again.code == 0, again.err
+    assert "a sync was stopped during its rebase: it was undone" in again.err
+    fact = cli("--vault", a, "fact", "query", "NEWGENE1", "--json").json()
+    (only,) = [f for f in fact["facts"] if f["predicate"] == "activates"]
+    assert sorted(only["source"]) == ["PMID:5", "PMID:6", "PMID:8", "PMID:9"]
+
+
+def test_a_killed_sync_s_rebase_is_not_undone_over_a_person_s_edit(team: tuple[Path, Path, Path],
+                                                                  cli: Cli) -> None:
+    """Undoing resets the files: when one changed since the kill, nothing is undone and the error
+    says what to do."""
+    _remote, a, b = team
+    for root, text in ((a, "from a"), (b, "from b")):
+        (root / "Home.md").write_text(text + "\n")
+        hand_commit(root, f"home: {text}")
+    assert cli("--vault", b, "sync").code == 0
+    paused = subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@lab.example", "pull", "-q",
+                             "--rebase", "origin", "main"], cwd=a, capture_output=True, text=True, check=False)
+    assert paused.returncode != 0
+    (a / ".git" / "biocortex-sync-rebase").write_text("x\n")  # as if sync had started it
+    (a / "Home.md").write_text("what Pat typed while it was paused\n")
+    r = cli("--vault", a, "episode", "add", "--task", "written mid-rebase", "--success")
+    assert r.code == 1 and "a `biocortex sync` was stopped during its rebase" in r.err
+    assert (a / "Home.md").read_text() == "what Pat typed while it was paused\n"
+    s = cli("--vault", a, "sync")
+    assert s.code == 1 and "copy any edit of yours aside" in s.err
+    assert (a / "Home.md").read_text() == "what Pat typed while it was paused\n"
+
+
+def test_the_same_lesson_promoted_in_both_clones_is_merged(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    _remote, a, b = team
+    for i in (1, 2):
+        add_episode(cli, a, "Ada", f"Bulk RNA-seq of batch {i}", "--lesson", "include batch as a covariate in DESeq2")
+    assert cli("--vault", a, "sync").code == 0 and cli("--vault", b, "sync").code == 0
+    for root, who in ((a, "Ada"), (b, "Bob")):
+        r = cli("--vault", root, "--author", f"{who} <{who.lower()}@lab.example>", "lessons", "promote",
+                "include batch as a covariate in DESeq2")
+        assert r.code == 0, r.err
+    assert cli("--vault", a, "sync").code == 0
+    merged = cli("--vault", b, "sync", "--json")
+    assert merged.code == 0, merged.err
+    (rel,) = merged.json()["merged_notes"]
+    assert rel.startswith("lessons/") and "Ada" in (b / rel).read_text()
+    assert cli("--vault", b, "check").code == 0
+
+
+def test_a_clone_on_another_branch_does_not_fork_the_team_s_vault(team: tuple[Path, Path, Path],
+                                                                   cli: Cli) -> None:
+    """A teammate's clone on `master` (git switch -c master): sync pushed it as a new branch, a
+    second vault nobody saw, and its notice even said how to clone that branch."""
+    remote, a, b = team
+    git(b, "switch", "-q", "-c", "master")
+    ident = add_episode(cli, b, "Bob", "Bob's CRISPR screen with MAGeCK")
+    r = cli("--vault", b, "sync")
+    assert r.code == 1 and "the team's vault is on main" in r.err and "Traceback" not in r.err
+    assert git(remote, "branch", "--list", "master") == ""
+    assert "git switch main && git merge master" in r.err
+    git(b, "switch", "-q", "main")
+    git(b, "merge", "-q", "--ff-only", "master")
+    assert cli("--vault", b, "sync").code == 0 and cli("--vault", a, "sync").code == 0
+    assert ident in episode_ids(a)
+
+
+def test_a_remote_rewritten_by_force_push_loses_nothing_and_says_so(team: tuple[Path, Path, Path],
+                                                                    cli: Cli) -> None:
+    _remote, a, b = team
+    ident = add_episode(cli, a, "Ada", "Ada's proteomics run")
+    assert cli("--vault", a, "sync").code == 0 and cli("--vault", b, "sync").code == 0
+    git(a, "reset", "-q", "--hard", "HEAD~1")
+    git(a, "push", "-q", "--force", "origin", "main")
+    add_episode(cli, b, "Bob", "Bob's run after the rewrite")
+    r = cli("--vault", b, "sync", "--json")
+    assert r.code == 0, r.err
+    (notice,) = r.json()["notices"]
+    assert "rewritten (force-pushed)" in notice and "1 commit(s)" in notice and notice in r.err
+    assert r.json()["pushed"] == 2
+    assert cli("--vault", a, "sync").code == 0 and ident in episode_ids(a)
+
+
+def test_a_note_that_arrives_with_conflict_markers_is_named(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    """Pushed with plain git (not sync), the markers reach the other clones: sync says which note,
+    at which line, instead of pulling it in silence while the index skips it."""
+    _remote, a, b = team
+    ident = add_episode(cli, a, "Ada", "ChIP-seq replicate 1 of MYC")
+    note = episode_file(a, ident)
+    note.write_text(note.read_text().replace("quality: 0.7\n", "<<<<<<< HEAD\nquality: 0.7\n=======\n"
+                                             "quality: 0.9\n>>>>>>> 1a2b3c4 (quality)\n"))
+    hand_commit(a, "quality")
+    git(a, "push", "-q", "origin", "main")
+    r = cli("--vault", b, "sync", "--json")
+    assert r.code == 0, r.err
+    rel = note.relative_to(a).as_posix()
+    (notice,) = r.json()["notices"]
+    assert notice.startswith(f"{rel}:9: arrived with a git conflict marker") and notice in r.err
+
+
+def test_a_sync_killed_while_git_wrote_its_rebase_state_is_undone(team: tuple[Path, Path, Path], cli: Cli) -> None:
+    """Killed (with its git) in the first instants of the rebase, git's state holds `head-name`
+    but no `orig-head`: `git rebase --abort` cannot read it. The branch had not moved: the state
+    is dropped and the write goes ahead."""
+    _remote, a, _b = team
+    head = git(a, "rev-parse", "HEAD").strip()
+    state = a / ".git" / "rebase-merge"
+    state.mkdir()
+    (state / "head-name").write_text("refs/heads/main\n")
+    (state / "interactive").write_text("")
+    (a / ".git" / "biocortex-sync-rebase").write_text(f"{head}\n")  # what sync wrote before its rebase
+    wrote = cli("--vault", a, "episode", "add", "--task", "An agent's run after the kill", "--success")
+    assert wrote.code == 0, wrote.err
+    assert not state.exists() and git(a, "rev-parse", "HEAD~1").strip() == head
+    assert git(a, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+    assert cli("--vault", a, "sync").code == 0

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 from biocortex_cli.errors import DataError
 from biocortex_cli.store.episode import zoneless
 from biocortex_cli.store.episodes import FIELD_ORDER, ID_RE, check_fields, likely_field, parse_created
-from biocortex_cli.store.files import read_regular
-from biocortex_cli.store.notes import Note, read_note
+from biocortex_cli.store.files import read_note_text, read_regular
+from biocortex_cli.store.git import conflict_markers
+from biocortex_cli.store.notes import Note, parse_note, read_note
 from biocortex_cli.store.vault import Vault
 from biocortex_cli.store.walk import MEMORY_DIRS
 
@@ -129,6 +130,10 @@ CHECKS: dict[str, Callable[[Note], list[VaultProblem]]] = {
 }
 
 
+CONFLICT_HINT = ("keep what both sides meant, take out the lines <<<<<<<, ======= and >>>>>>>, "
+                 "and commit it (docs/teams.md, 'When sync stops')")
+
+
 def check_vault(vault: Vault) -> CheckReport:
     problems: list[VaultProblem] = []
     try:  # the config too: a bad setting stops every command that reads it (install trial)
@@ -145,10 +150,17 @@ def check_vault(vault: Vault) -> CheckReport:
             problems.append(VaultProblem(rel, 1, "not a markdown note",
                                          "keep only .md notes in the memory folders"))
             continue
+        markers: list[int] = []
         try:
-            notes.append(read_note(vault.root / rel, rel))
+            text = read_note_text(vault.root / rel, rel)
+            markers = conflict_markers(text)
+            if markers:  # a conflict solved with plain git and committed as git left it: say that, not YAML
+                problems.append(VaultProblem(rel, markers[0], "a git conflict marker (<<<<<<< … >>>>>>>): both "
+                                             "versions of the note are still in it, unmerged", CONFLICT_HINT))
+            notes.append(parse_note(text, rel))
         except DataError as exc:
-            problems.append(_problem(exc, rel))
+            if not markers:
+                problems.append(_problem(exc, rel))
     ids: dict[tuple[str, str], str] = {}
     for note in notes:
         kind = note.meta.get("type")

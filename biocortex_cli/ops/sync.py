@@ -8,9 +8,11 @@ the rebase made; a commit written during the fetch is rebased and sent with the 
 during the push goes with the next sync). The feedback logs are append-only and merged with
 ``merge=union`` (``.gitattributes``), which git applies during a rebase too, so two clones
 appending to one file never conflict. Entity notes that both sides created for the same new
-name differ only in ``created`` and ``author``: the remote's copy is kept. Any other conflict
-is a person's to solve: the rebase is aborted, the vault is left exactly as it was, and the
-error names the files.
+name (and lessons both promoted) differ only in ``created`` and ``author``: the remote's copy is
+kept. Any other conflict is a person's to solve: the rebase is aborted, the vault is left exactly
+as it was, and the error names the files. A note committed with git's conflict markers is never
+pushed; a sync killed during its rebase is undone by the next write or sync; a clone on another
+branch than the remote's vault never forks it (docs/teams.md).
 
 git never prompts (no terminal, ssh in batch mode) and every network call has a time limit.
 """
@@ -37,8 +39,8 @@ DEFAULT_TIMEOUT = 60.0
 #: protected branch ("[remote rejected] … declined") — is final
 _REJECTED = ("[rejected]", "fetch first", "non-fast-forward", "cannot lock ref", "failed to update ref",
              "incorrect old value")
-#: frontmatter keys in which two generated copies of one entity note may differ
-_GENERATED_KEYS = ("created", "author")
+#: frontmatter keys in which two generated copies of one entity note or lesson may differ
+_GENERATED_KEYS = ("created", "author", "updated")
 
 
 @dataclass(frozen=True)
@@ -73,9 +75,19 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
          timeout: float = DEFAULT_TIMEOUT, limit: int | None = None) -> SyncReport:
     """Rebase on the remote, push, and say what arrived (``limit``: see :func:`history.digest`)."""
     root = vault.git_root
+    lock = vault.state_dir / "write.lock"
+    notices: list[str] = []
+    if (root / ".git" / git.SYNC_REBASE).is_file():  # a sync killed during its rebase: undo it
+        with files.write_lock(lock):
+            back = git.undo_killed_sync(root)
+        if back:
+            notices.append(f"a sync was stopped during its rebase: it was undone, the vault was back at "
+                           f"{back[:7]} (every commit kept) before this sync")
     if _rebasing(root):  # before the detached check: a paused rebase detaches HEAD
+        killed = (root / ".git" / git.SYNC_REBASE).is_file()
         raise BiocortexError("a rebase is in progress in the vault; nothing was synced", path=str(root),
-                             hint="finish it (git rebase --continue) or undo it (git rebase --abort)")
+                             hint=git._KILLED_SYNC_HINT if killed else
+                             "finish it (git rebase --continue) or undo it (git rebase --abort)")
     branch = git.run(root, "symbolic-ref", "--short", "-q", "HEAD", check=False).strip()
     if not branch:
         raise BiocortexError("the vault's HEAD is detached: there is no branch to sync", path=str(root),
@@ -85,15 +97,14 @@ def sync(vault: Vault, *, author: git.Author, remote: str | None = None,
     ident = {"GIT_COMMITTER_NAME": author.name, "GIT_COMMITTER_EMAIL": author.email}
     net = {**ident, "GIT_SSH_COMMAND": os.environ.get("GIT_SSH_COMMAND")
            or "ssh -o BatchMode=yes -o ConnectTimeout=15", "GIT_ASKPASS": "", "SSH_ASKPASS": ""}
-    lock = vault.state_dir / "write.lock"
     # two syncs of one clone take turns (their fetches would race for the remote-tracking ref);
     # writes wait only for the rebase, under the write lock
     with files.write_lock(vault.state_dir / "sync.lock"):
-        return _sync(vault, root, branch, name, url, ident, net, lock, timeout, limit)
+        return _sync(vault, root, branch, name, url, ident, net, lock, timeout, limit, notices)
 
 
 def _sync(vault: Vault, root: Path, branch: str, name: str, url: str, ident: dict[str, str], net: dict[str, str],
-          lock: Path, timeout: float, limit: int | None) -> SyncReport:
+          lock: Path, timeout: float, limit: int | None, notices: list[str]) -> SyncReport:
     with files.write_lock(lock):
         recover_killed_transaction(vault)
         git.clear_stale_locks(root)
@@ -103,6 +114,8 @@ def _sync(vault: Vault, root: Path, branch: str, name: str, url: str, ident: dic
     scanned: set[str] = set()  # blobs of outgoing commits already scanned for secrets
     upstream: str | None = None
     pushed = 0
+    tracked = git.run(root, "rev-parse", "--verify", "-q", f"refs/remotes/{name}/{branch}^{{commit}}",
+                      check=False).strip() or None  # the remote's branch when this clone last fetched it
     for attempt in range(1, MAX_ATTEMPTS + 1):
         report(Progress("sync", 0, 0, f"fetching {branch} from {name}…"))
         try:
@@ -112,6 +125,11 @@ def _sync(vault: Vault, root: Path, branch: str, name: str, url: str, ident: dic
                 exc.hint = "nothing is lost: your commits are in the vault, on top of the remote's; " \
                            "run `biocortex sync` again when the remote answers"
             raise
+        if attempt == 1:
+            if upstream is None:
+                _refuse_new_branch(root, name, branch, net, timeout)
+            elif tracked and not _is_ancestor(root, tracked, upstream):
+                notices.append(_rewritten(root, name, branch, tracked, upstream))
         with files.write_lock(lock):  # a write may have landed while we fetched: it is rebased too
             recover_killed_transaction(vault)
             _refuse_unclean(vault, root)
@@ -119,12 +137,13 @@ def _sync(vault: Vault, root: Path, branch: str, name: str, url: str, ident: dic
                 _refuse_links(root, upstream, name)
                 if not _is_ancestor(root, upstream, "HEAD"):
                     report(Progress("sync", 0, 0, f"rebasing on {name}'s commits…"))
-                    merged += _rebase(vault, root, upstream, git.head(root), ident)
+                    merged += _rebase(vault, root, upstream, git.head(root), ident, f"{name}/{branch}")
                 ahead = int(git.run(root, "rev-list", "--count", f"{upstream}..HEAD").strip())
             else:  # an empty remote: everything we have goes up
                 ahead = int(git.run(root, "rev-list", "--count", "HEAD").strip())
             tip = git.head(root)
             if ahead:
+                _refuse_conflict_markers(vault, root, upstream)
                 _refuse_secrets(vault, root, upstream, scanned)
         if ahead == 0:
             break
@@ -133,6 +152,7 @@ def _sync(vault: Vault, root: Path, branch: str, name: str, url: str, ident: dic
                         f"{tip}:refs/heads/{branch}", env=net, timeout=timeout)
         if proc.returncode == 0:
             pushed = ahead
+            _track(root, name, branch)
             break
         said = proc.stdout + proc.stderr
         if not any(word in said for word in _REJECTED):
@@ -149,11 +169,14 @@ def _sync(vault: Vault, root: Path, branch: str, name: str, url: str, ident: dic
     after = tip
     base = _merge_base(root, before, upstream) if upstream and before else None
     arrived = digest(vault, base, upstream, limit=limit) if upstream else digest(vault, after, after)
+    if base and upstream and base != upstream:
+        notices.extend(_arrived_with_markers(vault, root, base, upstream))
     notice = remote_head(root, name, url, branch, first_push=upstream is None and pushed > 0, env=net,
                          timeout=timeout)
     return SyncReport(remote=name, url=url, branch=branch, before=before, after=after,
                       pulled=len(arrived.commits), pushed=pushed, attempts=attempt,
-                      merged_notes=sorted(set(merged)), arrived=arrived, notices=(notice,) if notice else ())
+                      merged_notes=sorted(set(merged)), arrived=arrived,
+                      notices=(*notices, notice) if notice else tuple(notices))
 
 
 def remote_head(root: Path, name: str, url: str, branch: str, *, first_push: bool, env: dict[str, str],
@@ -343,6 +366,98 @@ def _refuse_links(root: Path, upstream: str, name: str) -> None:
                                   "them by real files (git rm --cached PATH), then sync again")
 
 
+def _with_markers(vault: Vault, root: Path, *span: str) -> list[tuple[str, int]]:
+    """The vault's text files that ``git <span>`` names (a diff or ``ls-files``, ``-z``) and that
+    hold git's conflict markers now, each with the line of its first marker."""
+    prefix = vault.root.resolve().relative_to(root.resolve()).as_posix()
+    found = []
+    for path in sorted(p for p in git.run(root, *span).split("\0") if p):
+        if not path.endswith((".md", ".jsonl", ".yaml", ".yml")) or \
+                (prefix != "." and not path.startswith(f"{prefix}/")):
+            continue
+        try:
+            data = (root / path).read_bytes()
+        except OSError:
+            continue
+        if len(data) <= _SCAN_CAP and b"<<<<<<<" in data:
+            lines = git.conflict_markers(data.decode("utf-8", errors="replace"))
+            if lines:
+                found.append((path, lines[0]))
+    return found
+
+
+def _arrived_with_markers(vault: Vault, root: Path, base: str, upstream: str) -> list[str]:
+    """A notice per note the remote brought with git's conflict markers in it (committed with plain
+    git and pushed without sync): it is skipped by the index until someone solves it."""
+    found = _with_markers(vault, root, "diff", "--name-only", "-z", "--no-renames", "--diff-filter=AM", base,
+                          upstream)
+    return [f"{path}:{line}: arrived with a git conflict marker (<<<<<<< … >>>>>>>), committed by hand: recall "
+            "skips this note until someone keeps what both sides meant, takes out the marker lines and commits "
+            "it (`biocortex check` lists it)" for path, line in found]
+
+
+def _refuse_conflict_markers(vault: Vault, root: Path, upstream: str | None) -> None:
+    """Refuse to push a note that holds git's conflict markers: a person who solved a conflict with
+    plain git and committed the file as git left it. Pushed, it would reach every clone as a note
+    that does not parse (its YAML broken) or that shows both versions, and recall would skip or
+    garble it. The files the outgoing commits change are read as they are now (sync runs on a
+    clean tree, so as committed)."""
+    span = ("diff", "--name-only", "-z", "--no-renames", "--diff-filter=AM", upstream, "HEAD") if upstream \
+        else ("ls-files", "-z")
+    found = _with_markers(vault, root, *span)
+    if found:
+        path, line = found[0]
+        more = f" (and {len(found) - 1} more note(s))" if len(found) > 1 else ""
+        raise BiocortexError(
+            f"a git conflict marker (<<<<<<< … >>>>>>>) is committed in this note{more}: a push would send both "
+            "versions, unmerged, to every clone; nothing was pushed", path=path, line=line,
+            hint="edit the note to keep what both sides meant, take out the lines <<<<<<<, ======= and "
+                 ">>>>>>>, run `biocortex check`, commit it (git commit -am '…'), and sync again")
+
+
+def _refuse_new_branch(root: Path, name: str, branch: str, env: dict[str, str], timeout: float) -> None:
+    """Refuse to push this clone's branch as a new branch of a remote whose default branch holds
+    this vault (a clone where someone ran `git switch -c master`): the push would fork the team's
+    memory, and nobody would see what this clone adds. A remote that is empty, or whose branches
+    hold something else (a lab's code), takes the branch."""
+    proc = git.call(root, "-c", "credential.interactive=never", "ls-remote", "--symref", name, "HEAD", env=env,
+                    timeout=timeout)
+    other = next((line.split()[1] for line in proc.stdout.splitlines() if line.startswith("ref: ")), "")
+    other = other.removeprefix("refs/heads/")
+    if proc.returncode != 0 or not other or other == branch:
+        return
+    theirs = [f"refs/remotes/{name}/{other}",
+              *(line.split()[0] for line in proc.stdout.splitlines() if line.endswith("\tHEAD")
+                and not line.startswith("ref: "))]
+    for rev in theirs:
+        known = git.run(root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}", check=False).strip()
+        if known and _merge_base(root, known, "HEAD"):
+            raise BiocortexError(
+                f"the remote {name} has no branch {branch}: the team's vault is on {other}, and this clone is on "
+                f"{branch}; nothing was pushed (a push would start a second vault nobody else sees)",
+                path=str(root),
+                hint=f"bring your commits to {other}: `git switch {other} && git merge {branch}` (or, if this clone "
+                     f"has no {other}, `git branch -m {branch} {other}`), then `biocortex sync`; to publish "
+                     f"{branch} as a branch of its own, push it once with git (git push -u {name} {branch})")
+
+
+def _rewritten(root: Path, name: str, branch: str, tracked: str, upstream: str) -> str:
+    """What to say when the remote's branch no longer holds what this clone last fetched from it
+    (someone force-pushed): the commits it dropped are still here, and the rebase sends them back."""
+    dropped = int(git.run(root, "rev-list", "--count", f"{upstream}..{tracked}").strip() or 0)
+    return (f"{name}'s {branch} was rewritten (force-pushed) since this clone last synced: {dropped} commit(s) it "
+            f"dropped are still in this clone and go back with this sync (sync deletes nothing); if they "
+            "were meant to go, take their notes out with a new commit (`biocortex forget`, `git revert`)")
+
+
+def _track(root: Path, name: str, branch: str) -> None:
+    """Make ``branch`` track ``name``'s branch when nothing is set (the vault that made the first
+    push), so `git status`, `git pull` and `git rebase` know the remote as they do in a clone."""
+    if not git.run(root, "config", "--get", f"branch.{branch}.merge", check=False).strip():
+        git.call(root, "config", f"branch.{branch}.remote", name)
+        git.call(root, "config", f"branch.{branch}.merge", f"refs/heads/{branch}")
+
+
 def _fetch(root: Path, name: str, url: str, branch: str, env: dict[str, str], timeout: float) -> str | None:
     """Fetch the remote's branch; its commit, or None when the remote has no such branch yet."""
     tracking = f"refs/remotes/{name}/{branch}"
@@ -368,12 +483,27 @@ def _merge_base(root: Path, a: str, b: str) -> str | None:
     return git.run(root, "merge-base", a, b, check=False).strip() or None
 
 
-def _rebase(vault: Vault, root: Path, upstream: str, before: str | None, ident: dict[str, str]) -> list[str]:
-    """Put our commits on top of ``upstream``; entity notes and facts merged. On a real conflict, abort:
-    HEAD and the files are back at ``before``, and SyncConflict names the files."""
+def _rebase(vault: Vault, root: Path, upstream: str, before: str | None, ident: dict[str, str],
+            tracking: str) -> list[str]:
+    """Put our commits on top of ``upstream`` (``tracking``: its remote-tracking branch, for the hint);
+    entity notes, lessons and facts merged. On a real conflict, abort: HEAD and the files are back at
+    ``before``, and SyncConflict names the files. While it runs, :data:`git.SYNC_REBASE` marks the
+    rebase as sync's: if sync is killed, the next sync or write undoes it (:func:`git.undo_killed_sync`)."""
     if before and _merge_base(root, before, upstream) is None:
         raise BiocortexError("the vault and its remote share no history; nothing was synced", path=str(root),
                              hint="clone the remote instead (git clone URL) and write there")
+    mark = root / ".git" / git.SYNC_REBASE
+    if mark.parent.is_dir():
+        files.atomic_write(mark, f"{before or ''}\n")
+    try:
+        return _rebase_marked(vault, root, upstream, before, ident, tracking)
+    finally:
+        if not _rebasing(root):
+            mark.unlink(missing_ok=True)
+
+
+def _rebase_marked(vault: Vault, root: Path, upstream: str, before: str | None, ident: dict[str, str],
+                   tracking: str) -> list[str]:
     env = {**ident, "GIT_EDITOR": "true"}
     merged: list[str] = []
     proc = git.call(root, "-c", "rebase.autoStash=false", "-c", "core.hooksPath=/dev/null", "rebase",
@@ -406,9 +536,9 @@ def _rebase(vault: Vault, root: Path, upstream: str, before: str | None, ident: 
             f"your commits and the remote's change the same lines of {shown}; nothing was synced, "
             "the vault was left as it was",
             path=str(root),
-            hint="solve it by hand: `git pull --rebase`, edit each file named above (keep what both "
-                 "sides meant; `biocortex check` validates it), `git add` it, `git rebase --continue`, "
-                 "then `biocortex sync`")
+            hint=f"solve it by hand: `git rebase {tracking}` (sync fetched it), edit each file named above "
+                 "(keep what both sides meant, and take out the lines <<<<<<<, ======= and >>>>>>>; "
+                 "`biocortex check` validates it), `git add` it, `git rebase --continue`, then `biocortex sync`")
     return merged
 
 
@@ -418,7 +548,7 @@ def _rebasing(root: Path) -> bool:
 
 def _resolve(vault: Vault, root: Path, path: str) -> str | None:
     """How to settle a conflicted ``path`` without a person: "" to keep the remote's copy of a
-    generated entity note, the merged text of a fact note both sides wrote or of an entity note
+    generated entity note or lesson, the merged text of a fact note both sides wrote or of an entity note
     both sides gave new aliases, None to stop."""
     if _same_generated_note(root, path):
         return ""
@@ -439,8 +569,9 @@ def _resolve(vault: Vault, root: Path, path: str) -> str | None:
 
 
 def _same_generated_note(root: Path, path: str) -> bool:
-    """Whether both sides added entity note ``path`` and the copies differ only in when and by whom."""
-    if "entities/" not in path or not path.endswith(".md"):
+    """Whether both sides wrote entity note or lesson ``path`` (``lessons promote`` of one cluster in
+    two clones) and the copies differ only in when and by whom."""
+    if ("entities/" not in path and "lessons/" not in path) or not path.endswith(".md"):
         return False
     versions = []
     for stage in (2, 3):

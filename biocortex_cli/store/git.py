@@ -300,16 +300,85 @@ def unfinished(root: Path) -> tuple[str, str] | None:
     return None
 
 
+#: in the git directory while ``biocortex sync`` rebases (it names the commit the vault was at): left
+#: behind, it says the rebase in progress is a killed sync's, not a person's
+SYNC_REBASE = "biocortex-sync-rebase"
+#: a killed sync's rebase that cannot be undone safely: what to tell the person
+_KILLED_SYNC_HINT = ("a `biocortex sync` was stopped during its rebase, which could not be undone safely (a file "
+                     "changed since): copy any edit of yours aside, then `git rebase --abort` puts the vault back "
+                     "as it was before that sync (every commit is kept), and `biocortex sync` again")
+
+
+def undo_killed_sync(root: Path) -> str | None:
+    """Undo the rebase of a ``biocortex sync`` that was killed (its :data:`SYNC_REBASE` mark is
+    still there). Call it holding the vault's write lock: sync rebases under that lock, so the sync
+    that left the mark is gone. ``git rebase --abort`` puts the branch back at the commits it had
+    before that sync (every one of them kept), but only when no file differs from git's index: a
+    file changed since (a person's edit, a conflict git left) makes it do nothing, and the error
+    :func:`refuse_unfinished` raises says what to do. The commit the vault is back at, or None."""
+    mark = root / ".git" / SYNC_REBASE
+    if not mark.is_file():
+        return None
+    if unfinished(root) is None:  # the sync was killed after its rebase ended, or before it began
+        mark.unlink(missing_ok=True)
+        return None
+    status = run(root, "status", "--porcelain", "--untracked-files=no", check=False).splitlines()
+    if any(line[1:2] != " " or line[:1] == "U" or line[:2] in ("AA", "DD") for line in status if line):
+        return None
+    if call(root, "rebase", "--abort").returncode != 0 and not _quit_unstarted_rebase(root, mark):
+        return None
+    if unfinished(root) is not None:
+        return None
+    mark.unlink(missing_ok=True)
+    return head(root)
+
+
+def _quit_unstarted_rebase(root: Path, mark: Path) -> bool:
+    """A rebase killed while git wrote its state (``rebase-merge`` holds ``head-name`` but no
+    ``orig-head``): ``--abort`` cannot read it. When the branch is still at the commit the mark
+    names, nothing was rebased yet: drop git's state (``--quit``) and put HEAD back on the branch."""
+    before = mark.read_text(encoding="utf-8", errors="replace").strip()
+    try:
+        branch = (root / ".git" / "rebase-merge" / "head-name").read_text(encoding="utf-8").strip()
+    except OSError:
+        branch = run(root, "symbolic-ref", "-q", "HEAD", check=False).strip()
+    if not before or not branch.startswith("refs/heads/") or \
+            run(root, "rev-parse", "--verify", "-q", branch, check=False).strip() != before:
+        return False
+    if call(root, "rebase", "--quit").returncode != 0:
+        return False
+    if run(root, "symbolic-ref", "-q", "HEAD", check=False).strip() != branch:
+        return call(root, "checkout", "-q", branch.removeprefix("refs/heads/")).returncode == 0
+    return True
+
+
+def conflict_markers(text: str) -> list[int]:
+    """The lines (1-based) of the conflict markers git writes into a file it could not merge
+    (``<<<<<<< HEAD`` … ``>>>>>>> 1a2b3c4 (message)``), when the text has both kinds: a file
+    committed so keeps both sides' words between them, and is not a valid note."""
+    opening, closing = [], []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("<<<<<<<") and line[7:8] in ("", " "):
+            opening.append(number)
+        elif line.startswith(">>>>>>>") and line[7:8] in ("", " "):
+            closing.append(number)
+    return sorted(opening + closing) if opening and closing else []
+
+
 def refuse_unfinished(root: Path) -> None:
     """Refuse to write while a rebase, merge or cherry-pick waits for a person, or HEAD is
-    detached: a commit made there is lost when the person aborts (``git rebase --abort``)."""
+    detached: a commit made there is lost when the person aborts (``git rebase --abort``). A
+    killed sync's rebase is undone first (:func:`undo_killed_sync`)."""
     git_dir = root / ".git"
     if not git_dir.is_dir():
         return  # a worktree or submodule (.git is a file): git itself guards those
+    undo_killed_sync(root)
     waiting = unfinished(root)
     if waiting is not None:
+        killed = (git_dir / SYNC_REBASE).is_file()
         raise BiocortexError(f"{waiting[0]} is in progress in the vault's repository; nothing was written",
-                             path=str(root), hint=f"finish it first ({waiting[1]}), then write again")
+                             path=str(root),
+                             hint=_KILLED_SYNC_HINT if killed else f"finish it first ({waiting[1]}), then write again")
     try:
         detached = not (git_dir / "HEAD").read_text().startswith("ref: ")
     except OSError:
