@@ -179,3 +179,17 @@ def test_a_bad_accepted_group_is_removed_in_one_commit(vault: Path, cli: Cli) ->
     shown = cli("vocabulary", "show", "multiplet removal", "--json").json()
     assert "seq" not in [s["synonym"] for s in shown["synonyms"]]
     assert cli("check").code == 0
+
+
+def test_check_names_conflict_markers_in_the_vocabulary_note(vault: Path, cli: Cli) -> None:
+    """Sync trial: a vocabulary note committed as git left an unmerged conflict passed `check`
+    (both sides' lines read as groups); sync refused to push it, check said nothing."""
+    note = vault / "vocabulary.md"
+    lines = note.read_text(encoding="utf-8").splitlines()
+    start = len(lines) + 1
+    note.write_text("\n".join([*lines, "<<<<<<< HEAD", "- doublet | multiplet", "=======",
+                               "- doublet | heterotypic doublet", ">>>>>>> 1a2b3c4 (vocabulary)"]) + "\n",
+                    encoding="utf-8")
+    r = cli("check")
+    assert r.code == 1 and f"vocabulary.md:{start}: a git conflict marker" in r.out + r.err, r.out + r.err
+

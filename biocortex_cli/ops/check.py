@@ -347,7 +347,16 @@ def check_vocabulary(vault: Vault, owner: Callable[[str], str | None]) -> list[V
         linked = os.path.islink(vault.root / vocabulary.VOCABULARY_REL)
         return [] if linked else [_problem(exc, vocabulary.VOCABULARY_REL)]
     found = [*parsed.problems, *vocabulary.cycles(parsed), *vocabulary.entity_problems(parsed, owner)]
-    return sorted((_problem(exc, vocabulary.VOCABULARY_REL) for exc in found), key=lambda p: (p.line, p.message))
+    out = [_problem(exc, vocabulary.VOCABULARY_REL) for exc in found]
+    try:  # both sides' groups read as groups: only the markers say the note was committed unmerged
+        markers = conflict_markers((read_regular(vault.root / vocabulary.VOCABULARY_REL) or b"").decode("utf-8",
+                                                                                                      "replace"))
+    except DataError:
+        markers = []
+    if markers:
+        out.append(VaultProblem(vocabulary.VOCABULARY_REL, markers[0], "a git conflict marker (<<<<<<< … >>>>>>>): "
+                                "both versions of the vocabulary are still in it, unmerged", CONFLICT_HINT))
+    return sorted(out, key=lambda p: (p.line, p.message))
 
 
 def _check_feedback(vault: Vault) -> list[VaultProblem]:
