@@ -56,3 +56,26 @@ def summary(samples: Sequence[float]) -> str:
     ms = sorted(s * 1000 for s in samples)
     p90 = ms[min(len(ms) - 1, round(0.9 * (len(ms) - 1)))]
     return f"median {statistics.median(ms):6.1f} ms  p90 {p90:6.1f} ms  min {ms[0]:6.1f} ms  (n={len(ms)})"
+
+
+def tree_env(home: Path, code: Path | None = None, **extra: str) -> dict[str, str]:
+    """The environment of a benchmark's own user (``home``, with ``home/gitconfig``), running the
+    code in ``code`` (a tree; None: the installed package), bytecode cached as on any machine."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(HOME=str(home), GIT_CONFIG_GLOBAL=str(home / "gitconfig"), **extra)
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
+    return env
+
+
+def run_cli(env: dict[str, str], vault: Path, *args: str) -> tuple[str, float]:
+    """``biocortex --vault VAULT ARGS`` as a process: its stdout and wall seconds; exit on failure.
+    Run from the vault's folder: ``python -m`` puts the working folder ahead of PYTHONPATH."""
+    started = time.perf_counter()
+    proc = subprocess.run([*BIOCORTEX, "--vault", str(vault), *args], env=env, cwd=vault.parent,
+                          capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"biocortex {' '.join(args)} failed: {proc.stderr[-500:]}")
+    return proc.stdout, elapsed
+

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import shutil
 import statistics
@@ -30,7 +29,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from common import machine  # noqa: E402
+from common import machine, run_cli, tree_env  # noqa: E402
 
 REPO = HERE.parent
 QUERIES = ("doublets multiome", "KRAS screen", "proteomics liver", "variant calling", "docking EGFR",
@@ -38,20 +37,11 @@ QUERIES = ("doublets multiome", "KRAS screen", "proteomics liver", "variant call
 
 
 def _env(home: Path, code: Path | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(HOME=str(home), GIT_CONFIG_GLOBAL=str(home / "gitconfig"), BIOCORTEX_AUTHOR="Bench <b@lab.example>")
-    if code is not None:
-        env["PYTHONPATH"] = str(code)
-    return env
+    return tree_env(home, code, BIOCORTEX_AUTHOR="Bench <b@lab.example>")
 
 
 def _cli(env: dict[str, str], vault: Path, *args: str) -> str:
-    # run from the vault's folder: `python -m` puts the working folder ahead of PYTHONPATH
-    proc = subprocess.run([sys.executable, "-m", "biocortex_cli", "--vault", str(vault), *args], env=env,
-                          cwd=vault.parent, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise SystemExit(f"biocortex {' '.join(args)} failed: {proc.stderr[-500:]}")
-    return proc.stdout
+    return run_cli(env, vault, *args)[0]
 
 
 def _vault(tmp: Path, env: dict[str, str], records: int, writers: int, days: int) -> Path:

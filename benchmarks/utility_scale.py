@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import re
 import shutil
@@ -26,12 +25,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from common import machine  # noqa: E402
+from common import machine, run_cli, tree_env  # noqa: E402
 from synthetic import ensure_vault  # noqa: E402
 
 REPO = HERE.parent
@@ -39,20 +37,8 @@ TASK = re.compile(r"^task: (.*)$", re.MULTILINE)
 ID = re.compile(r"^id: (.*)$", re.MULTILINE)
 
 
-def _env(home: Path, code: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(HOME=str(home), GIT_CONFIG_GLOBAL=str(home / "gitconfig"), PYTHONPATH=str(code))
-    return env
-
-
 def _run(env: dict[str, str], vault: Path, *args: str) -> float:
-    started = time.perf_counter()
-    # from the vault's folder: `python -m` puts the working folder ahead of PYTHONPATH
-    proc = subprocess.run([sys.executable, "-m", "biocortex_cli", "--vault", str(vault), *args], env=env,
-                          cwd=vault.parent, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise SystemExit(f"biocortex {' '.join(args)} failed: {proc.stderr[-500:]}")
-    return time.perf_counter() - started
+    return run_cli(env, vault, *args)[1]
 
 
 def _feedback(vault: Path, records: int, judged: int) -> None:
@@ -98,15 +84,15 @@ def main() -> None:
         base = tmp / "base"
         shutil.copytree(source, base, symlinks=True)
         _feedback(base, args.records, args.judged)
-        subprocess.run(["git", "-C", str(base), "add", "-A"], env=_env(home, REPO), check=True)
-        subprocess.run(["git", "-C", str(base), "commit", "-qm", "feedback: synthetic"], env=_env(home, REPO),
+        subprocess.run(["git", "-C", str(base), "add", "-A"], env=tree_env(home, REPO), check=True)
+        subprocess.run(["git", "-C", str(base), "commit", "-qm", "feedback: synthetic"], env=tree_env(home, REPO),
                        check=True)
         trees = {"this tree": REPO, **({"before": args.before.resolve()} if args.before else {})}
         vaults: dict[str, Path] = {}
         for label, code in trees.items():
             vaults[label] = tmp / f"vault-{len(vaults)}"
             shutil.copytree(base, vaults[label], symlinks=True)
-            _run(_env(home, code), vaults[label], "index")  # built once, outside the rounds
+            _run(tree_env(home, code), vaults[label], "index")  # built once, outside the rounds
         commands = {"forget --utility-below 0.5 --dry-run": ("forget", "--utility-below", "0.5", "--dry-run",
                                                              "--json"),
                     "lessons": ("lessons", "--json")}
@@ -114,7 +100,7 @@ def main() -> None:
         for i in range(args.runs + 1):  # the first round warms the caches and is not counted
             for command, argv in commands.items():
                 for label, code in trees.items():
-                    took = _run(_env(home, code), vaults[label], *argv)
+                    took = _run(tree_env(home, code), vaults[label], *argv)
                     if i:
                         times.setdefault((command, label), []).append(took)
         print(f"machine: {machine()}")

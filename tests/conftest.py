@@ -212,17 +212,28 @@ def git(root: Path, *args: str) -> str:
                           check=True).stdout
 
 
-#: git, except that its staging step (``update-index``, just before a commit) stops at a gate: it
-#: says it got there (the file ``staging``), waits until the test opens the gate, and then exits
-#: without running git (by then the process that called it has been killed or stopped).
-HELD_GIT = """#!/bin/sh
-case " $* " in *" update-index "*)
-  touch "{gate}/staging"
+#: git, except that one step (``{step}``: a word or words of its arguments) stops at a gate: it says
+#: it got there (the file ``{marker}``), waits until the test opens the gate (the file ``open``),
+#: and then exits without running git (by then the process that called it has been killed or stopped).
+GATED_GIT = """#!/bin/sh
+case " $* " in *" {step} "*)
+  touch "{gate}/{marker}"
   while [ ! -e "{gate}/open" ]; do sleep 0.05; done
   exit 1;;
 esac
 exec {git} "$@"
 """
+
+
+def gated_git(folder: Path, step: str, marker: str) -> tuple[Path, Path]:
+    """A ``git`` (:data:`GATED_GIT`) in ``folder/git-shim`` that stops at ``step``, and its gate
+    folder: put the shim first on PATH."""
+    gate, shim = folder / "git-gate", folder / "git-shim"
+    gate.mkdir()
+    shim.mkdir()
+    (shim / "git").write_text(GATED_GIT.format(step=step, marker=marker, gate=gate, git=shutil.which("git")))
+    (shim / "git").chmod(0o755)
+    return shim, gate
 
 
 @dataclass
@@ -244,11 +255,7 @@ class HeldGit:
 
 @pytest.fixture
 def held_git(tmp_path: Path) -> Any:
-    gate = tmp_path / "git-gate"
-    shim = tmp_path / "git-shim"
-    gate.mkdir()
-    shim.mkdir()
-    (shim / "git").write_text(HELD_GIT.format(gate=gate, git=shutil.which("git")))
-    (shim / "git").chmod(0o755)
+    """git stopped at its staging step (``update-index``, just before a commit): :class:`HeldGit`."""
+    shim, gate = gated_git(tmp_path, "update-index", "staging")
     yield HeldGit({"PATH": f"{shim}{os.pathsep}{os.environ['PATH']}"}, gate)
     (gate / "open").touch()  # a shim left waiting by a killed process ends

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import BuiltVaults, Cli, git, run_process
+from tests.conftest import BuiltVaults, Cli, gated_git, git, run_process
 
 DAY = "feedback/2026/11/2026-11-23.team.jsonl"
 
@@ -487,18 +486,9 @@ def test_two_syncs_of_one_clone_take_turns(team: tuple[Path, Path, Path], tmp_pa
 
 # --- the team trial (2026-11-24): a PI, a postdoc and an agent over a simulated week -------------
 
-KILLABLE_GIT = """#!/bin/sh
-case " $* " in *" rebase --continue "*)
-  touch "{gate}/paused"
-  while [ ! -e "{gate}/open" ]; do sleep 0.05; done
-  exit 1;;
-esac
-exec {git} "$@"
-"""
-
 
 def kill_sync_at_its_rebase(root: Path, shim: Path, gate: Path) -> None:
-    """Start `biocortex sync` whose git stops at `rebase --continue` (:data:`KILLABLE_GIT`), and
+    """Start `biocortex sync` whose git stops at `rebase --continue` (conftest :func:`gated_git`), and
     kill -9 it and its git there: the rebase is left in progress."""
     for left in ("open", "paused"):
         (gate / left).unlink(missing_ok=True)
@@ -576,11 +566,7 @@ def test_a_sync_killed_during_its_rebase_is_undone_by_the_next_write_or_sync(
         assert r.code == 0, r.err
     mine = add_episode(cli, a, "Ada", "Ada's spatial run before the kill")
     assert cli("--vault", b, "sync").code == 0
-    gate, shim = tmp_path / "gate", tmp_path / "shim"
-    gate.mkdir()
-    shim.mkdir()
-    (shim / "git").write_text(KILLABLE_GIT.format(gate=gate, git=shutil.which("git")))
-    (shim / "git").chmod(0o755)
+    shim, gate = gated_git(tmp_path, "rebase --continue", "paused")
     head = git(a, "rev-parse", "HEAD").strip()
     kill_sync_at_its_rebase(a, shim, gate)
     assert (a / ".git" / "rebase-merge").exists()  # what the kill left
