@@ -284,6 +284,7 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
     try:
         aliases = _alias_map(conn)
         resolved: dict[str, str] = {}
+        genes = _gene_names(rows, aliases)
 
         def resolve(name: str, quals: Mapping[str, str]) -> str:
             if name not in resolved:
@@ -292,6 +293,8 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
                 normal = normalize_entity(name)
                 resolved[name] = aliases.get(name.casefold()) or aliases.get(normal.casefold()) or normal
             found = resolved[name]
+            if quals.get("taxon", "NCBITaxon:9606") == "NCBITaxon:9606" and name.casefold() in genes:
+                return genes[name.casefold()]  # p53 → TP53: one note a gene (facts/notes.py hgnc_entity)
             if quals.get("taxon") and found != name and name_key(found) == name_key(name):
                 return name  # a qualified fact keeps its own case (facts/notes.py resolve_name)
             return found
@@ -369,6 +372,35 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
     return ImportReport(shown, seen, facts=total, created=created, merged=merged, reopened=reopened,
                         entities=entities, conflicts=conflicts, seconds=time.perf_counter() - started,
                         commit=vault.head())
+
+
+def _gene_names(rows: Sequence[Row], aliases: Mapping[str, str]) -> dict[str, str]:
+    """name key -> the entity a human or unqualified fact about that name belongs to, for the
+    file's names that are HGNC names of one gene and no entity's name or alias: the vault's entity
+    carrying the gene's identifier (``p53`` → ``TP53``), else the file's own name for the gene —
+    its approved symbol when the file has it — so one gene never gets two notes (``entity merge``
+    undoes the split this made before)."""
+    from biocortex_cli.facts.notes import hgnc_gene
+
+    by_gene: dict[str, list[str]] = {}
+    symbols: dict[str, str] = {}
+    for name in dict.fromkeys(n for row in rows if row.qualifiers.get("taxon", "NCBITaxon:9606") == "NCBITaxon:9606"
+                              for n in (row.subject, row.object)):
+        if name.casefold() in aliases:
+            continue
+        gene = hgnc_gene(name, None)
+        if gene is not None:
+            by_gene.setdefault(gene.hgnc, []).append(name)
+            symbols[gene.hgnc] = gene.symbol
+    out: dict[str, str] = {}
+    for hgnc, names in by_gene.items():
+        held = aliases.get(hgnc.casefold())
+        if held is None:
+            if len({name_key(n) for n in names}) == 1:
+                continue  # one spelling of the gene in the file: it stays as written
+            held = next((n for n in names if name_key(n) == name_key(symbols[hgnc])), names[0])
+        out.update((n.casefold(), held) for n in names if n != held)
+    return out
 
 
 def _files_in(root: Path, folders: set[str]) -> set[str]:

@@ -41,6 +41,7 @@ from biocortex_cli.store.notes import edit_frontmatter, iso_utc, read_note, rend
 from biocortex_cli.store.vault import Transaction, Vault
 
 if TYPE_CHECKING:
+    from biocortex_cli.bio.vocabulary import Gene
     from biocortex_cli.facts.index import IndexedFacts
 
 #: kinds of source that are citations: given with a dataset tag, they are the dataset's refs
@@ -232,6 +233,11 @@ def resolve_name(source: IndexedFacts, text: str, qualifiers: Mapping[str, str])
     the vault does not know is flagged with the candidates."""
     resolved = source.resolve(text)
     notes: list[str] = []
+    if source.alias_owner(resolved) is None:
+        held = hgnc_entity(resolved, qualifiers.get("taxon"), source.alias_owner)
+        if held is not None:
+            return Name(held[0], [f"{text} → {held[0]} (HGNC lists {text} for {held[1]}, which {held[0]}'s "
+                                  f"note carries; `biocortex entity alias {held[0]} {text}` says so for good)"])
     if resolved != text and name_key(resolved) == name_key(text):
         if qualifiers.get("taxon"):
             return Name(text)
@@ -250,6 +256,35 @@ def resolve_name(source: IndexedFacts, text: str, qualifiers: Mapping[str, str])
             notes.append(f"{resolved} is ambiguous: HGNC lists it for {candidates}; stored as {resolved} "
                          f"(`biocortex entity alias GENE {resolved}` binds it to one gene)")
     return Name(resolved, notes)
+
+
+def hgnc_gene(name: str, taxon: str | None) -> Gene | None:
+    """The one HGNC gene ``name`` is the symbol, an alias or a previous symbol of (the shipped
+    vocabulary), for a human or unqualified fact; None when there are several, none, or the
+    vocabulary withholds the name (an English word, ambiguous), or the name holds more than the
+    gene's spelling (``TP53!``)."""
+    if taxon not in (None, "", "NCBITaxon:9606"):
+        return None
+    from biocortex_cli.bio.text import tokenize
+    from biocortex_cli.bio.vocabulary import genes
+
+    if re.sub(r"[\s._-]", "", name.casefold()) != re.sub(r"[\s._-]", "", "".join(tokenize(name))):
+        return None  # the vocabulary's key drops what makes `TP53!` another name than `TP53`
+
+    try:
+        found, why = genes(name)
+    except (OSError, RuntimeError):  # a broken install: names stay as written
+        return None
+    return found[0] if len(found) == 1 and not why else None
+
+
+def hgnc_entity(name: str, taxon: str | None, owner: Callable[[str], str | None]) -> tuple[str, str] | None:
+    """(entity, HGNC id) when ``name`` is another HGNC name of a gene whose entity note the vault
+    has (``owner`` of its identifier: ``p53`` → ``TP53``, ``MLL`` → ``KMT2A``), so that a fact
+    about it lands on that note instead of a second note carrying the same identifier."""
+    gene = hgnc_gene(name, taxon)
+    held = owner(gene.hgnc) if gene is not None else None
+    return (held, gene.hgnc) if held is not None and gene is not None else None
 
 
 def write_entity_notes(txn: Transaction, names: Iterable[str], author: Author, source: IndexedFacts | None, *,
