@@ -88,8 +88,10 @@ def import_(
         more = " (the first 20 above)" if len(report.problems) > 20 else ""
         raise DataError(f"{len(report.problems)} of {report.rows} rows cannot be imported{more}; nothing was written",
                         path=where, hint=report.problems[0].hint or "fix the rows, then import the file again")
+    same = f", {report.unchanged} unchanged" if report.unchanged else ""
+    nothing = "; nothing changed, no commit" if report.unchanged == report.facts and not report.entities else ""
     state.info(f"biocortex: imported {report.facts} facts from {report.rows} rows ({report.created} new, "
-               f"{report.merged} merged, {report.entities} entity notes) in {report.seconds:.1f} s"
+               f"{report.merged} merged{same}, {report.entities} entity notes) in {report.seconds:.1f} s{nothing}"
                + (f"; {len(report.conflicts)} open contradictions (biocortex check --facts)" if report.conflicts else ""))
     state.emit_json(report.as_json()) if json_ else state.out(str(report.facts))
     return 0

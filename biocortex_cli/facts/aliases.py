@@ -347,23 +347,23 @@ class AliasImport:
                 "problems": [{"path": p.path, "line": p.line, "message": p.message} for p in self.problems]}
 
 
-def _frontmatter_editor(checks: int = 2) -> Callable[[Note, str, dict[str, Any]], tuple[str, Note | None]]:
-    """``edit(note, text, updates)``: :func:`edit_frontmatter` for many notes, through
-    ``edit_rendered`` where it applies (then with the edited note, not parsed again); its first
-    ``checks`` results are compared with the round trip's, and any difference sends every later
-    note through the round trip."""
-    from biocortex_cli.store.notes import edit_rendered
-
+def checked_editor(quick: Callable[[Note, str, dict[str, Any]], tuple[str, Note] | None],
+                   slow: Callable[[Note, str, dict[str, Any]], str],
+                   checks: int = 2) -> Callable[[Note, str, dict[str, Any]], tuple[str, Note | None]]:
+    """``edit(note, text, updates)``: ``slow`` (a round-trip edit, :func:`edit_frontmatter`) for many
+    notes, through ``quick`` where it applies (not None; then with the edited note, not parsed
+    again); its first ``checks`` results are compared with the round trip's, and any difference
+    sends every later note through the round trip."""
     left = [checks]
 
     def edit(note: Note, text: str, updates: dict[str, Any]) -> tuple[str, Note | None]:
-        quick = edit_rendered(note, text, updates) if left[0] >= 0 else None
-        if quick is not None and left[0] == 0:
-            return quick
-        slow = edit_frontmatter(text, updates, note.rel)
-        if quick is not None:
-            left[0] = left[0] - 1 if quick[0] == slow else -1
-        return slow, None
+        fast = quick(note, text, updates) if left[0] >= 0 else None
+        if fast is not None and left[0] == 0:
+            return fast
+        slow_text = slow(note, text, updates)
+        if fast is not None:
+            left[0] = left[0] - 1 if fast[0] == slow_text else -1
+        return slow_text, None
 
     return edit
 
@@ -428,7 +428,9 @@ def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_
         now = iso_utc(dt.datetime.now(dt.timezone.utc))
         added = created = written = 0
         notes: list[tuple[str, str, Any]] = []  # written at once (Transaction.write_many)
-        edited = _frontmatter_editor()
+        from biocortex_cli.store.notes import edit_rendered
+
+        edited = checked_editor(edit_rendered, lambda note, text, updates: edit_frontmatter(text, updates, note.rel))
         pending: set[str] = set()  # their paths, case-folded
         for canonical, entry in wanted.items():
             rel_note = entity_notes.note_rel(vault.root, canonical)
