@@ -111,3 +111,21 @@ def test_an_import_that_merges_writes_what_fact_add_writes(vault: Path, cli: Cli
     for note in notes:
         assert _timeless(note.read_text()) == _timeless((single / note.relative_to(vault)).read_text()), note.name
     assert "\nconfidence: 0.84 # checked by Dana\n" in keap1.read_text()  # the round trip kept it
+
+
+def test_a_hand_edited_confidence_that_is_no_number_is_named_not_read_as_zero(vault: Path, cli: Cli) -> None:
+    """`confidence: high` typed in Obsidian: `check` named it, but `fact query` and recall answered
+    with the fact at confidence 0 and said nothing; docs/facts.md promises `path:line` and skipped."""
+    assert cli("fact", "add", "TP53", "activates", "CDKN1A", "--source", "PMID:8242752").code == 0
+    assert cli("fact", "add", "TP53", "activates", "MDM2", "--source", "PMID:8319905").code == 0
+    note = next((vault / "facts/tp53").glob("*mdm2*.md"))
+    note.write_text(note.read_text().replace("\nconfidence: 0.8\n", "\nconfidence: high\n"))
+    where = f"{note.relative_to(vault)}:9"
+    r = cli("fact", "query", "TP53", "--json")
+    assert r.code == 0
+    assert [f["object"] for f in r.json()["facts"]] == ["CDKN1A"]
+    assert f"{where}: confidence must be a number from 0 to 1, not 'high'" in r.err
+    r = cli("fact", "add", "TP53", "activates", "MDM2", "--source", "PMID:1", "--json")
+    assert r.code == 1 and r.err_json()["error"]["line"] == 9 and "high" in note.read_text()
+    r = cli("check", "--json")
+    assert r.code == 1 and [(p["path"], p["line"]) for p in r.json()["problems"]] == [(where[:-2], 9)]
