@@ -129,3 +129,17 @@ def test_a_hand_edited_confidence_that_is_no_number_is_named_not_read_as_zero(va
     assert r.code == 1 and r.err_json()["error"]["line"] == 9 and "high" in note.read_text()
     r = cli("check", "--json")
     assert r.code == 1 and [(p["path"], p["line"]) for p in r.json()["problems"]] == [(where[:-2], 9)]
+
+
+def test_an_ambiguous_name_says_which_genes_the_vault_knows(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """`fact query NRF2` on a vault of TRRUST said only "no facts about 'NRF2'": HGNC lists NRF2
+    for GABPA and NFE2L2, so nothing resolves it, and the scientist was not told where to look."""
+    rows = tmp_path / "trrust.tsv"
+    rows.write_text(TRRUST + "GABPA\tNRF1\tActivation\t1\n")
+    assert cli("fact", "import", str(rows), *TRRUST_ARGS).code == 0
+    r = cli("fact", "query", "NRF2", "--json")
+    assert r.code == 0 and r.json()["facts"] == [] and r.json()["ambiguous"] == ["GABPA", "NFE2L2"]
+    assert "'NRF2' is ambiguous" in r.err and "biocortex entity alias GABPA NRF2" in r.err
+    assert cli("entity", "alias", "NFE2L2", "NRF2").code == 0
+    r = cli("fact", "query", "NRF2", "--json")
+    assert [f["subject"] for f in r.json()["facts"]] == ["KEAP1"] and r.json()["ambiguous"] == []

@@ -123,6 +123,10 @@ def query(
     elif result.suggestions:
         state.info(f"biocortex: no entity named {entity!r}; names containing it (--fuzzy uses them): "
                    f"{', '.join(result.suggestions)}")
+    if result.ambiguous:
+        state.info(f"biocortex: {entity!r} is ambiguous: HGNC lists it for several genes, and this vault knows "
+                   f"{', '.join(result.ambiguous)}; ask about one, or bind the name to one with "
+                   f"`biocortex entity alias {result.ambiguous[0]} {entity}`")
     if not result.facts:
         state.info(f"biocortex: no facts about {entity!r}")
     if json_:
