@@ -143,3 +143,20 @@ def test_an_ambiguous_name_says_which_genes_the_vault_knows(vault: Path, cli: Cl
     assert cli("entity", "alias", "NFE2L2", "NRF2").code == 0
     r = cli("fact", "query", "NRF2", "--json")
     assert [f["subject"] for f in r.json()["facts"]] == ["KEAP1"] and r.json()["ambiguous"] == []
+
+
+def test_recall_puts_the_facts_between_the_questions_entities_first(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """"How does TP53 regulate CDKN1A?" on TRRUST: recall's facts section held the first facts
+    about either entity by path (AATF's, ABL1's, AR's…) and never TP53 → CDKN1A, the one asked
+    about; a dataset's edges already came "between two of them first"."""
+    rows = "".join(f"AA{i:02d}\tregulates\t{'CDKN1A' if i % 2 else 'TP53'}\tPMID:{100 + i}\n" for i in range(60))
+    (tmp_path / "f.tsv").write_text("subject\tpredicate\tobject\tsource\n" + rows +
+                                    "TP53\tactivates\tCDKN1A\tPMID:8242752\n")
+    assert cli("fact", "import", str(tmp_path / "f.tsv")).code == 0
+    r = cli("recall", "how does TP53 regulate CDKN1A?", "--budget", "400", "--json")
+    assert r.code == 0, r.err
+    facts = [(f["subject"], f["object"]) for f in r.json()["facts"]]
+    assert facts[0] == ("TP53", "CDKN1A") and len(facts) > 1  # then the others, most confident first
+    # a question about one entity is as it was: most confident first, then by path
+    r = cli("recall", "TP53 targets", "--budget", "400", "--json")
+    assert [f["subject"] for f in r.json()["facts"]][:2] == ["AA00", "AA02"]
