@@ -160,3 +160,28 @@ def test_recall_puts_the_facts_between_the_questions_entities_first(vault: Path,
     # a question about one entity is as it was: most confident first, then by path
     r = cli("recall", "TP53 targets", "--budget", "400", "--json")
     assert [f["subject"] for f in r.json()["facts"]][:2] == ["AA00", "AA02"]
+
+
+def test_every_bad_row_of_an_import_is_named_and_listed_in_the_json_error(vault: Path, cli: Cli,
+                                                                          tmp_path: Path) -> None:
+    """A JSON Lines file stopped at its first line that was no JSON, hiding every other bad row;
+    and `--json` gave an agent none of them (the report's `problems` never reached stdout, the
+    error form had one message), though docs/facts.md promised "all in `--json`"."""
+    lines = ['{"subject": "TP53", "predicate": "activates", "object": "BAX", "source": "PMID:7834749"',
+             '{"subject": "TP53", "predicate": "activates", "object": "MDM2", "confidence": "high"}',
+             '["not", "an", "object"]',
+             '{"subject": "β-catenin", "predicate": "activates", "object": "MYC", "source": "PMID:9727977"}',
+             *(f'{{"subject": "G{i}", "predicate": "activates", "object": "[[X]]"}}' for i in range(25))]
+    (tmp_path / "f.jsonl").write_text("\n".join(lines) + "\n")
+    r = cli("fact", "import", str(tmp_path / "f.jsonl"))
+    assert r.code == 1 and "28 of 29 rows cannot be imported (the first 20 above)" in r.err
+    assert f"{tmp_path / 'f.jsonl'}:1: not JSON" in r.err and ":2: confidence must be a number" in r.err
+    assert ":3: each line must be a JSON object" in r.err
+    r = cli("fact", "import", str(tmp_path / "f.jsonl"), "--json")
+    assert r.code == 1 and r.out == ""
+    error = r.err_json()["error"]
+    assert error["code"] == "bad_data" and [p["line"] for p in error["problems"]] == [1, 2, 3, *range(5, 30)]
+    assert (vault / "facts/tp53").exists() is False  # nothing was written
+    (tmp_path / "a.jsonl").write_text('{"name": "TP53", "alias": "p53"}\n{"name": \n')
+    r = cli("entity", "import", str(tmp_path / "a.jsonl"), "--json")
+    assert r.code == 1 and [p["line"] for p in r.err_json()["error"]["problems"]] == [2]

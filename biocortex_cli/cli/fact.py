@@ -87,7 +87,9 @@ def import_(
             state.info(f"{problem.location()}{problem.message}")
         more = " (the first 20 above)" if len(report.problems) > 20 else ""
         raise DataError(f"{len(report.problems)} of {report.rows} rows cannot be imported{more}; nothing was written",
-                        path=where, hint=report.problems[0].hint or "fix the rows, then import the file again")
+                        path=where, hint=report.problems[0].hint or "fix the rows, then import the file again",
+                        problems=[{"path": p.path, "line": p.line, "message": p.message, "hint": p.hint}
+                                  for p in report.problems])
     same = f", {report.unchanged} unchanged" if report.unchanged else ""
     nothing = "; nothing changed, no commit" if report.unchanged == report.facts and not report.entities else ""
     state.info(f"biocortex: imported {report.facts} facts from {report.rows} rows ({report.created} new, "

@@ -388,6 +388,8 @@ def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_
         try:
             for line, values in rows:
                 try:
+                    if isinstance(values, DataError):
+                        raise values  # a JSON line that cannot be read: one more refused row
                     name = clean_text(str(values.get("name") or ""), "entity name")
                     canonical = source.resolve(name)
                     entry = wanted.setdefault(canonical, {"aliases": [], "kind": None, "identifiers": []})

@@ -140,9 +140,11 @@ class ImportReport:
 
 
 def read_rows(text: str, rel: str, options: ImportOptions, *, headers: Mapping[str, str] = HEADERS,
-              required: Sequence[str] = ("subject", "predicate", "object")) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line, {field: value}) of every data row; DataError for a malformed file. ``headers``
-    maps the header names understood (lower case) to fields."""
+              required: Sequence[str] = ("subject", "predicate", "object")
+              ) -> Iterator[tuple[int, dict[str, Any] | DataError]]:
+    """(line, {field: value}) of every data row, or (line, DataError) for a JSON line that cannot
+    be read (a problem like any bad row's: the other lines are still read and checked); DataError
+    for a malformed file. ``headers`` maps the header names understood (lower case) to fields."""
     fmt = (options.format or _format_of(rel)).casefold()
     if fmt == "jsonl":
         for number, line in enumerate(text.splitlines(), 1):
@@ -151,9 +153,13 @@ def read_rows(text: str, rel: str, options: ImportOptions, *, headers: Mapping[s
             try:
                 data = json.loads(line)
             except ValueError as exc:
-                raise DataError(f"not JSON: {exc}", path=rel, line=number) from None
+                yield number, DataError(f"not JSON: {exc}", path=rel, line=number,
+                                        hint='one JSON object a line: {"subject": …, "predicate": …, "object": …}')
+                continue
             if not isinstance(data, dict):
-                raise DataError("each line must be a JSON object", path=rel, line=number)
+                yield number, DataError("each line must be a JSON object", path=rel, line=number,
+                                        hint='one JSON object a line: {"subject": …, "predicate": …, "object": …}')
+                continue
             yield number, {_field(k, headers) or k: v for k, v in data.items()}
         return
     if fmt not in ("tsv", "csv"):
@@ -202,7 +208,7 @@ def _known(column: str, headers: Mapping[str, str] = HEADERS) -> str:
     return found
 
 
-def check_rows(rows: Iterator[tuple[int, dict[str, Any]]], rel: str, options: ImportOptions, *,
+def check_rows(rows: Iterator[tuple[int, dict[str, Any] | DataError]], rel: str, options: ImportOptions, *,
                default_confidence: float, episode_exists: Callable[[str], bool],
                progress: Progress | None = None) -> tuple[list[Row], list[BiocortexError], int]:
     """Every row validated: (rows, problems, rows read)."""
@@ -219,6 +225,8 @@ def check_rows(rows: Iterator[tuple[int, dict[str, Any]]], rel: str, options: Im
     for number, values in rows:
         seen += 1
         try:
+            if isinstance(values, DataError):
+                raise values
             subject = clean_text(_text(values.get("subject")), "subject")
             obj = clean_text(_text(values.get("object")), "object")
             raw_pred = clean_text(_text(values.get("predicate")), "predicate")
