@@ -237,7 +237,8 @@ def test_a_gene_named_in_full_expands_to_its_symbol_at_hgncs_weight() -> None:
     assert found["keap1"].term == phrase("kelch like ECH associated protein 1")
     assert found["keap1"].source == "hgnc" and found["keap1"].group == "HGNC:23177"
     assert found["keap1"].weight == SOURCE_WEIGHTS["hgnc"]
-    assert synonyms("epidermal growth factor receptor ligands")["egfr"].term == phrase("epidermal growth factor receptor")
+    egfr = synonyms("epidermal growth factor receptor ligands")["egfr"]
+    assert egfr.term == phrase("epidermal growth factor receptor")
     assert "egf" not in synonyms("epidermal growth factor receptor")  # the longest name wins
     assert "osm" in synonyms("oncostatin M signalling")  # the letter drops from question and name alike
     assert "il6" in synonyms("interleukin-6 by qPCR")
