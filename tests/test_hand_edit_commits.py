@@ -96,6 +96,19 @@ def test_an_entity_note_edited_by_hand_is_committed_on_its_own_before_entity_ali
     assert _status(lab) == [" M Home.md"] and (lab / "Home.md").read_bytes() == home
 
 
+def test_with_another_file_staged_by_the_person_the_hand_edit_is_still_committed_first(lab: Path, cli: Cli) -> None:
+    # something staged elsewhere sends the write's commit down `git commit -- paths`: same outcome
+    assert cli("fact", "add", "TP53", "regulates", "MDM2", "--source", "PMID:1614537").code == 0
+    home = _other_edit(lab)
+    git(lab, "add", "Home.md")
+    person = _edit(lab / "entities/TP53.md", "\n---\n", "\n---\n\nPat: the R175H isoform.\n")
+    r = cli("entity", "alias", "TP53", "p53")
+    assert r.code == 0, r.err
+    _assert_hand_commit(lab, "entities/TP53.md", person, "entity: alias")
+    assert _changed(lab, "HEAD~1", "HEAD") == ["entities/TP53.md"]
+    assert _status(lab) == ["M  Home.md"] and (lab / "Home.md").read_bytes() == home  # still staged, not committed
+
+
 def test_fact_add_over_a_fact_note_edited_by_hand(lab: Path, cli: Cli) -> None:
     assert cli("fact", "add", "TP53", "regulates", "MDM2", "--source", "PMID:1614537").code == 0
     rel = next(p for p in git(lab, "ls-files", "facts").split() if p.endswith(".md") and not p.endswith("README.md"))
@@ -232,3 +245,14 @@ def test_a_write_killed_after_the_hand_edit_commit_is_undone_by_the_next(lab: Pa
     assert subjects[0].startswith("vocabulary: accept") and subjects[1].startswith("hand: edit vocabulary.md")
     assert git(lab, "show", "HEAD~1:vocabulary.md").encode() == person
     assert "doublet" not in git(lab, "show", "--format=", "HEAD") and _status(lab) == []
+
+
+def test_line_endings_git_normalises_are_not_a_hand_edit(lab: Path, cli: Cli) -> None:
+    # a guard of the check itself (holds before the change too): saved with Windows line ends, the
+    # file is what HEAD holds once `* text eol=lf` applies, so no hand-edit commit is made
+    vocab = lab / "vocabulary.md"
+    vocab.write_bytes(vocab.read_bytes().replace(b"\n", b"\r\n"))
+    count = int(git(lab, "rev-list", "--count", "HEAD"))
+    assert cli("vocabulary", "accept", "doublet | multiplet").code == 0
+    assert int(git(lab, "rev-list", "--count", "HEAD")) == count + 1
+    assert _subjects(lab, 1)[0].startswith("vocabulary: accept")
