@@ -469,10 +469,11 @@ def write_blob(root: Path, path: str, data: bytes) -> str:
 
 
 def commit_blobs(root: Path, blobs: dict[str, str | None], message: str, author: Author, committer: Author, *,
-                 index: Path, sign: bool) -> str:
-    """Commit on HEAD its tree with these files changed (path from the top -> blob id, None: no
-    file), built in the temporary index file ``index``: the repository's index and the work tree
-    are left alone. HEAD moves to the new commit, which is returned."""
+                 index: Path, sign: bool) -> tuple[str, str]:
+    """A commit whose parent is HEAD and whose tree is HEAD's with these files changed (path from
+    the top -> blob id, None: no file), built in the temporary index file ``index``: the
+    repository's index and the work tree are left alone. HEAD does not move (:func:`advance_head`).
+    Returns (the new commit, its parent)."""
     parent = head(root)
     if not parent:
         raise BiocortexError("the vault's repository has no commit yet", path=str(root))
@@ -490,9 +491,12 @@ def commit_blobs(root: Path, blobs: dict[str, str | None], message: str, author:
     if proc.returncode != 0:
         raise BiocortexError(f"git commit-tree failed: {reason(proc.stderr)}", path=str(root),
                              hint=SIGNING_HINT.format(root=root) if sign else "check `git status` in the vault")
-    new = proc.stdout.strip()
+    return proc.stdout.strip(), parent
+
+
+def advance_head(root: Path, new: str, parent: str, message: str, env: dict[str, str] | None = None) -> None:
+    """Move HEAD (its branch) from ``parent`` to the commit ``new``, as ``git commit`` logs it."""
     run(root, "update-ref", "-m", f"commit: {message.splitlines()[0]}", "HEAD", new, parent, env=env)
-    return new
 
 
 def _commit_tree(root: Path, tree: str, parent: str, message: str, env: dict[str, str],
@@ -533,8 +537,7 @@ def _commit_staged(root: Path, paths: Sequence[str], names: set[str], message: s
         return False
     if ready is not None:
         ready()
-    run(root, "update-ref", "-m", f"commit: {message.splitlines()[0]}", "HEAD", proc.stdout.strip(), parent,
-        env=ident)
+    advance_head(root, proc.stdout.strip(), parent, message, ident)
     return True
 
 

@@ -447,7 +447,10 @@ class Transaction:
         index = self.vault.state_dir / JOURNAL_COPIES / "hand-edit.index"
         files.refuse_linked(self.vault.root, index)
         index.parent.mkdir(parents=True, exist_ok=True)
-        self.hand_edit = git.commit_blobs(root, blobs, message, person, author, index=index, sign=sign)
+        made, parent = git.commit_blobs(root, blobs, message, person, author, index=index, sign=sign)
+        self.hand_edit = made  # before HEAD moves: a failure from here on keeps the person's edit committed
+        git.advance_head(root, made, parent, message, {"GIT_COMMITTER_NAME": author.name,
+                                                       "GIT_COMMITTER_EMAIL": author.email})
 
     def _hand_edit_allowed(self, rel: str, found: bytes) -> int | None:
         """How many findings (credentials, personal data) a person's uncommitted ``found`` holds
