@@ -185,3 +185,24 @@ def test_every_bad_row_of_an_import_is_named_and_listed_in_the_json_error(vault:
     (tmp_path / "a.jsonl").write_text('{"name": "TP53", "alias": "p53"}\n{"name": \n')
     r = cli("entity", "import", str(tmp_path / "a.jsonl"), "--json")
     assert r.code == 1 and [p["line"] for p in r.err_json()["error"]["problems"]] == [2]
+
+
+def test_facts_link_an_entity_note_a_person_renamed_in_obsidian(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """Obsidian renames entities/IL6.md to "Interleukin 6.md" and rewrites the links to it; the
+    next `fact add IL6 …` linked [[IL6]], to no note, and `check` failed on the tool's own write."""
+    assert cli("fact", "add", "IL6", "activates", "STAT3", "--source", "PMID:8140422").code == 0
+    git(vault, "mv", "entities/IL6.md", "entities/Interleukin 6.md")
+    for note in (vault / "facts/il6").glob("*.md"):  # what Obsidian does to the links
+        note.write_text(note.read_text().replace("[[IL6]]", "[[Interleukin 6|IL6]]"))
+    git(vault, "-c", "user.name=Dana", "-c", "user.email=d@lab.example", "commit", "-qam", "rename in Obsidian")
+    r = cli("fact", "add", "IL6", "activates", "JAK1", "--source", "PMID:1", "--json")
+    assert r.code == 0, r.err
+    assert "[[Interleukin 6|IL6]] activates [[JAK1]]." in (vault / r.json()["path"]).read_text()
+    (tmp_path / "f.tsv").write_text("subject\tpredicate\tobject\tsource\nIL6\tactivates\tMYC\tPMID:3\n"
+                                    "IL6\tactivates\tSTAT3\tPMID:4\n")
+    assert cli("fact", "import", str(tmp_path / "f.tsv")).code == 0
+    bodies = [n.read_text().split("\n---\n", 1)[1] for n in sorted((vault / "facts/il6").glob("*.md"))]
+    assert len(bodies) == 3 and all("[[Interleukin 6|IL6]] activates" in b for b in bodies)
+    assert not (vault / "entities/IL6.md").exists()
+    r = cli("check", "--json")
+    assert r.code == 0 and r.json()["problems"] == []

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +30,7 @@ from biocortex_cli.facts.notes import _rewrite, evidence_updates, merge_evidence
 from biocortex_cli.progress import plural
 from biocortex_cli.store import entity_notes
 from biocortex_cli.store.git import Author
-from biocortex_cli.store.notes import Note, edit_frontmatter, iso_utc, read_note, rendered_note
+from biocortex_cli.store.notes import edit_frontmatter, iso_utc, read_note, rendered_note
 from biocortex_cli.store.vault import Transaction, Vault
 
 if TYPE_CHECKING:
@@ -347,27 +347,6 @@ class AliasImport:
                 "problems": [{"path": p.path, "line": p.line, "message": p.message} for p in self.problems]}
 
 
-def checked_editor(quick: Callable[[Note, str, dict[str, Any]], tuple[str, Note] | None],
-                   slow: Callable[[Note, str, dict[str, Any]], str],
-                   checks: int = 2) -> Callable[[Note, str, dict[str, Any]], tuple[str, Note | None]]:
-    """``edit(note, text, updates)``: ``slow`` (a round-trip edit, :func:`edit_frontmatter`) for many
-    notes, through ``quick`` where it applies (not None; then with the edited note, not parsed
-    again); its first ``checks`` results are compared with the round trip's, and any difference
-    sends every later note through the round trip."""
-    left = [checks]
-
-    def edit(note: Note, text: str, updates: dict[str, Any]) -> tuple[str, Note | None]:
-        fast = quick(note, text, updates) if left[0] >= 0 else None
-        if fast is not None and left[0] == 0:
-            return fast
-        slow_text = slow(note, text, updates)
-        if fast is not None:
-            left[0] = left[0] - 1 if fast[0] == slow_text else -1
-        return slow_text, None
-
-    return edit
-
-
 def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_: str | None = None,
                    columns: list[str] | None = None, allow_ambiguous: bool = False) -> AliasImport:
     """Aliases from a file (``name``, ``alias`` — several separated by ``;`` or ``|`` — and
@@ -430,7 +409,7 @@ def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_
         now = iso_utc(dt.datetime.now(dt.timezone.utc))
         added = created = written = 0
         notes: list[tuple[str, str, Any]] = []  # written at once (Transaction.write_many)
-        from biocortex_cli.store.notes import edit_rendered
+        from biocortex_cli.store.notes import checked_editor, edit_rendered
 
         edited = checked_editor(edit_rendered, lambda note, text, updates: edit_frontmatter(text, updates, note.rel))
         pending: set[str] = set()  # their paths, case-folded

@@ -293,7 +293,7 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
     now = iso_utc(dt.datetime.now(dt.timezone.utc))
     conn, source, _problems = open_facts(vault)
     try:
-        aliases = _alias_map(conn)
+        aliases, alias_rels = _alias_map(conn)
         resolved: dict[str, str] = {}
         genes = _gene_names(rows, aliases)
 
@@ -350,6 +350,8 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
         listed_names = {rel.rpartition("/")[2] for rel in listed}
         for name in sorted(names):
             note = entity_notes.note_rel(vault.root, name, listed_names)
+            if name.casefold() in aliases:  # its note, wherever it is (one renamed in Obsidian too)
+                note = alias_rels.get(name.casefold(), note) if note not in listed else note
             links[name] = note
             if name.casefold() in aliases or note.casefold() in notes_made or note in listed:
                 continue
@@ -433,13 +435,16 @@ def _files_in(root: Path, folders: set[str]) -> set[str]:
     return held
 
 
-def _alias_map(conn: Any) -> dict[str, str]:
-    """alias key -> entity name, for every entity note (its own name wins, as in resolve)."""
+def _alias_map(conn: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """alias key -> entity name, and -> the entity's note, for every entity note (its own name
+    wins, as in resolve)."""
     out: dict[str, str] = {}
-    for key, name in conn.execute("SELECT alias_key, name FROM entity_aliases ORDER BY alias_key, "
-                                  "lower(name) != alias_key, rel"):
+    rels: dict[str, str] = {}
+    for key, name, rel in conn.execute("SELECT alias_key, name, rel FROM entity_aliases ORDER BY alias_key, "
+                                       "lower(name) != alias_key, rel"):
         out.setdefault(str(key), str(name))
-    return out
+        rels.setdefault(str(key), str(rel))
+    return out, rels
 
 
 def _fact_editor(vault: Vault, episode_exists: Callable[[str], bool]) -> Callable[[Note, str, dict[str, Any]],
@@ -447,8 +452,8 @@ def _fact_editor(vault: Vault, episode_exists: Callable[[str], bool]) -> Callabl
     """``edit(note, text, updates)``: what ``fact add`` writes when it merges evidence (facts/notes.py
     ``_rewrite``: a round-trip edit of the frontmatter, the body rendered again), without the
     round-trip loader (~20 ms a note: 127 s for TRRUST's 9,384 facts imported again with a new
-    version) for a note exactly as biocortex renders it (aliases.py ``checked_editor``)."""
-    from biocortex_cli.facts.aliases import checked_editor
+    version) for a note exactly as biocortex renders it (store/notes.py ``checked_editor``)."""
+    from biocortex_cli.store.notes import checked_editor
 
     def body(note: Note, updates: dict[str, Any]) -> str:
         return fact_body(vault, {**note.meta, **updates}, episode_exists=episode_exists)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -172,7 +173,7 @@ def fact_body(vault: Vault, record: dict[str, Any], *, links: Mapping[str, str] 
     """The readable body of a fact note (the frontmatter is the record)."""
     fact = Fact(record=record, path="")
     exists = episode_exists or episode_checker(vault)
-    subject, obj = (entity_notes.wikilink(n, (links or {}).get(n) or entity_notes.note_rel(vault.root, n))
+    subject, obj = (entity_notes.wikilink(n, (links or {}).get(n) or entity_note_rel(vault, n))
                     for n in (fact.subject, fact.object))
     lines = [f"# {fact.sentence()}", "", f"{subject} {fact.predicate.replace('_', ' ')} {obj}.", ""]
     quals = fact.qualifiers
@@ -203,6 +204,30 @@ def fact_body(vault: Vault, record: dict[str, Any], *, links: Mapping[str, str] 
         lines += ["", f"Replaces [[{record['supersedes']}]]."]
     lines += ["", "<!-- Written by biocortex. The frontmatter above is the record; this body is a readable copy. -->"]
     return "\n".join(lines) + "\n"
+
+
+def entity_note_rel(vault: Vault, name: str) -> str:
+    """The note a link to entity ``name`` opens: its file by name (:func:`entity_notes.note_rel`),
+    or — when no file has that name — the note the index knows by that name or alias: one a
+    person renamed in Obsidian (``IL6.md`` → ``Interleukin 6.md``, ``name: IL6`` kept), which a
+    new fact linked as ``[[IL6]]``, to no note. A name no note has yet: the file to create."""
+    rel = entity_notes.note_rel(vault.root, name)
+    if (vault.root / rel).exists():
+        return rel
+    from biocortex_cli.index.store import IndexUnusable, connect, index_path
+
+    try:
+        conn = connect(index_path(vault.state_folder))
+    except IndexUnusable:
+        return rel
+    try:
+        row = conn.execute("SELECT rel FROM entity_aliases WHERE alias_key = ? ORDER BY lower(name) != ?, rel "
+                           "LIMIT 1", (name.casefold(), name.casefold())).fetchone()
+    except sqlite3.Error:  # an index without the fact tables yet
+        row = None
+    finally:
+        conn.close()
+    return str(row[0]) if row and (vault.root / str(row[0])).is_file() else rel
 
 
 def _rewrite(txn: Transaction, rel: str, record: dict[str, Any], updates: dict[str, Any]) -> None:
