@@ -206,3 +206,23 @@ def test_facts_link_an_entity_note_a_person_renamed_in_obsidian(vault: Path, cli
     assert not (vault / "entities/IL6.md").exists()
     r = cli("check", "--json")
     assert r.code == 0 and r.json()["problems"] == []
+
+
+def test_an_episode_naming_an_alias_links_the_entitys_note(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """An agent records `episode add … --entity p53` after `entity alias TP53 p53`: the episode
+    linked [[p53]] and made entities/p53.md, a second note claiming p53, and `check` failed on
+    the alias two notes claimed; an HGNC previous symbol (MLL) made a second KMT2A note."""
+    assert cli("fact", "add", "TP53", "activates", "MDM2", "--source", "PMID:8319905").code == 0
+    assert cli("fact", "add", "KMT2A", "regulates", "HOXA9", "--source", "PMID:12453419").code == 0
+    assert cli("entity", "alias", "TP53", "p53").code == 0
+    r = cli("episode", "add", "--task", "ChIP-seq of p53 and MLL in A549 cells", "--success",
+            "--entity", "p53", "--entity", "MLL", "--json")
+    assert r.code == 0, r.err
+    body = (vault / r.json()["path"]).read_text()
+    assert "[[TP53|p53]]" in body and "[[KMT2A|MLL]]" in body
+    (tmp_path / "e.jsonl").write_text('{"task": "CUT&RUN of p53", "success": true, "entities": ["p53"]}\n')
+    assert cli("episode", "import", str(tmp_path / "e.jsonl")).code == 0
+    assert _entities(vault) == ["HOXA9", "KMT2A", "MDM2", "TP53"]
+    assert cli("check").code == 0
+    shown = cli("entity", "show", "TP53", "--json").json()
+    assert len(shown["episodes"]) == 2

@@ -230,6 +230,45 @@ def entity_note_rel(vault: Vault, name: str) -> str:
     return str(row[0]) if row and (vault.root / str(row[0])).is_file() else rel
 
 
+def entity_note_finder(vault: Vault) -> Callable[[list[str]], dict[str, str]]:
+    """``find(names)``: name -> the note of the entity each of ``names`` is another name of — an
+    alias or identifier an entity note lists, or an HGNC name of a gene a note carries the id of
+    (``hgnc_entity``) — for an episode's entities (store/entity_notes.py ``entity_rels``): an
+    episode naming `p53` linked [[p53]] and made entities/p53.md beside TP53.md, which lists p53
+    among its aliases, and `check` then failed on the alias two notes claimed."""
+
+    def find(names: list[str]) -> dict[str, str]:
+        from biocortex_cli.facts.index import IndexedFacts, open_facts, refresh_facts
+        from biocortex_cli.index.store import IndexUnusable, connect, index_path
+
+        try:  # the entity tables only: the episodes' part of the index is not needed (~0.25 s)
+            conn = connect(index_path(vault.state_folder))
+        except IndexUnusable:
+            conn = open_facts(vault)[0]
+        else:
+            refresh_facts(conn, vault, vault.config.tokenizer.encoding)
+        source = IndexedFacts(conn)
+        try:
+            def note_of(key: str) -> str | None:
+                row = conn.execute("SELECT rel FROM entity_aliases WHERE alias_key = ? ORDER BY "
+                                   "lower(name) != ?, rel LIMIT 1", (key, key)).fetchone()
+                return str(row[0]) if row and (vault.root / str(row[0])).is_file() else None
+
+            out: dict[str, str] = {}
+            for name in names:
+                found = note_of(name.strip().casefold())
+                if found is None:
+                    held = hgnc_entity(name, None, source.alias_owner)
+                    found = note_of(held[0].casefold()) if held is not None else None
+                if found is not None:
+                    out[name] = found
+            return out
+        finally:
+            conn.close()
+
+    return find
+
+
 def _rewrite(txn: Transaction, rel: str, record: dict[str, Any], updates: dict[str, Any]) -> None:
     """Apply ``updates`` with a round-trip edit (hand-made comments and key order survive) and
     re-render the body from the updated ``record``."""
