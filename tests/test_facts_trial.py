@@ -226,3 +226,24 @@ def test_an_episode_naming_an_alias_links_the_entitys_note(vault: Path, cli: Cli
     assert cli("check").code == 0
     shown = cli("entity", "show", "TP53", "--json").json()
     assert len(shown["episodes"]) == 2
+
+
+def test_check_warns_about_two_notes_carrying_one_identifier(vault: Path, cli: Cli) -> None:
+    """Vaults split before the fixes above (TRRUST itself spells COP1 as RFWD2, IL1RL1 as ST2):
+    nothing said that p53.md and TP53.md were one gene; `check` now warns, with the merge."""
+    assert cli("fact", "add", "TP53", "activates", "MDM2", "--source", "PMID:8319905").code == 0
+    (vault / "entities/p53.md").write_text("---\nid: p53\ntype: entity\ncreated: '2026-11-20T10:00:00Z'\n"
+                                           "author: old <o@lab.example>\nname: p53\nkind: gene\naliases:\n- p53\n"
+                                           "identifiers:\n- HGNC:11998\n---\n# p53\n")
+    r = cli("check", "--json")
+    assert r.code == 0, r.err  # a warning: the vault still passes
+    warned = [(p["path"], p["line"], p["severity"], p["hint"]) for p in r.json()["problems"]]
+    assert warned == [
+        ("entities/TP53.md", 10, "warning", "one entity, 2 notes: merge the others into TP53 "
+                                             "(biocortex entity merge TP53 NAME)"),
+        ("entities/p53.md", 10, "warning", "one entity, 2 notes: biocortex entity merge TP53 p53")]
+    assert "HGNC:11998 is carried by 2 entity notes" in r.json()["problems"][0]["message"]
+    git(vault, "add", "-A")
+    git(vault, "-c", "user.name=Dana", "-c", "user.email=d@lab.example", "commit", "-qm", "an old note")
+    assert cli("entity", "merge", "TP53", "p53").code == 0
+    assert cli("check", "--json").json()["problems"] == []
