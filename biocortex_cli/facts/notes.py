@@ -235,18 +235,18 @@ def entity_note_finder(vault: Vault) -> Callable[[list[str]], dict[str, str]]:
     alias or identifier an entity note lists, or an HGNC name of a gene a note carries the id of
     (``hgnc_entity``) — for an episode's entities (store/entity_notes.py ``entity_rels``): an
     episode naming `p53` linked [[p53]] and made entities/p53.md beside TP53.md, which lists p53
-    among its aliases, and `check` then failed on the alias two notes claimed."""
+    among its aliases, and `check` then failed on the alias two notes claimed. A vault without an
+    index yet (a fresh clone) finds none: names link their own notes, as before."""
 
     def find(names: list[str]) -> dict[str, str]:
-        from biocortex_cli.facts.index import IndexedFacts, open_facts, refresh_facts
+        from biocortex_cli.facts.index import IndexedFacts, refresh_facts
         from biocortex_cli.index.store import IndexUnusable, connect, index_path
 
         try:  # the entity tables only: the episodes' part of the index is not needed (~0.25 s)
             conn = connect(index_path(vault.state_folder))
-        except IndexUnusable:
-            conn = open_facts(vault)[0]
-        else:
-            refresh_facts(conn, vault, vault.config.tokenizer.encoding)
+        except IndexUnusable:  # no index yet: not built here (the first recall builds it, and says so)
+            return {}
+        refresh_facts(conn, vault, vault.config.tokenizer.encoding)
         source = IndexedFacts(conn)
         try:
             def note_of(key: str) -> str | None:
