@@ -247,3 +247,30 @@ def test_check_warns_about_two_notes_carrying_one_identifier(vault: Path, cli: C
     git(vault, "-c", "user.name=Dana", "-c", "user.email=d@lab.example", "commit", "-qm", "an old note")
     assert cli("entity", "merge", "TP53", "p53").code == 0
     assert cli("check", "--json").json()["problems"] == []
+
+
+def test_a_new_version_of_a_dataset_leaves_the_edges_a_curator_retracted(vault: Path, cli: Cli,
+                                                                           tmp_path: Path) -> None:
+    """The curator retracts two TRRUST edges, then imports TRRUST's next version: the import was
+    refused at the first retracted row (one at a time), and the only ways on were editing the
+    file or --reopen, which undoes the curation."""
+    rows = tmp_path / "trrust.tsv"
+    rows.write_text(TRRUST)
+    assert cli("fact", "import", str(rows), *TRRUST_ARGS).code == 0
+    ids = {f["object"]: f["id"] for f in cli("fact", "list", "--json").json()}
+    for obj in ("CDKN1A", "NFE2L2"):
+        assert cli("fact", "retract", ids[obj], "--reason", "text-mining error").code == 0
+    newer = [a.replace("TRRUST@2.0", "TRRUST@2.1") for a in TRRUST_ARGS]
+    r = cli("fact", "import", str(rows), *newer, "--json")
+    assert r.code == 1 and r.out == ""
+    error = r.err_json()["error"]
+    assert "2 rows restate retracted or superseded facts" in error["message"] and "--skip-retracted" in error["hint"]
+    assert sorted(p["path"].split("/")[1] for p in error["problems"]) == ["keap1", "tp53"]
+    r = cli("fact", "import", str(rows), *newer, "--skip-retracted", "--json")
+    assert r.code == 0, r.err
+    assert (r.json()["skipped"], r.json()["merged"]) == (2, 1) and "2 retracted left out" in r.err
+    listed = {f["object"]: f for f in cli("fact", "list", "--status", "all", "--json").json()}
+    assert [listed[o]["status"] for o in ("CDKN1A", "MDM2", "NFE2L2")] == ["retracted", "current", "retracted"]
+    assert "dataset:TRRUST@2.1" in listed["MDM2"]["source"] and "dataset:TRRUST@2.1" not in listed["CDKN1A"]["source"]
+    r = cli("fact", "import", str(rows), *newer, "--skip-retracted", "--reopen")
+    assert r.code == 2 and "exclude each other" in r.err

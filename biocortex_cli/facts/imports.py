@@ -100,6 +100,7 @@ class ImportOptions:
     qualifiers: Mapping[str, str | None] = field(default_factory=dict)  # for rows without their own
     kinds: Mapping[str, str | None] = field(default_factory=dict)  # subject/object -> entity kind
     reopen: bool = False  # rows that restate a retracted fact make it current again
+    skip_closed: bool = False  # rows that restate a retracted or superseded fact are left out
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,7 @@ class ImportReport:
     reopened: int = 0
     entities: int = 0  # entity notes created
     unchanged: int = 0  # of the merged, those whose note held this evidence already (not rewritten)
+    skipped: int = 0  # statements the vault holds retracted or superseded, left so (skip_closed)
     conflicts: list[tuple[str, str]] = field(default_factory=list)  # (new fact id, the fact it contradicts)
     problems: list[BiocortexError] = field(default_factory=list)  # nothing was written when any
     seconds: float = 0.0
@@ -130,7 +132,8 @@ class ImportReport:
 
     def as_json(self) -> dict[str, Any]:
         return {"path": self.path, "rows": self.rows, "facts": self.facts, "created": self.created,
-                "merged": self.merged, "unchanged": self.unchanged, "reopened": self.reopened,
+                "merged": self.merged, "unchanged": self.unchanged, "skipped": self.skipped,
+                "reopened": self.reopened,
                 "entities": self.entities,
                 "contradictions": len(self.conflicts), "seconds": round(self.seconds, 2), "commit": self.commit,
                 "problems": [{"path": p.path, "line": p.line, "message": p.message} for p in self.problems]}
@@ -332,7 +335,7 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
     finally:
         conn.close()
     kinds = {"subject": opts.kinds.get("subject"), "object": opts.kinds.get("object")}
-    created = merged = reopened = entities = unchanged = 0
+    created = merged = reopened = entities = unchanged = skipped = 0
     episode_exists = episodes.__contains__
     total = len(records)
     message = f"fact: import {total} facts — {Path(shown).name} ({seen} rows)"
@@ -372,14 +375,30 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
                 created += 1
         txn.write_many(planned, progress=None if progress is None else lambda done: progress("write", done, total))
         edit = _fact_editor(vault, episode_exists)
+        closed: list[DataError] = []
         for rel_path, record in existing:
-            again = _merge_into(txn, rel_path, record, opts.reopen, now, author_text, edit)
-            reopened += again or 0
-            unchanged += again is None
+            try:
+                outcome = _merge_into(txn, rel_path, record, opts, now, author_text, edit)
+            except _Closed as exc:  # every one named, then nothing written (or left out: skip_closed)
+                closed.append(exc.error)
+                continue
+            reopened += outcome == "reopened"
+            unchanged += outcome == "unchanged"
             merged += 1
+        if closed and not opts.skip_closed:
+            first = closed[0]
+            raise DataError(f"{first.message}; nothing was imported" if len(closed) == 1 else
+                            f"{len(closed)} rows restate retracted or superseded facts ({first.path}: "
+                            f"{first.message}, …); nothing was imported", path=first.path, line=first.line,
+                            hint="add --skip-retracted to leave them as they are, --reopen to make them "
+                                 "current again, or take the rows out",
+                            problems=[{"path": e.path, "line": e.line, "message": e.message, "hint": None}
+                                      for e in closed])
+        skipped = len(closed)
         if progress is not None:
             progress("commit", total, total)
-        said = f"{created} new, {merged} merged" + (f", {unchanged} unchanged" if unchanged else "")
+        said = f"{created} new, {merged} merged" + (f", {unchanged} unchanged" if unchanged else "") + \
+            (f", {skipped} retracted left out" if skipped else "")
         txn.message = message.replace(f"({seen} rows)", f"({seen} rows: {said})") + \
             "\n\n" + "\n".join(f"- {r['id']}" for r in list(records.values())[:200]) + \
             (f"\n- … and {total - 200} more" if total > 200 else "")
@@ -387,7 +406,7 @@ def import_facts(vault: Vault, path: Path, *, author: Author, options: ImportOpt
     open_facts(vault, written=txn.rendered)[0].close()
     conflicts = _conflicts(records, nearby, rules)
     return ImportReport(shown, seen, facts=total, created=created, merged=merged, reopened=reopened,
-                        entities=entities, unchanged=unchanged, conflicts=conflicts,
+                        entities=entities, unchanged=unchanged, skipped=skipped, conflicts=conflicts,
                         seconds=time.perf_counter() - started, commit=vault.head())
 
 
@@ -469,10 +488,19 @@ def _fact_editor(vault: Vault, episode_exists: Callable[[str], bool]) -> Callabl
     return checked_editor(quick, slow)
 
 
-def _merge_into(txn: Any, rel: str, record: dict[str, Any], reopen: bool, now: str, author: str,
-                edit: Callable[[Note, str, dict[str, Any]], tuple[str, Note | None]]) -> int | None:
-    """Merge a statement the vault holds already (a round-trip edit); 1 when it was reopened, None
-    when the note holds this evidence already (nothing written)."""
+class _Closed(Exception):
+    """A row restates a retracted or superseded fact, and the import was not told to reopen it."""
+
+    def __init__(self, error: DataError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def _merge_into(txn: Any, rel: str, record: dict[str, Any], opts: ImportOptions, now: str, author: str,
+                edit: Callable[[Note, str, dict[str, Any]], tuple[str, Note | None]]) -> str:
+    """Merge a statement the vault holds already (a round-trip edit): ``merged``, ``reopened``, or
+    ``unchanged`` when the note holds this evidence already (nothing written); :class:`_Closed`
+    for a retracted or superseded one without ``opts.reopen``."""
     text = read_note_text(txn.vault.root / rel, rel)
     note = parse_note(text, rel)
     existing = fact_from_note(note)
@@ -485,21 +513,19 @@ def _merge_into(txn: Any, rel: str, record: dict[str, Any], reopen: bool, now: s
     updates: dict[str, Any] = {}
     again = 0
     if existing.status != "current":
-        if not reopen:
-            raise DataError(f"{_closed_message(existing)}; nothing was imported", path=rel,
-                            line=note.line_of("status"),
-                            hint="add --reopen to make such facts current again, or take the row out")
+        if not opts.reopen:
+            raise _Closed(DataError(_closed_message(existing), path=rel, line=note.line_of("status")))
         updates.update(status="current", reopened={"by": author, "at": now})
         again = 1
     old = note.meta.get("evidence") or []
     evidence = merge_evidence(old, record["evidence"])
     if not again and _said(evidence) == _said(old):
-        return None  # every row restates what the note holds: it stays as it is (no `updated`)
+        return "unchanged"  # every row restates what the note holds: it stays as it is (no `updated`)
     updates.update(evidence_updates(evidence))
     updates["updated"] = now
     edited, parsed = edit(note, text, updates)
     txn.write(rel, edited, parsed=parsed, batch=True)  # one sync before the commit, not one a note
-    return again
+    return "reopened" if again else "merged"
 
 
 def _said(evidence: Any) -> list[Any]:
