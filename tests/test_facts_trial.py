@@ -82,9 +82,9 @@ def _timeless(text: str) -> str:
 
 
 def test_an_import_that_merges_writes_what_fact_add_writes(vault: Path, cli: Cli, tmp_path: Path) -> None:
-    """The import merged evidence with the round-trip loader, ~20 ms a note (127 s for TRRUST's
-    9,384 facts imported again under a new version); it now renders notes exactly as biocortex
-    wrote them without it, and the bytes are still those `fact add` gives, comments kept."""
+    """The import merged evidence with the round-trip loader, ~20 ms a note (most of the 85 s of
+    CPU TRRUST's 9,384 notes took to merge); it now renders notes exactly as biocortex wrote them
+    without it, and the bytes are still those `fact add` gives, comments kept."""
     long = "a very long object " * 20
     rows = [("TP53", "activates", "CDKN1A", "PMID:8242752", "0.9"),
             ("β-catenin", "activates", "MYC", "https://example.org/a#fig2", "0.7"),

@@ -470,8 +470,8 @@ def _fact_editor(vault: Vault, episode_exists: Callable[[str], bool]) -> Callabl
                                                                                 tuple[str, Note | None]]:
     """``edit(note, text, updates)``: what ``fact add`` writes when it merges evidence (facts/notes.py
     ``_rewrite``: a round-trip edit of the frontmatter, the body rendered again), without the
-    round-trip loader (~20 ms a note: 127 s for TRRUST's 9,384 facts imported again with a new
-    version) for a note exactly as biocortex renders it (store/notes.py ``checked_editor``)."""
+    round-trip loader (~20 ms a note: most of the 85 s of CPU TRRUST's 9,384 notes took to merge)
+    for a note exactly as biocortex renders it (store/notes.py ``checked_editor``)."""
     from biocortex_cli.store.notes import checked_editor
 
     def body(note: Note, updates: dict[str, Any]) -> str:
