@@ -274,3 +274,20 @@ def test_a_new_version_of_a_dataset_leaves_the_edges_a_curator_retracted(vault: 
     assert "dataset:TRRUST@2.1" in listed["MDM2"]["source"] and "dataset:TRRUST@2.1" not in listed["CDKN1A"]["source"]
     r = cli("fact", "import", str(rows), *newer, "--skip-retracted", "--reopen")
     assert r.code == 2 and "exclude each other" in r.err
+
+
+def test_an_import_names_the_predicates_new_to_the_vault(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """TRRUST imported without --predicate-map made facts `TP53 activation CDKN1A`, `… unknown …`:
+    every row valid, nothing said. The import now names the predicates no fact and no rule of the
+    vault has, with the option that maps a column's values."""
+    rows = tmp_path / "trrust.tsv"
+    rows.write_text(TRRUST)
+    r = cli("fact", "import", str(rows), "--source-prefix", "PMID", "--json")
+    assert r.code == 0 and r.json()["new_predicates"] == {"activation": 2, "repression": 1}
+    assert "predicates new to this vault: activation (2 rows), repression (1 row)" in r.err
+    assert "--predicate-map VALUE=PREDICATE" in r.err
+    r = cli("fact", "import", str(rows), *TRRUST_ARGS, "--json")  # activates, inhibits: the rules name them
+    assert r.code == 0 and r.json()["new_predicates"] == {} and "new to this vault" not in r.err
+    (tmp_path / "b.tsv").write_text("subject\tpredicate\tobject\tsource\nTP53\tbinds\tMDM2\tPMID:1\n")
+    assert cli("fact", "import", str(tmp_path / "b.tsv"), "--json").json()["new_predicates"] == {"binds": 1}
+    assert cli("fact", "import", str(tmp_path / "b.tsv"), "--json").json()["new_predicates"] == {}

@@ -98,6 +98,10 @@ def import_(
     state.info(f"biocortex: imported {report.facts} facts from {report.rows} rows ({report.created} new, "
                f"{report.merged} merged{same}, {report.entities} entity notes) in {report.seconds:.1f} s{nothing}"
                + (f"; {len(report.conflicts)} open contradictions (biocortex check --facts)" if report.conflicts else ""))
+    if report.new_predicates:
+        listed = ", ".join(f"{p} ({n} row{'s' if n != 1 else ''})" for p, n in list(report.new_predicates.items())[:8])
+        state.info(f"biocortex: predicates new to this vault: {listed}; if they are a column's values rather "
+                   "than predicates, --predicate-map VALUE=PREDICATE maps them (e.g. Activation=activates)")
     state.emit_json(report.as_json()) if json_ else state.out(str(report.facts))
     return 0
 
