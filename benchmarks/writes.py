@@ -12,10 +12,14 @@ makes a slow figure, not a failing test.
    ``.git/index.lock`` was killed with SIGKILL (the lock is left behind; the write must remove it
    at once because no process uses it).
 
-Prints a table and writes ``benchmarks/out/writes-<episodes>.json``.
+Prints a table and writes ``benchmarks/out/writes-<episodes>.json``. ``--code TREE`` runs the
+biocortex of another checkout (e.g. ``git archive main | tar -x -C /tmp/main``), so two versions
+are measured side by side on the same machine; CPU time (process + git) is given beside wall time,
+which a loaded machine stretches.
 
     .venv/bin/python benchmarks/writes.py                         # 10,000 episodes, 3 runs
     .venv/bin/python benchmarks/writes.py --episodes 1000 --runs 5
+    .venv/bin/python benchmarks/writes.py --episodes 200 --runs 10 --code /tmp/main
 """
 
 from __future__ import annotations
@@ -56,10 +60,16 @@ def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, subproces
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc
 
 
+#: the checkout whose biocortex runs (``--code``), None: this one
+CODE: Path | None = None
+
+
 def new_vault(base: Path) -> tuple[Path, dict[str, str]]:
     home, vault = base / "home", base / "vault"
     home.mkdir(parents=True)
     env = child_env(home, vault)
+    if CODE is not None:
+        env["PYTHONPATH"] = str(CODE)
     subprocess.run([*BIOCORTEX, "init", str(vault)], env=env, check=True, capture_output=True)
     return vault, env
 
@@ -79,13 +89,17 @@ def import_run(base: Path, n: int, source: Path) -> dict[str, float]:
     return {"wall_s": round(wall, 2), "cpu_s": round(cpu, 2)}
 
 
-def add_runs(base: Path, runs: int) -> dict[str, list[float]]:
-    """Wall seconds of `episode add` on a clean vault and right after a killed lock holder."""
+def add_runs(base: Path, runs: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall seconds of `episode add` on a clean vault and right after a killed lock holder, and
+    the CPU seconds (process + git) of the clean ones."""
     vault, env = new_vault(base)
     lock = vault / ".git" / "index.lock"
     out: dict[str, list[float]] = {"clean": [], "after_killed_lock": []}
+    cpu: dict[str, list[float]] = {"clean": []}
     for i in range(runs):
-        out["clean"].append(timed(["episode", "add", "--task", f"Clean write {i}", "--id", f"clean-{i}"], env)[0])
+        wall, used, _proc = timed(["episode", "add", "--task", f"Clean write {i}", "--id", f"clean-{i}"], env)
+        out["clean"].append(wall)
+        cpu["clean"].append(used)
         holder = subprocess.Popen([sys.executable, "-c", HOLD, str(lock)], stdout=subprocess.PIPE, text=True)
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
         holder.send_signal(signal.SIGKILL)
@@ -94,31 +108,37 @@ def add_runs(base: Path, runs: int) -> dict[str, list[float]]:
         if "removed a stale git lock" not in proc.stderr or lock.exists():
             raise SystemExit(f"the stale lock was not removed: {proc.stderr[-300:]}")
         out["after_killed_lock"].append(wall)
-    return out
+    return out, cpu
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--episodes", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--code", type=Path, default=None, metavar="TREE",
+                        help="run the biocortex of this checkout (default: this one)")
     args = parser.parse_args()
-    print(f"machine: {machine()}; load average {os.getloadavg()[0]:.2f}")
+    global CODE
+    CODE = args.code.resolve() if args.code else None
+    print(f"machine: {machine()}; load average {os.getloadavg()[0]:.2f}; code {CODE or HERE.parent}")
     with tempfile.TemporaryDirectory(prefix="biocortex-writes-") as tmp:
         base = Path(tmp)
         source = base / "import.jsonl"
         source.write_text("".join(json.dumps(big_episode(i)) + "\n" for i in range(args.episodes)))
         imports = [import_run(base / f"import-{r}", args.episodes, source) for r in range(args.runs)]
-        adds = add_runs(base / "adds", args.runs)
+        adds, add_cpu = add_runs(base / "adds", args.runs)
     walls, cpus = [r["wall_s"] for r in imports], [r["cpu_s"] for r in imports]
     print(f"episode import of {args.episodes:,} (one commit): wall median {statistics.median(walls):.1f} s "
           f"(min {min(walls):.1f}, max {max(walls):.1f}), CPU median {statistics.median(cpus):.1f} s")
     for name, samples in adds.items():
         print(f"episode add, {name.replace('_', ' ')}: median {statistics.median(samples) * 1000:.0f} ms "
-              f"(max {max(samples) * 1000:.0f} ms, n={len(samples)})")
+              f"(max {max(samples) * 1000:.0f} ms, n={len(samples)})"
+              + (f", CPU median {statistics.median(add_cpu[name]) * 1000:.0f} ms" if name in add_cpu else ""))
     dest = HERE / "out" / f"writes-{args.episodes}.json"
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_text(json.dumps({"machine": machine(), "load_average": os.getloadavg()[0], "episodes": args.episodes,
-                                "imports": imports, "episode_add_s": adds}, indent=1) + "\n")
+                                "code": str(CODE or HERE.parent), "imports": imports, "episode_add_s": adds,
+                                "episode_add_cpu_s": add_cpu}, indent=1) + "\n")
     print(f"details in {dest}")
     return 0
 

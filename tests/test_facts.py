@@ -95,7 +95,7 @@ def test_contradictions_warn_on_add_and_are_listed_by_check_facts(vault: Path, c
     keap1 = next(c for c in contested if c["ids"][0] == first)
     assert keap1["verdict"] == "supported" and keap1["ids"] == [first, second]  # 0.8 outweighs 0.3
     text = cli("check", "--facts").out
-    assert "2 open contradiction(s), 1 contested" in text
+    assert "2 open contradictions, 1 contested" in text
     assert cli("fact", "retract", second, "--reason", "agent guessed; PMID:9887101 says inhibits").code == 0
     assert len(cli("check", "--facts", "--json").json()["facts"]["contested"]) == 1
 

@@ -88,7 +88,7 @@ def test_a_recall_that_only_archived_memory_answers_says_so(memory: Path, cli: C
     assert cli("forget", "--older-than", "365d", "--quality-below", "0.5").code == 0  # archives old-fail
     r = cli("recall", "fixed threshold")
     assert r.code == 0 and r.out == ""
-    assert "1 archived (forgotten) episode(s) do: add --include-archived" in r.err
+    assert "1 archived (forgotten) episode does: add --include-archived" in r.err
     # an agent over MCP sees no stderr: the reason is in the JSON too
     data = cli("recall", "fixed threshold", "--json").json()
     assert data["results"] == [] and "add --include-archived" in data["reason"]
@@ -106,7 +106,7 @@ def test_criteria_combine_with_and(memory: Path, cli: Cli) -> None:
     both = cli("forget", "--failed", "--quality-below", "0.25", "--dry-run", "--json").json()
     assert [e["id"] for e in both["episodes"]] == ["old-fail"]
     none = cli("forget", "--older-than", "2000-01-01", "--failed")
-    assert none.code == 0 and none.out == "" and "archived 0 episode(s)" in none.err
+    assert none.code == 0 and none.out == "" and "archived 0 episodes" in none.err
 
 
 def test_forget_by_utility(memory: Path, cli: Cli) -> None:

@@ -91,7 +91,8 @@ def test_since_forms(vault: Path, cli: Cli) -> None:
     cli("episode", "add", "--task", "Something recent", "--result", "r", "--success")
     week = cli("log", "--json").json()  # default: the last 7 days, which holds the whole vault
     assert week["from"] is None and len(week["episodes"]) == 1
-    head = f"## Memory changes since the first commit, up to {week['to'][:7]} — {week['commits']} commit(s)\n"
+    commits = f"{week['commits']} commit{'' if week['commits'] == 1 else 's'}"
+    head = f"## Memory changes since the first commit, up to {week['to'][:7]} — {commits}\n"
     assert cli("log").out.startswith(head)  # was "## Memory changes the start..e4f5a6b" (install trial)
     assert cli("log", "--since", "2000-01-01", "--json").json()["commits"] == week["commits"]
     future = cli("log", "--since", "2999-01-01")

@@ -281,7 +281,7 @@ def test_broken_note_never_stops_recall(own_vault: Path, cli: Cli) -> None:
     (own_vault / "episodes/2026/02/tags.md").write_text("---\ntask: !!python/object/apply:os.getcwd []\n---\n")
     r = cli("recall", DOUBLETS_Q, "--json")
     assert r.code == 0 and r.json()["results"]
-    assert "2 note(s) not indexed" in r.err and "broken.md:3" in r.err
+    assert "2 notes not indexed" in r.err and "broken.md:3" in r.err
 
 
 def test_index_check_and_incremental_refresh(own_vault: Path, cli: Cli) -> None:

@@ -116,7 +116,7 @@ def test_orphan_temporary_files_are_removed_and_never_offered_for_commit(tp53: P
     orphan.write_text("---\nid: TP53\naliases: [TP")
     r = cli("doctor")
     assert r.code == 1
-    assert "temporary file(s) left by a killed write: entities/.TP53.md.k3x9q2ab.tmp" in r.out + r.err
+    assert "1 temporary file left by a killed write: entities/.TP53.md.k3x9q2ab.tmp" in r.out + r.err
     assert "never commit them" in r.out + r.err and "git add -A && git commit" not in r.out + r.err
     assert cli("episode", "add", "--task", "Any later write").code == 0
     assert not orphan.exists()

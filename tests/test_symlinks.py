@@ -101,6 +101,6 @@ def test_sync_refuses_a_remote_that_brings_a_link(tmp_path: Path, cli: Cli) -> N
     git(b, "push", "-q", "origin", "main")
     head = git(a, "rev-parse", "HEAD")
     r = cli("--vault", a, "sync")
-    assert r.code == 1 and "symbolic link(s): AGENTS.md; nothing was synced" in r.err
+    assert r.code == 1 and "1 symbolic link: AGENTS.md; nothing was synced" in r.err
     assert git(a, "rev-parse", "HEAD") == head and not (a / "AGENTS.md").is_symlink()
     assert not (a / ".biocortex" / JOURNAL_NAME).exists()

@@ -659,7 +659,8 @@ def test_a_remote_rewritten_by_force_push_loses_nothing_and_says_so(team: tuple[
     r = cli("--vault", b, "sync", "--json")
     assert r.code == 0, r.err
     (notice,) = r.json()["notices"]
-    assert "rewritten (force-pushed)" in notice and "1 commit(s)" in notice and notice in r.err
+    assert "rewritten (force-pushed)" in notice and "dropped 1 commit," in notice and notice in r.err
+    assert "if it were meant" in notice
     assert r.json()["pushed"] == 2
     assert cli("--vault", a, "sync").code == 0 and ident in episode_ids(a)
 

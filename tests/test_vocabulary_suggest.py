@@ -59,7 +59,7 @@ def test_alike_episodes_that_swap_a_word_suggest_a_pair(vault: Path, cli: Cli) -
     r = cli("vocabulary", "suggest")
     assert r.code == 0, r.err
     assert "trogocytosis | membrane transfer    support 2 (2 alike episode pairs), association 1.00" in r.out
-    assert "1 suggestion(s) from 7 episodes and 0 feedback records" in r.err
+    assert "1 suggestion from 7 episodes and 0 feedback records" in r.err
 
 
 def test_accept_writes_the_chosen_groups_in_one_commit_and_recall_uses_them(vault: Path, cli: Cli) -> None:

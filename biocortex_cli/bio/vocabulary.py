@@ -96,6 +96,12 @@ FAMILY_SOURCE = "famplex"
 #: (``Histone``, ``CDK``) no members group.
 MAX_MEMBERS = MAX_TOTAL // 2
 MAX_NGRAM = 3
+#: The longest phrase looked up as a key: a gene's approved name (*kelch like ECH associated protein
+#: 1*, six tokens) is a key that recall does not search for as such, only the symbol it expands to.
+MAX_KEY_NGRAM = 6
+#: Sources whose looked-up-only members are other names of the same thing, not related terms: their
+#: synonyms keep the source's weight (HGNC: an approved name, too long to search, for its symbol).
+EQUIVALENT_KEYS = frozenset({"hgnc"})
 _SOURCE_ORDER = {"vault": 0, "lab": 1, "hgnc": 2, "ontology": 3, "famplex": 4, "edam": 5}
 _CHUNK = 500  # bound parameters per query, well under SQLite's limit
 
@@ -198,7 +204,7 @@ def expand(tokens: Sequence[str], *, local: Local | None = None, max_per_term: i
                     continue
             usable += 1
             one_way = any(mark == "<" and term in keys_ for mark, _t, keys_, _raw in group_members)
-            weight = SOURCE_WEIGHTS.get(source, 0.5) * (ONE_WAY if one_way else 1.0)
+            weight = SOURCE_WEIGHTS.get(source, 0.5) * (ONE_WAY if one_way and source not in EQUIVALENT_KEYS else 1.0)
             into = members if one_way and source == FAMILY_SOURCE else found
             for mark, target, _keys, raw in group_members:
                 if mark == "<" or target == term or target in in_question or target in found or target in members:
@@ -257,7 +263,7 @@ def synonym_names(text: str, *, local: Local | None = None) -> list[str]:
 
     tokens = tokenize(text)
     whole = " ".join(tokens)
-    if not whole or len(tokens) > MAX_NGRAM:
+    if not whole or len(tokens) > MAX_KEY_NGRAM:
         return []
     return [e.raw for e in expand(tokens, local=local).expansions if e.term == whole and e.raw]
 
@@ -274,9 +280,9 @@ Member = tuple[str, str, tuple[str, ...], str]  # (mark "" / "<" / ">", target, 
 
 
 def _ngrams(tokens: Sequence[str]) -> list[tuple[str, int, int]]:
-    """(phrase, start, end) of every 1- to 3-gram, longest first, then left to right."""
+    """(phrase, start, end) of every 1- to MAX_KEY_NGRAM-gram, longest first, then left to right."""
     out = []
-    for n in range(min(MAX_NGRAM, len(tokens)), 0, -1):
+    for n in range(min(MAX_KEY_NGRAM, len(tokens)), 0, -1):
         for i in range(len(tokens) - n + 1):
             out.append((" ".join(tokens[i:i + n]), i, i + n))
     return out
@@ -350,17 +356,18 @@ _MARKS = {"both": "", "key": "<", "target": ">"}
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def member_keys(raw: str) -> tuple[str, ...]:
+def member_keys(raw: str, longest: int = MAX_NGRAM) -> tuple[str, ...]:
     """The keys of a term as written: its tokenisation, then that of its lower-case form when it
     differs (``PD-L1`` is the entity ``pd-l1``; typed ``pd-l1`` it is ``pd l1``). Empty when the
-    term has no searchable word or more than three tokens (recall matches 1- to 3-grams)."""
+    term has no searchable word or more than ``longest`` tokens (recall matches 1- to 3-grams; a
+    looked-up-only name may be up to MAX_KEY_NGRAM)."""
     from biocortex_cli.bio.text import tokenize
 
     target = tokenize(raw)
-    if not target or len(target) > MAX_NGRAM:
+    if not target or len(target) > longest:
         return ()
     lower = tokenize(raw.lower()) if raw != raw.lower() else target
-    if lower and len(lower) <= MAX_NGRAM and lower != target:
+    if lower and len(lower) <= longest and lower != target:
         return (" ".join(target), " ".join(lower))
     return (" ".join(target),)
 

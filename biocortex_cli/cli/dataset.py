@@ -6,6 +6,7 @@ import time
 from typing import TYPE_CHECKING, Annotated
 
 from biocortex_cli.cli import state
+from biocortex_cli.progress import plural
 
 if TYPE_CHECKING:
     import typer
@@ -106,7 +107,7 @@ def refresh(
     elif done.datasets:
         state.out("\n".join(refreshed_line(r) for r in done.datasets))
     problems = done.problems
-    state.info(f"biocortex: {len(done.datasets)} dataset(s) checked in {time.perf_counter() - started:.1f} s"
+    state.info(f"biocortex: {plural(len(done.datasets), 'dataset')} checked in {time.perf_counter() - started:.1f} s"
                + (f", {problems} with a problem" if problems else ""))
     return 1 if problems else 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from biocortex_cli.cli import state
+from biocortex_cli.progress import plural
 
 if TYPE_CHECKING:
     import typer
@@ -20,5 +21,5 @@ def doctor(json_: Annotated[bool, typer.Option("--json", help="Print the finding
         state.emit_json(diagnosis.as_json())
     elif diagnosis.findings:
         state.out("\n".join(f"{f.severity}: {f.check}: {f.message}\n  fix: {f.hint}" for f in diagnosis.findings))
-    state.info(f"biocortex: doctor: {problems} problem(s)" if problems else "biocortex: doctor: the vault is healthy")
+    state.info(f"biocortex: doctor: {plural(problems, 'problem')}" if problems else "biocortex: doctor: the vault is healthy")
     return 1 if problems else 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from biocortex_cli.cli import state
+from biocortex_cli.progress import plural
 
 if TYPE_CHECKING:
     import typer
@@ -32,7 +33,7 @@ def feedback(
         from biocortex_cli.api.recall import retract_feedback
 
         undone = retract_feedback(vault, recall_id=recall_id, note=note, author=state.author(vault))
-        state.info(f"biocortex: retracted {len(undone.withdrawn)} feedback record(s) on {recall_id}; "
+        state.info(f"biocortex: retracted {plural(len(undone.withdrawn), 'feedback record')} on {recall_id}; "
                    "they no longer count (their lines stay in git)")
         state.emit_json(undone.as_json()) if json_ else state.out(undone.path)
         return 0

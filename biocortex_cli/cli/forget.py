@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from biocortex_cli.cli import state
+from biocortex_cli.progress import plural
 
 if TYPE_CHECKING:
     import typer
@@ -25,7 +26,7 @@ def forget(
     result = forget_episodes(vault, author=state.author(vault), older_than=older_than, utility_below=utility_below,
                              quality_below=quality_below, failed=failed, dry_run=dry_run)
     verb = "would archive" if dry_run else "archived"
-    state.info(f"biocortex: {verb} {len(result.episodes)} episode(s) — {result.criteria}")
+    state.info(f"biocortex: {verb} {plural(len(result.episodes), 'episode')} — {result.criteria}")
     if json_:
         state.emit_json(result.as_json())
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from biocortex_cli.cli import state
+from biocortex_cli.progress import plural
 
 if TYPE_CHECKING:
     import typer
@@ -22,8 +23,8 @@ def suggest(
 
     report = vocabulary_suggest(state.vault(), min_support=min_support, limit=limit)
     state.emit_json(report.as_json()) if json_ else state.write(suggestions_text(report))
-    state.info(f"biocortex: {len(report.suggestions)} suggestion(s) from {report.episodes} episodes and "
-               f"{report.feedback_records} feedback records ({report.known} already in the vocabulary, "
+    state.info(f"biocortex: {plural(len(report.suggestions), 'suggestion')} from {plural(report.episodes, 'episode')} and "
+               f"{plural(report.feedback_records, 'feedback record')} ({report.known} already in the vocabulary, "
                f"{report.below_support} with support below {min_support}, {report.weak} whose words pair with too "
                f"much else, {report.separate_entities} joining two entities, {report.removed} removed from "
                "vocabulary.md before)")
@@ -82,5 +83,5 @@ def check(json_: Annotated[bool, typer.Option("--json", help="Print the problems
         state.emit_json(found.as_json())
     elif found.problems:
         state.out(check_report(found.problems))
-    state.info(f"biocortex: vocabulary.md: {len(found.problems)} problem(s)")
+    state.info(f"biocortex: vocabulary.md: {plural(len(found.problems), 'problem')}")
     return 0 if found.ok else 1

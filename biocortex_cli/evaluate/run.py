@@ -25,7 +25,7 @@ from typing import Any
 from biocortex_cli.errors import DataError, NotFoundError
 from biocortex_cli.evaluate.dataset import BeirSet, CorpusDoc, Query, load_beir
 from biocortex_cli.evaluate.metrics import mean, metric_names, score_query
-from biocortex_cli.progress import Progress, Stage, report
+from biocortex_cli.progress import Progress, Stage, plural, report
 
 AUTHOR = "biocortex eval <eval@localhost>"
 #: A token budget no recall reaches, so the budget never cuts a ranking.
@@ -169,7 +169,7 @@ def _biocortex(beir: BeirSet, judged: Sequence[Query], k: int, config: Path | No
         try:
             if report.problems:
                 rel, line, message = report.problems[0]
-                raise DataError(f"{len(report.problems)} episode(s) could not be indexed; first: "
+                raise DataError(f"{plural(len(report.problems), 'episode')} could not be indexed; first: "
                                 f"{rel}:{line}: {message}", path=str(beir.root / "corpus.jsonl"))
             meta = get_meta(conn)
             gate = vault.config.episodic.min_relevance

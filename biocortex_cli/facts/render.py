@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from biocortex_cli.progress import plural
 from biocortex_cli.render.blocks import format_key
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
@@ -74,7 +75,7 @@ def contests_text(contested: Sequence[Contest]) -> str:
     if not contested:
         return "facts: no open contradictions"
     open_ = sum(c.verdict == "contested" for c in contested)
-    lines = [f"facts: {len(contested)} open contradiction(s), {open_} contested "
+    lines = [f"facts: {plural(len(contested), 'open contradiction')}, {open_} contested "
              "(information: evidence on both sides; `fact verify` weighs each claim)"]
     for c in contested:
         state = "contested" if c.verdict == "contested" else "outweighed"

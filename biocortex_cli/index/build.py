@@ -770,9 +770,11 @@ def still_damaged(vault: Any, exc: BaseException) -> BiocortexError:
 def warn_problems(report: RefreshReport) -> None:
     """One line on stderr naming the first note the index could not read, and how many more."""
     if report.problems:
+        from biocortex_cli.progress import plural
+
         first = report.problems[0]
         more = f" and {len(report.problems) - 1} more" if len(report.problems) > 1 else ""
-        print(f"biocortex: warning: {len(report.problems)} note(s) not indexed: "
+        print(f"biocortex: warning: {plural(len(report.problems), 'note')} not indexed: "
               f"{first[0]}:{first[1]}: {first[2]}{more} (run `biocortex check`)", file=sys.stderr)
 
 
@@ -820,7 +822,7 @@ def is_stale(vault: Any, encoding: str) -> tuple[bool, str]:
             changed = sum(1 for r in scan.files if r in known and known[r] != scan.files[r])
             hint = (" (edited in place: `biocortex index` picks them up, `biocortex index --full` also those "
                     "never committed)") if changed else ""
-            return True, f"{added} new, {changed} changed, {removed} removed note(s) since the last index{hint}"
+            return True, f"notes since the last index: {added} new, {changed} changed, {removed} removed{hint}"
         if meta.get("head") != vault.head():
             return True, "the vault's git HEAD moved since the last index"
         from biocortex_cli.index.feedback import feedback_digest

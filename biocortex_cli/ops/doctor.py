@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from biocortex_cli.errors import BiocortexError, DataError
+from biocortex_cli.progress import plural
 from biocortex_cli.store import git
 from biocortex_cli.store.config import CONFIG_REL
 from biocortex_cli.store.files import TEMP_NAME, read_note_text, read_regular
@@ -73,12 +74,12 @@ def check_git(vault: Vault) -> list[Finding]:
     changed = [p for p in changed if p not in temps and p not in pending]
     if temps:  # never "commit them": half-written copies of notes
         out.append(Finding("git", "warning",
-                           f"{len(temps)} temporary file(s) left by a killed write: {_some(temps)}",
+                           f"{plural(len(temps), 'temporary file')} left by a killed write: {_some(temps)}",
                            "the next biocortex write removes them (or delete them: they are half-written "
                            "copies, never commit them)"))
     if changed:
         out.append(Finding("git", "warning",
-                           f"{len(changed)} uncommitted change(s) in the memory folders: {_some(changed)}",
+                           f"{plural(len(changed), 'uncommitted change')} in the memory folders: {_some(changed)}",
                            "commit them (`git add -A && git commit`) or discard them "
                            "(`git checkout -- FILE`, `git clean -i`); other agents do not see them"))
     if git.signing(top):
@@ -130,8 +131,8 @@ def check_lock(vault: Vault) -> list[Finding]:
             return [*out, Finding("lock", "error", exc.message, exc.hint or "")]
         if not out:  # no writer holds the lock: the journal belongs to one that was killed
             out.append(Finding("lock", "error",
-                               f"a write was killed before its commit; it had begun to change {len(listed)} "
-                               f"file(s): {_some(listed)}",
+                               f"a write was killed before its commit; it had begun to change "
+                               f"{plural(len(listed), 'file')}: {_some(listed)}",
                                "the next biocortex write puts back what that write changed, and nothing else "
                                "(a hand edit made since is kept)"))
     return out
@@ -168,7 +169,8 @@ def check_template(vault: Vault) -> list[Finding]:
                      if p.is_file() and "__pycache__" not in p.parts
                      and not (vault.root / p.relative_to(template)).exists())
     if missing:
-        out.append(Finding("template", "warning", f"{len(missing)} file(s) of the vault template are missing: "
+        out.append(Finding("template", "warning", f"{plural(len(missing), 'file')} of the vault template "
+                           f"{'is' if len(missing) == 1 else 'are'} missing: "
                            f"{_some(missing)}",
                            f"copy them back from {template} and commit them"))
     try:
@@ -216,7 +218,8 @@ def check_notes(vault: Vault) -> list[Finding]:
     if report.ok:
         return []
     shown = [str(p) for p in report.errors]
-    return [Finding("notes", "error", f"{len(report.errors)} problem(s) in {report.notes} note(s): {_some(shown)}",
+    found = f"{plural(len(report.errors), 'problem')} in {plural(report.notes, 'note')}"
+    return [Finding("notes", "error", f"{found}: {_some(shown)}",
                     "run `biocortex check` for the full list, fix each note, then commit")]
 
 

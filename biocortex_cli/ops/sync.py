@@ -27,7 +27,7 @@ from pathlib import Path
 
 from biocortex_cli.errors import BiocortexError
 from biocortex_cli.ops.history import Digest, digest
-from biocortex_cli.progress import Progress, report
+from biocortex_cli.progress import Progress, plural, report
 from biocortex_cli.store import files, git
 from biocortex_cli.store.notes import parse_note
 from biocortex_cli.store.vault import CONTENT_DIRS, Vault, recover_killed_transaction
@@ -277,7 +277,7 @@ def _refuse_unclean(vault: Vault, root: Path) -> None:
     else:
         hint = ("sync commits nothing of yours: run `biocortex check`, then commit them "
                 "(git add … && git commit -m '…') or put them aside (git stash -u), and sync again")
-    raise BiocortexError(f"the vault has {len(dirty)} uncommitted change(s): {shown}; nothing was synced",
+    raise BiocortexError(f"the vault has {plural(len(dirty), 'uncommitted change')}: {shown}; nothing was synced",
                          path=str(root), hint=hint)
 
 
@@ -360,7 +360,8 @@ def _refuse_links(root: Path, upstream: str, name: str) -> None:
              raw[i].split()[1] == "120000"]
     if links:
         shown = ", ".join(links[:5]) + (f" and {len(links) - 5} more" if len(links) > 5 else "")
-        raise BiocortexError(f"the remote {name} brings {len(links)} symbolic link(s): {shown}; nothing was synced",
+        raise BiocortexError(f"the remote {name} brings {plural(len(links), 'symbolic link')}: {shown}; "
+                             "nothing was synced",
                              path=str(root),
                              hint="biocortex never follows a link in a vault; ask who committed them to replace "
                                   "them by real files (git rm --cached PATH), then sync again")
@@ -407,7 +408,7 @@ def _refuse_conflict_markers(vault: Vault, root: Path, upstream: str | None) -> 
     found = _with_markers(vault, root, *span)
     if found:
         path, line = found[0]
-        more = f" (and {len(found) - 1} more note(s))" if len(found) > 1 else ""
+        more = f" (and {plural(len(found) - 1, 'more note')})" if len(found) > 1 else ""
         raise BiocortexError(
             f"a git conflict marker (<<<<<<< … >>>>>>>) is committed in this note{more}: a push would send both "
             "versions, unmerged, to every clone; nothing was pushed", path=path, line=line,
@@ -445,9 +446,11 @@ def _rewritten(root: Path, name: str, branch: str, tracked: str, upstream: str) 
     """What to say when the remote's branch no longer holds what this clone last fetched from it
     (someone force-pushed): the commits it dropped are still here, and the rebase sends them back."""
     dropped = int(git.run(root, "rev-list", "--count", f"{upstream}..{tracked}").strip() or 0)
-    return (f"{name}'s {branch} was rewritten (force-pushed) since this clone last synced: {dropped} commit(s) it "
-            f"dropped are still in this clone and go back with this sync (sync deletes nothing); if they "
-            "were meant to go, take their notes out with a new commit (`biocortex forget`, `git revert`)")
+    they = "it" if dropped == 1 else "they"
+    return (f"{name}'s {branch} was rewritten (force-pushed) since this clone last synced: it dropped "
+            f"{plural(dropped, 'commit')}, which this clone still has and this sync sends back (sync deletes "
+            f"nothing); if {they} were meant to go, take their notes out with a new commit (`biocortex forget`, "
+            "`git revert`)")
 
 
 def _track(root: Path, name: str, branch: str) -> None:

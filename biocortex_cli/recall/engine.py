@@ -415,7 +415,7 @@ def _search(conn: sqlite3.Connection, meta: dict[str, Any], opts: RecallOptions,
         archived = _archived_matches(info, opts)
         if archived:  # forgotten, not absent: a miss must not read as "the lab never did this"
             reason = (f"no past analysis in current memory matches; {archived} archived (forgotten) "
-                      f"episode(s) do: add --include-archived to see them")
+                      f"{'episode does' if archived == 1 else 'episodes do'}: add --include-archived to see them")
         return asked.empty(reason, dropped=below)
     return _fitted(conn, meta, asked, top, info, matched, below,
                    lambda doc, signals: _explain(conn, doc, asked, named, lists, info[doc]["covered"], info[doc],

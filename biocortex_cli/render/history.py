@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from biocortex_cli.progress import plural
+
 if TYPE_CHECKING:
     from biocortex_cli.ops.clone import CloneReport
     from biocortex_cli.ops.history import Digest, Record
@@ -45,7 +47,7 @@ def _episode(r: Record) -> str:
 
 def digest_text(d: Digest) -> str:
     """The digest grouped by kind, most important first."""
-    head = f"## Memory changes {_range(d.old, d.new)} — {len(d.commits)} commit(s)"
+    head = f"## Memory changes {_range(d.old, d.new)} — {plural(len(d.commits), 'commit')}"
     if d.empty:
         return head + "\n\nNothing new.\n"
     lines = [head, ""]
@@ -80,9 +82,10 @@ def sync_text(report: SyncReport) -> str:
 
 def sync_summary(report: SyncReport) -> str:
     """One line for stderr."""
-    parts = [f"pulled {report.pulled} commit(s)", f"pushed {report.pushed}"]
+    parts = [f"pulled {plural(report.pulled, 'commit')}", f"pushed {report.pushed}"]
     if report.merged_notes:
-        parts.append(f"{len(report.merged_notes)} entity note(s) both sides created kept as the remote has them")
+        notes = plural(len(report.merged_notes), "entity note")
+        parts.append(f"{notes} both sides created kept as the remote has them")
     if report.attempts > 1:
         parts.append(f"{report.attempts} attempts (the remote moved meanwhile)")
     return f"biocortex: synced with {report.remote} ({report.url}), {report.branch}: " + ", ".join(parts)

@@ -408,10 +408,12 @@ def scrub_input(value: Any, what: str) -> Any:
     """:func:`scrub`, saying on stderr what was redacted."""
     import sys
 
+    from biocortex_cli.progress import plural
+
     kinds: list[str] = []
     cleaned = scrub(value, kinds)
     if kinds:
-        sys.stderr.write(f"biocortex: warning: redacted {len(kinds)} finding(s) in {what}: "
+        sys.stderr.write(f"biocortex: warning: redacted {plural(len(kinds), 'finding')} in {what}: "
                          f"{', '.join(sorted(set(kinds)))}\n")
     return cleaned
 

@@ -150,15 +150,19 @@ class Vault:
                         final = txn.guard_commit(txn.message or message, author)
                         if txn.allowed_secrets:
                             final += f"\n\nSecret-Allowed: {txn.allowed_secrets} finding(s) written with --allow-secret"
-                        git.commit(self.git_root, paths, final, author, ready=synced.join if synced else None)
+                        def hand_edits(changes: dict[str, str | None], sign: bool) -> None:
+                            txn.commit_hand_edits(changes, sign, prefix=prefix, before=final, author=author)
+
+                        git.commit(self.git_root, paths, final, author, ready=synced.join if synced else None,
+                                   staged=hand_edits)
                         git.maintain(self.git_root, len(paths))  # history stays packed
                 except BaseException:
                     if synced is not None:
                         synced.join()
-                    if txn.paths and self.head() != start:
+                    if txn.paths and self.head() not in (start, txn.hand_edit):
                         raise  # interrupted once the commit had landed: the write is complete
                     txn.rollback()
-                    if txn.paths:  # unstage whatever `git add` had staged
+                    if txn.paths:  # unstage whatever `git add` had staged (a hand edit committed stays)
                         git.run(self.git_root, "reset", "-q", "--", *sorted(txn.paths), check=False)
                     raise
                 finally:
@@ -181,8 +185,12 @@ class Transaction:
         self.unsynced = False
         self.message: str | None = None  # set to replace the commit message decided before the writes
         self.allowed_secrets = 0  # findings written under --allow-secret: said in the commit
-        # what each touched file held before (None: it did not exist), for rollback
+        # what each touched file held before (None: it did not exist), for rollback, and its blob id
         self._before: dict[str, bytes | None] = {}
+        self._found: dict[str, str | None] = {}
+        self._written: dict[str, str | None] = {}  # the blob id of what this write left in each file
+        #: the commit of a person's uncommitted edits made before this write's own (commit_hand_edits)
+        self.hand_edit: str | None = None
         self._journal_fh: TextIO | None = None
         #: rel -> (its note as rendered, its size in bytes) for files written exactly as rendered:
         #: the index can take them from memory after the commit (facts/index.py ``refresh_facts``)
@@ -230,11 +238,12 @@ class Transaction:
             self._note_rendered(rel, parsed, text, guarded, len(raw))
             ready.append((rel, path, raw, new))
         fresh = [(rel, path, raw) for rel, path, raw, new in ready if new]
-        for rel, _path, _raw in fresh:
-            self._before[rel] = None
+        for rel, _path, raw in fresh:
+            self._before[rel] = self._found[rel] = None
+            self._written[rel] = blob_id(raw)
         if fresh:  # journaled before any is written: a kill leaves files the journal names
-            self._journal("\n".join(json.dumps({"path": rel, "post": blob_id(raw)}, ensure_ascii=False)
-                                     for rel, _path, raw in fresh))
+            self._journal("\n".join(json.dumps({"path": rel, "post": self._written[rel]}, ensure_ascii=False)
+                                     for rel, _path, _raw in fresh))
         self._remember_many([(rel, path, raw) for rel, path, raw, new in ready if not new])
         for base, _names in listed.values():
             base.mkdir(parents=True, exist_ok=True)
@@ -343,6 +352,7 @@ class Transaction:
         first = rel not in self._before
         if first:
             self._before[rel] = files.read_regular(path)
+            self._found[rel] = blob_id(self._before[rel])
         before = self._before[rel]
         copy = None
         if first and before is not None:
@@ -350,7 +360,8 @@ class Transaction:
             target = self.vault.state_dir / JOURNAL_COPIES / copy
             files.refuse_linked(self.vault.root, target)
             files.write_private(target, before)
-        entry = {"path": rel, "pre": blob_id(before), "post": blob_id(after)}
+        entry = {"path": rel, "pre": self._found[rel], "post": blob_id(after)}
+        self._written[rel] = entry["post"]
         if copy:
             entry["copy"] = copy
         self._journal(json.dumps(entry, ensure_ascii=False))
@@ -374,8 +385,9 @@ class Transaction:
         lines = []
         for (rel, _path, after), before in zip(todo, befores, strict=True):
             self._before[rel] = before
-            pre = blob_id(before)
+            pre = self._found[rel] = blob_id(before)
             entry = {"path": rel, "pre": pre, "post": blob_id(after)}
+            self._written[rel] = entry["post"]
             if before is not None and pre not in held:
                 copy = entry["copy"] = f"{len(self._before)}.pre"
                 target = self.vault.state_dir / JOURNAL_COPIES / copy
@@ -383,6 +395,78 @@ class Transaction:
                 files.write_private(target, before)
             lines.append(json.dumps(entry, ensure_ascii=False))
         self._journal("\n".join(lines))
+
+    def commit_hand_edits(self, changes: dict[str, str | None], sign: bool, *, prefix: str, before: str,
+                          author: git.Author) -> None:
+        """Commit, on its own and before this write's commit, what a person changed in the files
+        this write touched and did not commit: each file as this write found it on disk, where
+        that differs from HEAD's (an edit, a new untracked file, a file deleted by hand). Called
+        once the write's files are staged (``changes``: what the index changes against HEAD,
+        ``git.staged_changes``); the index and the work tree are left alone, and this write's
+        commit goes on top, holding only its own change. Author: the repository's git identity
+        (``user.name``, ``user.email``), else the write's; committer: the write's author.
+
+        The common case (nothing edited by hand) costs no process: the blob id of what each file
+        held, computed for the journal, against HEAD's from ``changes`` (a path the write leaves
+        as HEAD has it is not listed there: HEAD's id is what the write put). A file whose edit
+        holds a credential or personal data is not committed on its own unless ``--allow-secret``:
+        this write's commit has it as the write leaves it (redacted, or refused), as before."""
+        touched = {rel: posixpath.normpath(f"{prefix}/{rel}") for rel in sorted(self.paths) if rel in self._found}
+        suspects = [rel for rel, full in touched.items()
+                    if self._found[rel] != (changes[full] if full in changes else self._written.get(rel))]
+        if not suspects:
+            return
+        root = self.vault.git_root
+        heads: dict[str, str | None] = {touched[rel]: changes[touched[rel]] for rel in suspects
+                                        if touched[rel] in changes}
+        unlisted = [touched[rel] for rel in suspects if touched[rel] not in changes]
+        if unlisted:  # the write put back what HEAD holds, or git's line endings differ
+            held = _blobs(git.run(root, "ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", *unlisted, check=False))
+            heads.update({full: held.get(full) for full in unlisted})
+        blobs: dict[str, str | None] = {}
+        edited: list[str] = []
+        allowed = 0
+        for rel in suspects:
+            found, full = self._before[rel], touched[rel]
+            blob = None if found is None else git.write_blob(root, full, found)  # as `git add` would store it
+            if blob == heads[full]:
+                continue  # the same as HEAD once git's attributes apply (line endings)
+            if found is not None:
+                kept = self._hand_edit_allowed(rel, found)
+                if kept is None:
+                    continue
+                allowed += kept
+            blobs[full] = blob
+            edited.append(rel)
+        if not blobs:
+            return
+        message = hand_edit_message(edited, before)
+        if allowed:
+            message += f"\n\nSecret-Allowed: {allowed} finding(s) in the hand edit, committed with --allow-secret"
+        person = git.configured_author(root) or author
+        index = self.vault.state_dir / JOURNAL_COPIES / "hand-edit.index"
+        files.refuse_linked(self.vault.root, index)
+        index.parent.mkdir(parents=True, exist_ok=True)
+        made, parent = git.commit_blobs(root, blobs, message, person, author, index=index, sign=sign)
+        self.hand_edit = made  # before HEAD moves: a failure from here on keeps the person's edit committed
+        git.advance_head(root, made, parent, message, {"GIT_COMMITTER_NAME": author.name,
+                                                       "GIT_COMMITTER_EMAIL": author.email})
+
+    def _hand_edit_allowed(self, rel: str, found: bytes) -> int | None:
+        """How many findings (credentials, personal data) a person's uncommitted ``found`` holds
+        when they may be committed as they are (``--allow-secret``); None when they may not."""
+        from biocortex_cli.store import secrets
+
+        findings = secrets.inspect(rel, found.decode("utf-8", errors="replace"))
+        if not findings:
+            return 0
+        if self.vault.secret_policy == secrets.ALLOW:
+            sys.stderr.write(f"biocortex: warning: {rel}: {findings[0].kind} in your uncommitted edit "
+                             "WRITTEN ANYWAY (--allow-secret)\n")
+            return len(findings)
+        sys.stderr.write(f"biocortex: warning: {rel}: your uncommitted edit holds a {findings[0].kind}: not "
+                         "committed on its own; this write's commit holds the file as the write leaves it\n")
+        return None
 
     def _journal(self, line: str) -> None:
         """Append one entry to the journal before touching a file, so a killed write can be undone."""
@@ -402,6 +486,20 @@ class Transaction:
             self._journal_fh = None
             (self.vault.state_dir / JOURNAL_NAME).unlink(missing_ok=True)
             _remove_tree(self.vault.state_dir / JOURNAL_COPIES)
+
+
+def hand_edit_message(rels: list[str], before: str) -> str:
+    """The message of the commit of a person's uncommitted edits made before the write whose
+    message is ``before`` (:meth:`Transaction.commit_hand_edits`)."""
+    subject = before.splitlines()[0] if before else ""
+    quoted = subject if len(subject) <= 60 else subject[:59] + "…"
+    named = ", ".join(rels[:3]) + (f" and {len(rels) - 3} more" if len(rels) > 3 else "")
+    listing = "\n".join(rels)
+    return (f'hand: edit {named} — uncommitted, recorded before "{quoted}"\n\n'
+            f"These files had been changed by hand (in Obsidian or an editor) and not committed when\n"
+            f'biocortex wrote to them for "{subject}". biocortex committed them here as\n'
+            f"they were on disk then, with the repository's git identity as author, so that its own\n"
+            f"commit, next, holds only its change and not this edit:\n\n{listing}")
 
 
 def _sync_started() -> Any:

@@ -23,6 +23,7 @@ import statistics
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent / "biorecall" / "corpus.jsonl"
@@ -443,7 +444,7 @@ def family(episode_id: str) -> str:
     return re.sub(r"-\d+$", "", episode_id)
 
 
-def load_corpus() -> list[dict]:
+def load_corpus() -> list[dict[str, Any]]:
     with CORPUS.open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh]
 
