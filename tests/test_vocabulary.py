@@ -305,3 +305,15 @@ def test_fact_query_by_a_genes_full_name_finds_its_symbols_facts(vault: Path, cl
     data = r.json()
     assert data["match"] == "synonym" and data["matched"] == ["EGFR"]
     assert [(f["subject"], f["object"]) for f in data["facts"]] == [("EGFR", "EGF")]
+
+
+def test_a_gene_named_in_full_is_one_note_with_its_symbol(vault: Path, cli: Cli) -> None:
+    """A fact naming a gene by its approved name lands on the note of the gene the vault has (the
+    rule for aliases, facts trial), and another word form of the name is not the gene's name."""
+    assert cli("fact", "add", "EGFR", "binds", "GRB2", "--source", "PMID:1614537").code == 0
+    r = cli("fact", "add", "Epidermal growth factor receptor", "phosphorylates", "PLCG1", "--source", "PMID:1614537")
+    assert r.code == 0 and "→ EGFR" in r.err
+    assert not (vault / "entities" / "Epidermal growth factor receptor.md").exists()
+    assert vocabulary.named_gene("epidermal growth factor receptors") is None  # a plural: not HGNC's name
+    assert vocabulary.genes("epidermal growth factor receptors") == ((), "")
+    assert cli("check").code == 0

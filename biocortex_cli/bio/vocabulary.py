@@ -72,6 +72,7 @@ __all__ = [
     "lossy",
     "member_keys",
     "metadata",
+    "named_gene",
     "synonym_names",
     "write",
 ]
@@ -236,7 +237,8 @@ class Gene(NamedTuple):
 
 
 def genes(name: str) -> tuple[tuple[Gene, ...], str]:
-    """The HGNC genes ``name`` is the approved symbol, an alias or a previous symbol of, and, when
+    """The HGNC genes ``name`` is the approved symbol, an alias, a previous symbol or the approved
+    name (as HGNC writes it, case and separators aside) of, and, when
     the vocabulary withholds it, why (``"ambiguous: an alias or previous symbol of A1CF, ASIP, …"``,
     ``"word: an English word"``). Used by facts for identifiers and ambiguous aliases."""
     from biocortex_cli.bio.text import tokenize
@@ -251,9 +253,32 @@ def genes(name: str) -> tuple[tuple[Gene, ...], str]:
     found = []
     for grp in (int(g) for g in str(grps).split()):
         hit = _connect().execute("SELECT source, label, members FROM synonym_group WHERE grp = ?", (grp,)).fetchone()
-        if hit is not None and hit[0] == "hgnc":
-            found.append(Gene(str(hit[1]), str(hit[2]).split("\n", 1)[0].split("\t", 1)[0].lstrip("<>")))
+        if hit is None or hit[0] != "hgnc":
+            continue
+        lines = str(hit[2]).split("\n")
+        # a symbol's key, or the approved name as written: not another word form of the name
+        # (*growth factor receptors* shares *growth factor receptor*'s stemmed key)
+        if any(not line.startswith("<") and key in line.split("\t")[1:] for line in lines) or any(
+                line.startswith("<") and _plain(line[1:].split("\t", 1)[0]) == _plain(name) for line in lines):
+            found.append(Gene(str(hit[1]), lines[0].split("\t", 1)[0].lstrip("<>")))
     return tuple(found), str(why)
+
+
+def _plain(text: str) -> str:
+    """A name with case and separators (space, hyphen, comma, period, underscore) aside."""
+    import re
+
+    return re.sub(r"[\s,._-]", "", text.casefold())
+
+
+def named_gene(name: str) -> Gene | None:
+    """The one gene whose approved name ``name`` is, as HGNC writes it, case and separators aside
+    (*Epidermal growth factor receptor* is EGFR; *epidermal growth factor receptors* none), for a
+    name of several words: :func:`genes` of it, without its symbols' matches."""
+    if " " not in name.strip():
+        return None
+    found, _why = genes(name)
+    return found[0] if len(found) == 1 else None
 
 
 def synonym_names(text: str, *, local: Local | None = None) -> list[str]:

@@ -329,14 +329,18 @@ def hgnc_gene(name: str, taxon: str | None) -> Gene | None:
     """The one HGNC gene ``name`` is the symbol, an alias or a previous symbol of (the shipped
     vocabulary), for a human or unqualified fact; None when there are several, none, or the
     vocabulary withholds the name (an English word, ambiguous), or the name holds more than the
-    gene's spelling (``TP53!``)."""
+    gene's spelling (``TP53!``). A gene's approved name as HGNC writes it counts too (*epidermal
+    growth factor receptor*: EGFR)."""
     if taxon not in (None, "", "NCBITaxon:9606"):
         return None
     from biocortex_cli.bio.text import tokenize
-    from biocortex_cli.bio.vocabulary import genes
+    from biocortex_cli.bio.vocabulary import genes, named_gene
 
     if re.sub(r"[\s._-]", "", name.casefold()) != re.sub(r"[\s._-]", "", "".join(tokenize(name))):
-        return None  # the vocabulary's key drops what makes `TP53!` another name than `TP53`
+        try:  # the vocabulary's key drops what makes `TP53!` another name than `TP53`; a name is exact
+            return named_gene(name)
+        except (OSError, RuntimeError):
+            return None
 
     try:
         found, why = genes(name)
