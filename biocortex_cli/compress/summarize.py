@@ -848,11 +848,12 @@ def _tools_line(digest: Digest) -> str:
     return f"{TITLES['tool']} ({PARTIAL_TOOLS if digest.partial else ''}{', '.join(entries)}):"
 
 
-def _render(digest: Digest, chosen: Sequence[Item], title: str) -> str:
+def _render(digest: Digest, chosen: Sequence[Item], title: str, counts: bool = False) -> str:
+    """The chosen items by section; ``counts``: the tool counts line even without a call listed."""
     lines = [title] if title else []
     for section in SECTIONS:
         items = sorted((i for i in chosen if i.section == section), key=lambda i: (i.first, i.last, i.key))
-        if not items:
+        if not items and not (counts and section == "tool"):
             continue
         if section in INLINE:
             lines.append(f"{TITLES[section]}: " + INLINE[section].join(i.entry() for i in items))
@@ -905,7 +906,9 @@ def render_digest(digest: Digest, budget: int, counter: TokenCounter, title: str
                 break
     if not chosen:  # nothing in this segment is worth a line: no heading either
         return ""
-    text = _render(digest, chosen, title)
+    # the calls per tool, even when none of them is listed: the next summary adds to them
+    counts = bool(digest.tools or digest.unnamed) and not used_by["tool"] and total + header["tool"] <= room
+    text = _render(digest, chosen, title, counts)
     actual = counter.count(text)
     while actual > budget and chosen:  # estimates were short: drop the lowest-ranked items
         rank = {id(i): n for n, i in enumerate(ranked)}
@@ -913,7 +916,7 @@ def render_digest(digest: Digest, budget: int, counter: TokenCounter, title: str
         excess = actual - budget
         while chosen and excess > 0:
             excess -= chosen.pop().cost
-        text = _render(digest, chosen, title)
+        text = _render(digest, chosen, title, counts)
         actual = counter.count(text)
     if not chosen:
         return ""
