@@ -23,6 +23,11 @@ Steps:
 5. Everything before the recent part (except system messages) is the compressed portion; its
    summary gets every token the fixed and recent parts leave, and becomes one ``user`` message
    placed after the system messages and before the recent part.
+6. Without ``keep_recent``: the group just before the recent part did not fit whole. The built-in
+   summary is written without it first; if that leaves room for the group's smallest excerpt,
+   the group is kept after the summary in the room left, its long texts cut to a head and a tail
+   (``excerpt.py``); else the summary covers it as in 5. The budget is not left empty next to a
+   short summary.
 """
 
 from __future__ import annotations
