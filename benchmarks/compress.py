@@ -88,8 +88,9 @@ def budget_use() -> None:
             if result.changed:
                 shares.append(result.tokens_after / budget)
                 print(f"{path.name:<34} {budget:>6,} {result.tokens_after:>6,} {result.tokens_after / budget:6.1%}")
+    under = sum(share < 0.9 for share in shares)
     print(f"{len(shares)} compressions: budget used {statistics.mean(shares):.1%} on average, "
-          f"median {statistics.median(shares):.1%}, least {min(shares):.1%}, under 90 %: {sum(s < 0.9 for s in shares)}")
+          f"median {statistics.median(shares):.1%}, least {min(shares):.1%}, under 90 %: {under}")
 
 
 def main() -> None:

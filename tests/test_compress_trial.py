@@ -213,11 +213,11 @@ def long_session(name: str, rounds: int) -> list[dict[str, Any]]:
     return out
 
 
-def replay(cli: Cli, session: list[dict[str, Any]], budget: int) -> list[tuple[dict[str, Any], str]]:
+def replay(cli: Cli, session: list[dict[str, Any]], budget: int) -> list[str]:
     """The trial: the agent appends the session's messages turn by turn and compresses whenever the
-    conversation no longer fits ``budget``; each compression's report and summary."""
+    conversation no longer fits ``budget``; the summary of each compression."""
     current: list[dict[str, Any]] = []
-    runs = []
+    runs: list[str] = []
     for n, message in enumerate(session):
         current.append(message)
         if n + 1 < len(session) and session[n + 1]["role"] == "tool":
@@ -229,7 +229,7 @@ def replay(cli: Cli, session: list[dict[str, Any]], budget: int) -> list[tuple[d
         assert r.code == 0, r.err
         report = r.json()
         assert report["tokens"] <= budget
-        runs.append((report, summary_of(report["output"])))
+        runs.append(summary_of(report["output"]))
         current = [m.data for m in parse(report["output"]).messages]
     return runs
 
@@ -251,7 +251,7 @@ def test_entries_read_back_from_an_earlier_summary_keep_their_message_numbers(cl
     session = long_session(SCRNA, 2)
     runs = replay(cli, session, 12000)
     assert len(runs) >= 5
-    for report, summary in runs[1:]:  # from the second compression on: summaries of summaries
+    for summary in runs[1:]:  # from the second compression on: summaries of summaries
         header = summary.split("\n", 1)[0]
         first, last = map(int, re.findall(r"messages (\d+)–(\d+)", header)[0])
         assert first == 2, header
@@ -280,7 +280,7 @@ def test_tool_counts_are_totals_over_everything_the_summary_covers(cli: Cli) -> 
     from collections import Counter
 
     session = long_session(SCRNA, 2)
-    for report, summary in replay(cli, session, 12000):
+    for summary in replay(cli, session, 12000):
         first, last = map(int, re.findall(r"messages (\d+)–(\d+)", summary.split("\n", 1)[0])[0])
         calls = Counter(c["function"]["name"] for m in session[first - 1: last] for c in m.get("tool_calls") or [])
         assert f", {sum(calls.values())} tool calls ·" in summary.split("\n", 1)[0], summary

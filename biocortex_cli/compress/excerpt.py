@@ -81,7 +81,7 @@ def cut_text(text: str, keep: int, counter: TokenCounter) -> str:
         head = head[:end]
     tail = counter.tail(text[len(head):], max(0, room - counter.count(head)))
     start = tail.find("\n")
-    if 0 <= start and len(tail) - start - 1 >= LINE_SNAP * len(tail):
+    if start >= 0 and len(tail) - start - 1 >= LINE_SNAP * len(tail):
         tail = tail[start + 1:]
     return _mark(text, head, tail)
 
@@ -138,7 +138,7 @@ class _Group:
         texts = [cut_text(text, keep, self.counter) if change else text
                  for (_, _, text), keep, change in zip(self.texts, allowed, changed, strict=True)]
         datas = self._values(texts, changed)
-        parts = tuple(datas[n] if n in datas else m.raw for n, m in enumerate(self.group))
+        parts = tuple(datas.get(n, m.raw) for n, m in enumerate(self.group))
         return Excerpt(parts, self._cost(datas), tuple(self.group[n].index for n in sorted(datas)))
 
     def smallest(self) -> Excerpt | None:

@@ -608,8 +608,8 @@ def earlier_summary(message: Message) -> Earlier | None:
     head = content.split("\n", 1)[0]
     found = _HEADER.match(head)
     if found is None:
-        level = _SUMMARY_LEVEL.search(head)
-        return Earlier(0, 0, 1, None, 0, False, int(level.group(1)) if level else 1)
+        said = _SUMMARY_LEVEL.search(head)
+        return Earlier(0, 0, 1, None, 0, False, int(said.group(1)) if said else 1)
     first, last, messages, tokens, at_least, calls, level = found.groups()
     return Earlier(int(first), int(last or first), int(messages.replace(",", "")), int(tokens.replace(",", "")),
                    int((calls or "0").replace(",", "")), calls is not None and not at_least, int(level))
