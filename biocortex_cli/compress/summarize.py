@@ -1139,7 +1139,9 @@ def summarize(messages: Sequence[Message], *, budget: int, tokens: int | Callabl
     leaves the last ``spare`` messages out if without them it leaves ``spare_tokens`` of its budget
     unused (the caller keeps them, cut, in what is left; ``Summary.left_out`` says so). Entries are
     numbered as the conversation was before any compression (:func:`renumber`)."""
-    count = tokens if callable(tokens) else functools.partial(lambda total, _n: total, tokens)
+    def count(n: int) -> int:
+        return tokens(n) if callable(tokens) else tokens
+
     messages = renumber(messages)
     if command is not None:
         argv = summarizer_argv(command)
