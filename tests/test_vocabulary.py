@@ -208,6 +208,32 @@ def test_the_lab_list_names_analyses_by_their_goal_and_spells_them_every_way() -
     assert "hic" not in synonyms("chromatin architecture") and "moa" not in synonyms("mechanism of action")
 
 
+def test_the_lab_list_names_failures_and_reagents_in_plain_words() -> None:
+    """The fourth round of the lab list: what went wrong, worded without the technical name, and
+    reagents named by what they look like or do reach the term one way; spellings meet both ways."""
+    one_way = round(SOURCE_WEIGHTS["lab"] * vocabulary.ONE_WAY, 4)
+    for plain, technical in (("sample mixup", "sample swap"), ("cells counted as replicates", "pseudoreplication"),
+                             ("batch confounded", "confounded design"), ("genome version mismatch", "liftover"),
+                             ("free-floating RNA", "ambient RNA"), ("fluorescence spillover", "compensation"),
+                             ("reversed pseudotime", "root cell"), ("orientation bias", "preferred orientation"),
+                             ("glowing green tag", "GFP"), ("precise template repair", "HDR"),
+                             ("cell-death dye", "viability dye"), ("double melt peak", "melt curve")):
+        found = synonyms(plain)
+        assert found[phrase(technical)].weight == one_way, (plain, technical)
+        assert phrase(plain) not in synonyms(technical), (technical, plain)
+    for one, other in (("split nuclei", "oversegmentation"), ("PCR jackpotting", "amplification jackpots"),
+                       ("leukaemic", "leukemic"), ("haemocytometer", "hemocytometer"), ("colour", "color"),
+                       ("nearest neighbour", "nearest neighbor"), ("gene programme", "gene program"),
+                       ("lyophilised", "lyophilized"), ("caesarean", "cesarean")):
+        assert phrase(other) in synonyms(one), (one, other)
+        assert phrase(one) in synonyms(other), (other, one)
+    # a key an ontology owns stays its own: the British spelling reaches it one way only
+    assert synonyms("hypoglycaemia")["hypoglycemia"].weight == one_way
+    assert "hypoglycaemia" not in synonyms("hypoglycemia")
+    # a stem the stemmer shares with another word is not joined: "colonization" is "colon"
+    assert "colon" not in synonyms("colonisation") and "hybrid" not in synonyms("hybridisation")
+
+
 def test_lay_and_brand_wording_find_episodes_written_technically(vault: Path, cli: Cli) -> None:
     """Questions in a lab's everyday wording find the episodes written in the other wording:
     a lay description of doublets, a drug's trade name, a British spelling."""
