@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from biocortex_cli.compress.excerpt import Excerpt, excerpt, smallest_excerpt
+from biocortex_cli.compress.excerpt import Excerpt, GroupCut
 from biocortex_cli.compress.formats import PER_MESSAGE, Conversation, Message, context_texts, groups, message_costs
 from biocortex_cli.compress.models import Budget
 from biocortex_cli.compress.summarize import DEFAULT_TIMEOUT, MIN_SUMMARY_TOKENS, earlier_summary, summarize
@@ -194,12 +194,12 @@ def compress(conv: Conversation, *, budget: Budget, counter: TokenCounter, keep_
         background.wait()  # the N latest messages may reach into what is still being counted
         cost_of = [sum(costs[n] for n in range(a, b) if not messages[n].is_system) for a, b in ranges]
         start_group, recent_cost = _fixed_recent(messages, ranges, cost_of, keep_recent, room, path)
-        spare, least = 0, 0
+        plan: tuple[GroupCut, int] | None = None
     else:  # groups not counted yet cannot fit: the counted ones already exceed the budget
         cost_of = [sum(costs[n] for n in range(a, b) if not messages[n].is_system) if g >= counted else limit + 1
                    for g, (a, b) in enumerate(ranges)]
         start_group, recent_cost = _fitting_recent(messages, ranges, cost_of, room, limit - room, path)
-        spare, least = _excerpt_room(messages, ranges, start_group, room - recent_cost, counter)
+        plan = _excerpt_plan(messages, ranges, start_group, room - recent_cost, costs, count, counter)
     start = ranges[start_group][0] if start_group < len(ranges) else len(messages)
     old = [m for m in messages[:start] if not m.is_system]
     summary_budget = room - recent_cost
@@ -216,7 +216,8 @@ def compress(conv: Conversation, *, budget: Budget, counter: TokenCounter, keep_
                    else costs[m.index - 1] for m in old[:n])
 
     summary = summarize(old, budget=summary_budget, tokens=covered_tokens, counter=counter, command=summarizer,
-                        timeout=timeout, later=messages[start:], spare=spare, spare_tokens=least)
+                        timeout=timeout, later=messages[start:], spare=len(plan[0].group) if plan else 0,
+                        spare_tokens=plan[1] if plan else 0)
     cut_from = old[-summary.left_out].index - 1 if summary.left_out else start
     old = old[: len(old) - summary.left_out]
     background.wait()
@@ -227,8 +228,8 @@ def compress(conv: Conversation, *, budget: Budget, counter: TokenCounter, keep_
         text = counter.truncate(text, max(0, summary_budget))
         summary_cost = message_costs([Message(0, 0, "", summary_message(text))], counter)[0]
     cut = Excerpt((), 0, ())
-    if summary.left_out:  # the group before the recent part, in what the summary left (its smallest excerpt fits)
-        found = excerpt(messages[cut_from:start], limit - fixed - recent_cost - summary_cost, counter)
+    if plan and summary.left_out:  # the group before the recent part, in what the summary left (it fits)
+        found = plan[0].fit(limit - fixed - recent_cost - summary_cost)
         assert found is not None, "the smallest excerpt was measured to fit"
         cut = found
     kept_before = [m for m in messages[:cut_from] if m.is_system]
@@ -246,23 +247,25 @@ def compress(conv: Conversation, *, budget: Budget, counter: TokenCounter, keep_
         summarizer=summary.summarizer, warnings=summary.warnings)
 
 
-def _excerpt_room(messages: Sequence[Message], ranges: list[tuple[int, int]], start_group: int, free: int,
-                  counter: TokenCounter) -> tuple[int, int]:
-    """The group before the recent part did not fit whole beside the summary's reservation: how
-    many messages it has, and what its smallest excerpt (its long texts cut) costs, if that is
-    worth trying. The summary leaves the group out only when, without it, the summary leaves
-    that much of its room unused; the group is then kept in that room, cut, instead of only
-    summarised. (0, 0: no group to try.)"""
+def _excerpt_plan(messages: Sequence[Message], ranges: list[tuple[int, int]], start_group: int, free: int,
+                  costs: list[int], count: Callable[[list[int]], None], counter: TokenCounter,
+                  ) -> tuple[GroupCut, int] | None:
+    """The group before the recent part did not fit whole beside the summary's reservation: the
+    group, and what its smallest excerpt (its long texts cut) costs, if that is worth trying.
+    The summary leaves the group out only when, without it, the summary leaves that much of its
+    room unused; the group is then kept in that room, cut, instead of only summarised."""
     if start_group == 0:
-        return 0, 0
+        return None
     a, b = ranges[start_group - 1]
     group = messages[a:b]
     if any(m.is_system for m in group) or all(m.is_system for m in messages[:a]):  # nothing left to summarise
-        return 0, 0
-    least = smallest_excerpt(group, counter)
-    if least is None or free - least < MIN_SUMMARY_TOKENS:
-        return 0, 0
-    return b - a, least
+        return None
+    count([n for n in range(a, b) if not costs[n]])  # counted already, unless the budget is tiny
+    cut = GroupCut(group, counter, sum(costs[a:b]))
+    least = cut.smallest()
+    if least is None or free - least.cost < MIN_SUMMARY_TOKENS:
+        return None
+    return cut, least.cost
 
 
 def _fixed_recent(messages: Sequence[Message], ranges: list[tuple[int, int]], cost_of: list[int], keep: int,

@@ -31,6 +31,9 @@ MIN_TEXT_TOKENS = 96
 #: a cut snaps to a line end when that keeps at least this share of the head (or the tail)
 LINE_SNAP = 0.5
 MAX_ROUNDS = 8  # fitting rounds: each corrects the estimate by what the last one overran
+#: characters a head or tail of n tokens is looked for in (n times this): more than a token ever
+#: spans in text, bar long runs of one character (there the excerpt keeps a little less)
+CHARS_PER_TOKEN_MAX = 32
 
 Path = tuple[str | int, ...]
 
@@ -75,11 +78,14 @@ def cut_text(text: str, keep: int, counter: TokenCounter) -> str:
     """``text`` in about ``keep`` tokens: its head and its tail, on line ends where that loses
     little, around a mark saying how much was cut."""
     room = max(0, keep - counter.count(_mark(text, "x" * 12, "")))  # the mark with long numbers
-    head = counter.truncate(text, int(room * HEAD_SHARE))
+    # only what a head or tail of ``room`` tokens can reach is tokenised, not a 100,000-line table
+    reach = room * CHARS_PER_TOKEN_MAX
+    head = counter.truncate(text[:reach], int(room * HEAD_SHARE))
     end = head.rfind("\n")
     if end >= LINE_SNAP * len(head):
         head = head[:end]
-    tail = counter.tail(text[len(head):], max(0, room - counter.count(head)))
+    rest = text[len(head):]
+    tail = counter.tail(rest[-reach:], max(0, room - counter.count(head)))
     start = tail.find("\n")
     if start >= 0 and len(tail) - start - 1 >= LINE_SNAP * len(tail):
         tail = tail[start + 1:]
@@ -109,13 +115,16 @@ def _fill(sizes: Sequence[int], keep: int) -> list[int]:
     return allowed
 
 
-class _Group:
-    def __init__(self, group: Sequence[Message], counter: TokenCounter) -> None:
+class GroupCut:
+    """The group before the recent part, its texts and what they cost (``whole``: the group's
+    tokens, as the caller counted them), and the excerpts that can be made of it."""
+
+    def __init__(self, group: Sequence[Message], counter: TokenCounter, whole: int) -> None:
         self.group = group
         self.counter = counter
         self.texts = [(n, path, text) for n, m in enumerate(group) for path, text in _texts(m.data)]
         self.sizes = counter.count_many([text for _, _, text in self.texts])
-        self.whole = sum(message_costs(group, counter))
+        self.whole = whole
         #: what the group costs with every text emptied, and what a text's token costs in the group
         #: (more than one where the text sits in JSON: a content block's \n and \t are escaped)
         self.base = self._cost(self._values([""] * len(self.texts), [size > 0 for size in self.sizes]))
@@ -145,29 +154,22 @@ class _Group:
         """Every long text cut to ``MIN_TEXT_TOKENS``: the least an excerpt keeps. None if nothing
         would be cut (the group has no long text: it is long for its tool calls or images)."""
         allowed = [min(size, MIN_TEXT_TOKENS) for size in self.sizes]
-        return self.build(allowed) if allowed != self.sizes else None
+        least = self.build(allowed) if allowed != self.sizes else None
+        return least if least is not None and least.cut else None
 
-
-def smallest_excerpt(group: Sequence[Message], counter: TokenCounter) -> int | None:
-    """What the smallest excerpt of ``group`` costs; None when it cannot be cut."""
-    least = _Group(group, counter).smallest()
-    return least.cost if least is not None and least.cut else None
-
-
-def excerpt(group: Sequence[Message], budget: int, counter: TokenCounter) -> Excerpt | None:
-    """``group`` in at most ``budget`` tokens: whole if it fits, else its texts cut (the longest
-    ones first, to equal shares). None when not even the smallest excerpt fits."""
-    g = _Group(group, counter)
-    if g.whole <= budget:
-        return Excerpt(tuple(m.raw for m in group), g.whole, ())
-    keep = int((budget - g.base) / g.ratio)  # the texts' own tokens that fit
-    for _ in range(MAX_ROUNDS):
-        allowed = _fill(g.sizes, keep)
-        if any(a < min(s, MIN_TEXT_TOKENS) for a, s in zip(allowed, g.sizes, strict=True)):
-            break  # a text would keep less than is worth keeping
-        cut = g.build(allowed)
-        if cut.cost <= budget:
-            return cut
-        keep -= math.ceil((cut.cost - budget) / g.ratio)  # cuts fall on lines and words: a little off
-    least = g.smallest()
-    return least if least is not None and least.cost <= budget else None
+    def fit(self, budget: int) -> Excerpt | None:
+        """The group in at most ``budget`` tokens: whole if it fits, else its texts cut (the
+        longest ones first, to equal shares). None when not even the smallest excerpt fits."""
+        if self.whole <= budget:
+            return Excerpt(tuple(m.raw for m in self.group), self.whole, ())
+        keep = int((budget - self.base) / self.ratio)  # the texts' own tokens that fit
+        for _ in range(MAX_ROUNDS):
+            allowed = _fill(self.sizes, keep)
+            if any(a < min(s, MIN_TEXT_TOKENS) for a, s in zip(allowed, self.sizes, strict=True)):
+                break  # a text would keep less than is worth keeping
+            cut = self.build(allowed)
+            if cut.cost <= budget:
+                return cut
+            keep -= math.ceil((cut.cost - budget) / self.ratio)  # cuts fall on lines and words: a little off
+        least = self.smallest()
+        return least if least is not None and least.cost <= budget else None

@@ -21,6 +21,10 @@ than its share, the built-in summary is used instead, with one warning.
 
 A summary message of an earlier ``compress`` run found in the portion is read back item by item,
 so compressing an already compressed conversation summarises the summary instead of losing it.
+Items keep the message numbers, labels, counts and fixes it gave them: numbers are those of the
+conversation before any compression (:func:`renumber`), the same in every summary of a chain;
+its header's counts of messages, tokens and tool calls add to the new ones, so the tool counts
+are totals over everything the summary stands for.
 """
 
 from __future__ import annotations
@@ -742,7 +746,7 @@ def _said(message: Message) -> str:
 @dataclass(frozen=True)
 class Pin:
     index: int  # the message it comes from
-    label: str  # user, assistant, or earlier (read back from an earlier summary)
+    label: str  # user or assistant (as an earlier summary gave it, when read back from one)
     text: str
 
 
