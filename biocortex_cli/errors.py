@@ -28,10 +28,14 @@ CODES: dict[str, int] = {
 
 
 def error_json(message: str, *, code: str = "failed", path: str | None = None, line: int | None = None,
-               hint: str | None = None) -> dict[str, Any]:
+               hint: str | None = None, problems: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The JSON form of an error (docs/json.md, "Exit codes and errors"), which ``--json`` writes to
-    stderr and MCP tools return; ``code`` is one of :data:`CODES`."""
-    return {"error": {"code": code, "message": message, "path": path, "line": line, "hint": hint}}
+    stderr and MCP tools return; ``code`` is one of :data:`CODES`; ``problems``, when the error
+    stands for several (the bad rows of an import), lists each with its own path and line."""
+    error: dict[str, Any] = {"code": code, "message": message, "path": path, "line": line, "hint": hint}
+    if problems is not None:
+        error["problems"] = problems
+    return {"error": error}
 
 
 class BiocortexError(Exception):
@@ -48,12 +52,14 @@ class BiocortexError(Exception):
         line: int | None = None,
         hint: str | None = None,
         code: str | None = None,
+        problems: list[dict[str, Any]] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.path = path
         self.line = line
         self.hint = hint
+        self.problems = problems  # the errors this one stands for (an import's bad rows), or None
         if code is not None:
             self.code = code
 
@@ -66,7 +72,8 @@ class BiocortexError(Exception):
 
     def as_json(self) -> dict[str, Any]:
         """The ``--json`` error form (and the MCP tool errors')."""
-        return error_json(self.message, code=self.code, path=self.path, line=self.line, hint=self.hint)
+        return error_json(self.message, code=self.code, path=self.path, line=self.line, hint=self.hint,
+                          problems=self.problems)
 
 
 class UsageError(BiocortexError):

@@ -94,15 +94,18 @@ def episode_add(vault: Vault, *, author: Author, record: Mapping[str, Any] | Non
         found = _related(vault, data, None, link_related, refresh=True)
         if found:
             data["related"] = [r.id for r in found]
-    return add_episode(vault, data, author, where)
+    from biocortex_cli.facts.notes import entity_note_finder
+
+    return add_episode(vault, data, author, where, known=entity_note_finder(vault))
 
 
 @repairs_index(writes=True)
 def episode_import(vault: Vault, *, text: str, source: str, author: Author) -> Imported:
     """Import JSON Lines (one episode object per line) in one commit, all or nothing."""
+    from biocortex_cli.facts.notes import entity_note_finder
     from biocortex_cli.store.episodes import import_episodes
 
-    return Imported(tuple(import_episodes(vault, text, source, author)))
+    return Imported(tuple(import_episodes(vault, text, source, author, known=entity_note_finder(vault))))
 
 
 @repairs_index()

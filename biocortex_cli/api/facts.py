@@ -186,18 +186,24 @@ def fact_import(vault: Vault, *, path: Path, text: str | None = None, shown: str
                 predicate_map: dict[str, str] | None = None, source_prefix: str | None = None,
                 dataset: str | None = None, confidence: float | None = None, taxon: str | None = None,
                 cell_type: str | None = None, context: str | None = None, subject_kind: str | None = None,
-                object_kind: str | None = None, reopen: bool = False, author: Author,
-                progress: Progress | None = None) -> ImportReport:
+                object_kind: str | None = None, reopen: bool = False, skip_retracted: bool = False,
+                author: Author, progress: Progress | None = None) -> ImportReport:
     """Import a file of facts (TSV, CSV, JSON Lines) in one commit; nothing when any row is bad
     (``problems``: each with its path and line)."""
     from biocortex_cli.facts.imports import ImportOptions, import_facts
 
+    if reopen and skip_retracted:
+        from biocortex_cli.errors import UsageError
+
+        raise UsageError("--reopen and --skip-retracted exclude each other",
+                         hint="--reopen makes retracted facts current again; --skip-retracted leaves them retracted")
     if dataset and not dataset.casefold().startswith("dataset:"):
         dataset = f"dataset:{dataset}"
     options = ImportOptions(format=format, columns=columns, predicates=predicate_map or {},
                             source_prefix=source_prefix, dataset=dataset, confidence=confidence,
                             qualifiers={"taxon": taxon, "cell_type": cell_type, "context": context},
-                            kinds={"subject": subject_kind, "object": object_kind}, reopen=reopen)
+                            kinds={"subject": subject_kind, "object": object_kind}, reopen=reopen,
+                            skip_closed=skip_retracted)
     return import_facts(vault, path, author=author, options=options, rel=shown, text=text, progress=progress)
 
 

@@ -82,7 +82,9 @@ def import_(
         for problem in report.problems[:20]:
             state.info(f"{problem.location()}{problem.message}")
         raise DataError(f"{len(report.problems)} of {report.rows} rows cannot be imported; nothing was written",
-                        path=where, hint=report.problems[0].hint or "fix the rows, then import the file again")
+                        path=where, hint=report.problems[0].hint or "fix the rows, then import the file again",
+                        problems=[{"path": p.path, "line": p.line, "message": p.message, "hint": p.hint}
+                                  for p in report.problems])
     for alias_, name, candidates in report.flagged[:20]:
         state.info(f"biocortex: {alias_} is ambiguous: HGNC lists it for {', '.join(candidates)}; here it means {name}")
     state.info(f"biocortex: imported {report.aliases} aliases into {report.notes} entity notes "

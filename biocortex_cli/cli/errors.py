@@ -14,6 +14,10 @@ from collections.abc import Callable
 
 from biocortex_cli.errors import BiocortexError, error_json
 
+TYPE_CHECKING = False  # as in errors.py: `typing` stays off recall's start-up path
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class Interrupted(BaseException):
     """Raised by our SIGINT, SIGTERM and SIGHUP handler; a BaseException so no framework turns it
@@ -29,7 +33,7 @@ def _on_signal(signum: int, frame: object) -> None:
 
 
 def _emit(message: str, *, path: str | None, line: int | None, hint: str | None,
-          as_json: bool, code: str, prefix: str = "error") -> None:
+          as_json: bool, code: str, prefix: str = "error", problems: list[dict[str, Any]] | None = None) -> None:
     """One error on stderr. It never repeats a secret it quotes (an option value typer echoes,
     a refused id): errors end up in agents' logs and CI output."""
     from biocortex_cli.store.secrets import redact
@@ -38,7 +42,9 @@ def _emit(message: str, *, path: str | None, line: int | None, hint: str | None,
     if as_json:
         import json
 
-        payload = error_json(message, code=code, path=path, line=line, hint=hint)
+        if problems is not None:  # an import's bad rows, each as the text form printed it
+            problems = [{**p, "message": redact(str(p.get("message", "")))} for p in problems]
+        payload = error_json(message, code=code, path=path, line=line, hint=hint, problems=problems)
         sys.stderr.write(json.dumps(payload, ensure_ascii=False) + "\n")
         return
     where = f"{path}:{line}: " if path and line else (f"{path}: " if path else "")
@@ -48,7 +54,8 @@ def _emit(message: str, *, path: str | None, line: int | None, hint: str | None,
 
 
 def report(exc: BiocortexError, as_json: bool) -> int:
-    _emit(exc.message, path=exc.path, line=exc.line, hint=exc.hint, as_json=as_json, code=exc.code)
+    _emit(exc.message, path=exc.path, line=exc.line, hint=exc.hint, as_json=as_json, code=exc.code,
+          problems=exc.problems)
     return exc.exit_code
 
 

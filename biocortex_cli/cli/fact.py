@@ -59,6 +59,7 @@ def import_(
     subject_kind: Annotated[str | None, typer.Option("--subject-kind", help="Kind of the subjects' new entity notes (gene, protein, compound, …).")] = None,
     object_kind: Annotated[str | None, typer.Option("--object-kind", help="Kind of the objects' new entity notes.")] = None,
     reopen: Annotated[bool, typer.Option("--reopen", help="Rows restating a retracted or superseded fact make it current again.")] = False,
+    skip_retracted: Annotated[bool, typer.Option("--skip-retracted", help="Rows restating a retracted or superseded fact are left out: the retraction stands.")] = False,
     json_: Annotated[bool, typer.Option("--json", help="Print the import report as JSON.")] = False,
 ) -> int:
     """Import curated facts from a file in one commit (every row checked; all or nothing); prints how many."""
@@ -81,16 +82,26 @@ def import_(
                          columns=columns.split(",") if columns else None, predicate_map=mapping,
                          source_prefix=source_prefix, dataset=dataset, confidence=confidence, taxon=taxon,
                          cell_type=cell_type, context=context, subject_kind=subject_kind, object_kind=object_kind,
-                         reopen=reopen, author=state.author(vault))
+                         reopen=reopen, skip_retracted=skip_retracted, author=state.author(vault))
     if report.problems:
         for problem in report.problems[:20]:
             state.info(f"{problem.location()}{problem.message}")
         more = " (the first 20 above)" if len(report.problems) > 20 else ""
         raise DataError(f"{len(report.problems)} of {report.rows} rows cannot be imported{more}; nothing was written",
-                        path=where, hint=report.problems[0].hint or "fix the rows, then import the file again")
+                        path=where, hint=report.problems[0].hint or "fix the rows, then import the file again",
+                        problems=[{"path": p.path, "line": p.line, "message": p.message, "hint": p.hint}
+                                  for p in report.problems])
+    same = f", {report.unchanged} unchanged" if report.unchanged else ""
+    same += f", {report.skipped} retracted left out" if report.skipped else ""
+    nothing = ("; nothing changed, no commit" if report.unchanged + report.skipped == report.facts
+               and not report.entities else "")
     state.info(f"biocortex: imported {report.facts} facts from {report.rows} rows ({report.created} new, "
-               f"{report.merged} merged, {report.entities} entity notes) in {report.seconds:.1f} s"
+               f"{report.merged} merged{same}, {report.entities} entity notes) in {report.seconds:.1f} s{nothing}"
                + (f"; {len(report.conflicts)} open contradictions (biocortex check --facts)" if report.conflicts else ""))
+    if report.new_predicates:
+        listed = ", ".join(f"{p} ({n} row{'s' if n != 1 else ''})" for p, n in list(report.new_predicates.items())[:8])
+        state.info(f"biocortex: predicates new to this vault: {listed}; if they are a column's values rather "
+                   "than predicates, --predicate-map VALUE=PREDICATE maps them (e.g. Activation=activates)")
     state.emit_json(report.as_json()) if json_ else state.out(str(report.facts))
     return 0
 
@@ -121,6 +132,10 @@ def query(
     elif result.suggestions:
         state.info(f"biocortex: no entity named {entity!r}; names containing it (--fuzzy uses them): "
                    f"{', '.join(result.suggestions)}")
+    if result.ambiguous:
+        state.info(f"biocortex: {entity!r} is ambiguous: HGNC lists it for several genes, and this vault knows "
+                   f"{', '.join(result.ambiguous)}; ask about one, or bind the name to one with "
+                   f"`biocortex entity alias {result.ambiguous[0]} {entity}`")
     if not result.facts:
         state.info(f"biocortex: no facts about {entity!r}")
     if json_:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +30,7 @@ from biocortex_cli.facts.notes import _rewrite, evidence_updates, merge_evidence
 from biocortex_cli.progress import plural
 from biocortex_cli.store import entity_notes
 from biocortex_cli.store.git import Author
-from biocortex_cli.store.notes import Note, edit_frontmatter, iso_utc, read_note, rendered_note
+from biocortex_cli.store.notes import edit_frontmatter, iso_utc, read_note, rendered_note
 from biocortex_cli.store.vault import Transaction, Vault
 
 if TYPE_CHECKING:
@@ -347,27 +347,6 @@ class AliasImport:
                 "problems": [{"path": p.path, "line": p.line, "message": p.message} for p in self.problems]}
 
 
-def _frontmatter_editor(checks: int = 2) -> Callable[[Note, str, dict[str, Any]], tuple[str, Note | None]]:
-    """``edit(note, text, updates)``: :func:`edit_frontmatter` for many notes, through
-    ``edit_rendered`` where it applies (then with the edited note, not parsed again); its first
-    ``checks`` results are compared with the round trip's, and any difference sends every later
-    note through the round trip."""
-    from biocortex_cli.store.notes import edit_rendered
-
-    left = [checks]
-
-    def edit(note: Note, text: str, updates: dict[str, Any]) -> tuple[str, Note | None]:
-        quick = edit_rendered(note, text, updates) if left[0] >= 0 else None
-        if quick is not None and left[0] == 0:
-            return quick
-        slow = edit_frontmatter(text, updates, note.rel)
-        if quick is not None:
-            left[0] = left[0] - 1 if quick[0] == slow else -1
-        return slow, None
-
-    return edit
-
-
 def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_: str | None = None,
                    columns: list[str] | None = None, allow_ambiguous: bool = False) -> AliasImport:
     """Aliases from a file (``name``, ``alias`` — several separated by ``;`` or ``|`` — and
@@ -388,6 +367,8 @@ def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_
         try:
             for line, values in rows:
                 try:
+                    if isinstance(values, DataError):
+                        raise values  # a JSON line that cannot be read: one more refused row
                     name = clean_text(str(values.get("name") or ""), "entity name")
                     canonical = source.resolve(name)
                     entry = wanted.setdefault(canonical, {"aliases": [], "kind": None, "identifiers": []})
@@ -428,7 +409,9 @@ def import_aliases(vault: Vault, text: str, rel: str, author: Author, *, format_
         now = iso_utc(dt.datetime.now(dt.timezone.utc))
         added = created = written = 0
         notes: list[tuple[str, str, Any]] = []  # written at once (Transaction.write_many)
-        edited = _frontmatter_editor()
+        from biocortex_cli.store.notes import checked_editor, edit_rendered
+
+        edited = checked_editor(edit_rendered, lambda note, text, updates: edit_frontmatter(text, updates, note.rel))
         pending: set[str] = set()  # their paths, case-folded
         for canonical, entry in wanted.items():
             rel_note = entity_notes.note_rel(vault.root, canonical)

@@ -289,6 +289,11 @@ def fact_from_note(note: Note) -> Fact:
         if not isinstance(value, str) or not value.strip():
             raise DataError(f"{key} is required text", path=note.rel, line=note.line_of(key),
                             hint=f"write {key}: …")
+    conf = note.meta.get("confidence")
+    if conf is not None and (isinstance(conf, bool) or not isinstance(conf, int | float) or not 0 <= conf <= 1):
+        # read as 0 before: a hand edit (`confidence: high`) answered every query at 0 without a word
+        raise DataError(f"confidence must be a number from 0 to 1, not {conf!r}", path=note.rel,
+                        line=note.line_of("confidence"), hint="write confidence: 0.9")
     status = note.meta.get("status", "current")
     if status not in STATUSES:
         raise DataError(f"status must be one of {', '.join(STATUSES)}, not {status!r}", path=note.rel,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,7 @@ from biocortex_cli.store.notes import edit_frontmatter, iso_utc, read_note, rend
 from biocortex_cli.store.vault import Transaction, Vault
 
 if TYPE_CHECKING:
+    from biocortex_cli.bio.vocabulary import Gene
     from biocortex_cli.facts.index import IndexedFacts
 
 #: kinds of source that are citations: given with a dataset tag, they are the dataset's refs
@@ -171,7 +173,7 @@ def fact_body(vault: Vault, record: dict[str, Any], *, links: Mapping[str, str] 
     """The readable body of a fact note (the frontmatter is the record)."""
     fact = Fact(record=record, path="")
     exists = episode_exists or episode_checker(vault)
-    subject, obj = (entity_notes.wikilink(n, (links or {}).get(n) or entity_notes.note_rel(vault.root, n))
+    subject, obj = (entity_notes.wikilink(n, (links or {}).get(n) or entity_note_rel(vault, n))
                     for n in (fact.subject, fact.object))
     lines = [f"# {fact.sentence()}", "", f"{subject} {fact.predicate.replace('_', ' ')} {obj}.", ""]
     quals = fact.qualifiers
@@ -204,6 +206,72 @@ def fact_body(vault: Vault, record: dict[str, Any], *, links: Mapping[str, str] 
     return "\n".join(lines) + "\n"
 
 
+def entity_note_rel(vault: Vault, name: str) -> str:
+    """The note a link to entity ``name`` opens: its file by name (:func:`entity_notes.note_rel`),
+    or — when no file has that name — the note the index knows by that name or alias: one a
+    person renamed in Obsidian (``IL6.md`` → ``Interleukin 6.md``, ``name: IL6`` kept), which a
+    new fact linked as ``[[IL6]]``, to no note. A name no note has yet: the file to create."""
+    rel = entity_notes.note_rel(vault.root, name)
+    if (vault.root / rel).exists():
+        return rel
+    from biocortex_cli.index.store import IndexUnusable, connect, index_path
+
+    try:
+        conn = connect(index_path(vault.state_folder))
+    except IndexUnusable:
+        return rel
+    try:
+        row = conn.execute("SELECT rel FROM entity_aliases WHERE alias_key = ? ORDER BY lower(name) != ?, rel "
+                           "LIMIT 1", (name.casefold(), name.casefold())).fetchone()
+    except sqlite3.Error:  # an index without the fact tables yet
+        row = None
+    finally:
+        conn.close()
+    return str(row[0]) if row and (vault.root / str(row[0])).is_file() else rel
+
+
+def entity_note_finder(vault: Vault) -> Callable[[list[str]], dict[str, str]]:
+    """``find(names)``: name -> the note of the entity each of ``names`` is another name of — an
+    alias or identifier an entity note lists, or an HGNC name of a gene a note carries the id of
+    (``hgnc_entity``) — for an episode's entities (store/entity_notes.py ``entity_rels``): an
+    episode naming `p53` linked [[p53]] and made entities/p53.md beside TP53.md, which lists p53
+    among its aliases, and `check` then failed on the alias two notes claimed. A vault without an
+    index yet (a fresh clone) finds none: names link their own notes, as before. The index is read
+    as the last command left it, not refreshed (a refresh stats every fact and entity note: ~100 ms
+    of CPU per `episode add` at 12,000 notes): tool writes keep it current, and an alias a person
+    typed into a note since then is not seen, so that name links a note of its own, as before,
+    which `check` names."""
+
+    def find(names: list[str]) -> dict[str, str]:
+        from biocortex_cli.facts.index import IndexedFacts
+        from biocortex_cli.index.store import IndexUnusable, connect, index_path
+
+        try:  # the entity tables only: the episodes' part of the index is not needed (~0.25 s)
+            conn = connect(index_path(vault.state_folder))
+        except IndexUnusable:  # no index yet: not built here (the first recall builds it, and says so)
+            return {}
+        source = IndexedFacts(conn)
+        try:
+            def note_of(key: str) -> str | None:
+                row = conn.execute("SELECT rel FROM entity_aliases WHERE alias_key = ? ORDER BY "
+                                   "lower(name) != ?, rel LIMIT 1", (key, key)).fetchone()
+                return str(row[0]) if row and (vault.root / str(row[0])).is_file() else None
+
+            out: dict[str, str] = {}
+            for name in names:
+                found = note_of(name.strip().casefold())
+                if found is None:
+                    held = hgnc_entity(name, None, source.alias_owner)
+                    found = note_of(held[0].casefold()) if held is not None else None
+                if found is not None:
+                    out[name] = found
+            return out
+        finally:
+            conn.close()
+
+    return find
+
+
 def _rewrite(txn: Transaction, rel: str, record: dict[str, Any], updates: dict[str, Any]) -> None:
     """Apply ``updates`` with a round-trip edit (hand-made comments and key order survive) and
     re-render the body from the updated ``record``."""
@@ -232,6 +300,11 @@ def resolve_name(source: IndexedFacts, text: str, qualifiers: Mapping[str, str])
     the vault does not know is flagged with the candidates."""
     resolved = source.resolve(text)
     notes: list[str] = []
+    if source.alias_owner(resolved) is None:
+        held = hgnc_entity(resolved, qualifiers.get("taxon"), source.alias_owner)
+        if held is not None:
+            return Name(held[0], [f"{text} → {held[0]} (HGNC lists {text} for {held[1]}, which {held[0]}'s "
+                                  f"note carries; `biocortex entity alias {held[0]} {text}` says so for good)"])
     if resolved != text and name_key(resolved) == name_key(text):
         if qualifiers.get("taxon"):
             return Name(text)
@@ -250,6 +323,35 @@ def resolve_name(source: IndexedFacts, text: str, qualifiers: Mapping[str, str])
             notes.append(f"{resolved} is ambiguous: HGNC lists it for {candidates}; stored as {resolved} "
                          f"(`biocortex entity alias GENE {resolved}` binds it to one gene)")
     return Name(resolved, notes)
+
+
+def hgnc_gene(name: str, taxon: str | None) -> Gene | None:
+    """The one HGNC gene ``name`` is the symbol, an alias or a previous symbol of (the shipped
+    vocabulary), for a human or unqualified fact; None when there are several, none, or the
+    vocabulary withholds the name (an English word, ambiguous), or the name holds more than the
+    gene's spelling (``TP53!``)."""
+    if taxon not in (None, "", "NCBITaxon:9606"):
+        return None
+    from biocortex_cli.bio.text import tokenize
+    from biocortex_cli.bio.vocabulary import genes
+
+    if re.sub(r"[\s._-]", "", name.casefold()) != re.sub(r"[\s._-]", "", "".join(tokenize(name))):
+        return None  # the vocabulary's key drops what makes `TP53!` another name than `TP53`
+
+    try:
+        found, why = genes(name)
+    except (OSError, RuntimeError):  # a broken install: names stay as written
+        return None
+    return found[0] if len(found) == 1 and not why else None
+
+
+def hgnc_entity(name: str, taxon: str | None, owner: Callable[[str], str | None]) -> tuple[str, str] | None:
+    """(entity, HGNC id) when ``name`` is another HGNC name of a gene whose entity note the vault
+    has (``owner`` of its identifier: ``p53`` → ``TP53``, ``MLL`` → ``KMT2A``), so that a fact
+    about it lands on that note instead of a second note carrying the same identifier."""
+    gene = hgnc_gene(name, taxon)
+    held = owner(gene.hgnc) if gene is not None else None
+    return (held, gene.hgnc) if held is not None and gene is not None else None
 
 
 def write_entity_notes(txn: Transaction, names: Iterable[str], author: Author, source: IndexedFacts | None, *,

@@ -100,10 +100,11 @@ class QueryResult(NamedTuple):
     facts: list[tuple[Fact, int]] = []  # noqa: RUF012 - shared default, never changed in place; (fact, hops from the entity)
     truncated: bool = False  # the limit stopped the walk
     suggestions: list[str] = []  # noqa: RUF012 - shared default, never changed in place; names containing the text (exact miss)
+    ambiguous: list[str] = []  # noqa: RUF012 - shared default, never changed in place; the entities HGNC lists the name for (miss)
 
     def as_json(self) -> dict[str, Any]:
         return {"entity": self.entity, "matched": self.matched, "match": self.how, "truncated": self.truncated,
-                "suggestions": self.suggestions,
+                "suggestions": self.suggestions, "ambiguous": self.ambiguous,
                 "facts": [{**f.as_json(), "hops": h} for f, h in self.facts]}
 
 
@@ -146,6 +147,7 @@ def query_facts(source: FactSource, entity: str, *, predicate: str | None = None
     ``predicate`` also matches its narrower predicates (``rules.broader``)."""
     matched, how = resolve_entity(entity, source, fuzzy=fuzzy)
     suggestions = [] if matched or fuzzy else source.substring(entity.strip(), 10)
+    ambiguous = [] if matched else _ambiguous(entity.strip(), source)
     preds: set[str] | None = None
     if predicate:
         pred = normalize_predicate(predicate)
@@ -178,7 +180,18 @@ def query_facts(source: FactSource, entity: str, *, predicate: str | None = None
     rows = [(f, h) for f, h in found.values() if preds is None or f.predicate in preds]
     rows.sort(key=lambda t: (t[1], -t[0].confidence, t[0].subject.casefold(), t[0].predicate, t[0].object.casefold()))
     return QueryResult(entity=entity, matched=matched, how=how, facts=rows,
-                       truncated=limit is not None and len(found) >= limit, suggestions=suggestions)
+                       truncated=limit is not None and len(found) >= limit, suggestions=suggestions,
+                       ambiguous=ambiguous)
+
+
+def _ambiguous(name: str, source: FactSource) -> list[str]:
+    """The entities this memory knows among the genes HGNC lists ``name`` for, when it is an
+    ambiguous alias (``NRF2``: GABPA, NFE2L2): the vocabulary does not choose, so the question
+    found nothing; these say where to look (and ``entity alias`` binds the name to one)."""
+    from biocortex_cli.facts.aliases import hgnc_candidates
+
+    found = (source.known_name(name_key(source.resolve(c))) for c in hgnc_candidates(name))
+    return list(dict.fromkeys(f for f in found if f is not None))
 
 
 #: one exit code per verdict of `fact verify`; 1-3 stay docs/json.md's (failed, usage, internal error)

@@ -124,6 +124,13 @@ def query_keys(conn: sqlite3.Connection, query: str, *, synonyms: bool = True, l
     return keys
 
 
+def _between(record: Any, keys: set[str]) -> bool:
+    """Whether a fact (a packed note record or a dataset edge's dict) links two of ``keys``."""
+    data = unpack(record) if isinstance(record, bytes) else record
+    ends = {str(data.get("subject", "")).casefold(), str(data.get("object", "")).casefold()}
+    return len(ends) == 2 and ends <= keys
+
+
 def _as_entity(text: str, start: int, end: int, spellings: set[str], words: list[str]) -> bool:
     """Whether the question's ``text`` names the entity: always for a phrase, a word that is no
     English word, or a spelling the entity has (case included); an English word only when
@@ -154,10 +161,14 @@ def facts_part(conn: sqlite3.Connection, query: str, budget: int,
     if keys:
         wanted = sorted(keys)
         marks = ",".join("?" for _ in wanted)
-        rows = [(conf, line, tokens, record) for conf, _rel, record, line, tokens in conn.execute(
-            f"SELECT confidence, rel, record, line, line_tokens FROM facts WHERE status = 'current' AND "
-            f"(s_key IN ({marks}) OR o_key IN ({marks})) ORDER BY confidence DESC, rel LIMIT {MAX_FACTS}",
-            [*wanted, *wanted])]
+        # the facts between two of the question's entities first (as a dataset's edges come): "how
+        # does TP53 regulate CDKN1A?" listed the first 50 facts about either by path — AATF's,
+        # ABL1's, AR's — and never TP53 → CDKN1A, which the question asks about
+        rows = [(conf, line, tokens, record) for conf, _rel, record, line, tokens, _both in conn.execute(
+            f"SELECT confidence, rel, record, line, line_tokens, s_key != o_key AND s_key IN ({marks}) AND "
+            f"o_key IN ({marks}) AS both_ends FROM facts WHERE status = 'current' AND "
+            f"(s_key IN ({marks}) OR o_key IN ({marks})) ORDER BY both_ends DESC, confidence DESC, rel "
+            f"LIMIT {MAX_FACTS}", [*wanted, *wanted, *wanted, *wanted])]
     if datasets:
         grams, words = asked
         for source in datasets:  # a dataset's name counts by the same rule as a note's
@@ -166,7 +177,7 @@ def facts_part(conn: sqlite3.Connection, query: str, budget: int,
                 if any(_as_entity(text, start, end, {name}, words) for text, start, end in grams[key]):
                     nodes.add(node)
             rows += source.recall_rows(sorted(nodes), MAX_FACTS)  # lines and tokens from counted pieces
-        rows.sort(key=lambda r: -r[0])  # stable: notes, then each dataset, at equal confidence
+        rows.sort(key=lambda r: (not _between(r[3], keys), -r[0]))  # stable: notes, then each dataset
     if not rows:
         return []
     row = conn.execute("SELECT value FROM fact_state WHERE key = 'header_tokens'").fetchone()

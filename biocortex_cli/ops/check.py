@@ -198,6 +198,7 @@ def check_vault(vault: Vault) -> CheckReport:
     problems.extend(_check_links(vault, notes))
     problems.extend(_check_secrets(notes))
     problems.extend(_check_aliases(notes))
+    problems.extend(_check_identifiers(notes))
     problems.extend(_check_feedback(vault))
     problems.extend(_check_vocabulary(vault, notes))
     problems.extend(check_links(vault))
@@ -319,6 +320,50 @@ def _check_aliases(notes: list[Note]) -> list[VaultProblem]:
             out.append(VaultProblem(rel, 1, f"{key!r} is claimed by {len(by)} entity notes: {names}",
                                     "keep each name in one note: remove it from the aliases of the others"))
     return out
+
+
+def _check_identifiers(notes: list[Note]) -> list[VaultProblem]:
+    """A stable identifier (``HGNC:11998``) that two entity notes carry: one gene, two notes —
+    two nodes in the graph, its facts split between them (``p53.md`` beside ``TP53.md``, as facts
+    and episodes naming an HGNC alias made them before the facts trial). A warning: ``entity
+    merge`` joins them."""
+    carried: dict[str, dict[str, tuple[str, int]]] = {}
+    for note in notes:
+        if note.meta.get("type") != "entity" or note.meta.get("merged_into"):
+            continue
+        name = note.meta.get("name")
+        own = name if isinstance(name, str) and name.strip() else Path(note.rel).stem
+        listed = note.meta.get("identifiers")
+        for ident in listed if isinstance(listed, list) else []:
+            if isinstance(ident, str) and ident.strip():
+                carried.setdefault(ident.strip().casefold(), {})[note.rel] = (own, note.line_of("identifiers"))
+    out = []
+    for _key, by in sorted(carried.items()):
+        if len({rel.casefold() for rel in by}) < 2:
+            continue
+        ident = next(i for n in notes if n.rel in by for i in n.meta.get("identifiers") or []
+                     if isinstance(i, str) and i.strip().casefold() == _key)
+        owners = sorted(by.items(), key=lambda item: (not _is_symbol(item[1][0]), item[0]))
+        keep = owners[0][1][0]
+        names = ", ".join(f"{own} ({rel})" for rel, (own, _line) in sorted(by.items()))
+        for rel, (own, line) in sorted(by.items()):
+            out.append(VaultProblem(
+                rel, line, f"{ident} is carried by {len(by)} entity notes: {names}",
+                f"one entity, {len(by)} notes: biocortex entity merge {keep} {own}" if own != keep else
+                f"one entity, {len(by)} notes: merge the others into {keep} (biocortex entity merge {keep} NAME)",
+                "warning"))
+    return out
+
+
+def _is_symbol(name: str) -> bool:
+    """Whether ``name`` is the approved symbol of the HGNC gene it names (the note to keep)."""
+    from biocortex_cli.bio.vocabulary import genes
+
+    try:
+        found, _why = genes(name)
+    except (OSError, RuntimeError):
+        return False
+    return len(found) == 1 and found[0].symbol == name
 
 
 def _check_vocabulary(vault: Vault, notes: list[Note]) -> list[VaultProblem]:

@@ -8,7 +8,7 @@ the real name is kept in ``name`` and in Obsidian's ``aliases``.
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable, Mapping
 from pathlib import Path
 
 from biocortex_cli.store.notes import render_note
@@ -167,14 +167,22 @@ def entity_note(name: str, created: str, author: str, *, kind: str | None = None
     return meta, body
 
 
-def entity_rels(root: Path, names: Iterable[str]) -> dict[str, str]:
+def entity_rels(root: Path, names: Iterable[str],
+                known: Callable[[list[str]], Mapping[str, str]] | None = None) -> dict[str, str]:
     """name -> the rel path of its entity note (:func:`note_rel`), existing or to be written;
-    names equal ignoring case share one note (the first spelling names a new one)."""
+    names equal ignoring case share one note (the first spelling names a new one). ``known``
+    gives, for the names without a file of their own, the note of the entity each is another name
+    of (an alias, ``p53`` → ``entities/TP53.md``; facts/notes.py ``entity_note_finder``): that note,
+    not a second one."""
     out: dict[str, str] = {}
     by_fold: dict[str, str] = {}
+    names = list(dict.fromkeys(names))
+    rels = {name: note_rel(root, name) for name in names}
+    missing = [n for n in names if not (root / rels[n]).exists()]
+    others = known(missing) if known is not None and missing else {}
     for name in names:
         if name not in out:
-            rel = note_rel(root, name)
+            rel = others.get(name) or rels[name]
             out[name] = by_fold.setdefault(rel.casefold(), rel)
     return out
 

@@ -12,7 +12,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from biocortex_cli.errors import DataError, NotFoundError
@@ -268,10 +268,12 @@ def existing_ids(vault: Vault) -> dict[str, str]:
 
 
 
-def _write_episodes(txn: Transaction, episodes: list[Episode], author: Author, batch: bool) -> None:
+def _write_episodes(txn: Transaction, episodes: list[Episode], author: Author, batch: bool,
+                    known: Callable[[list[str]], Mapping[str, str]] | None = None) -> None:
     """The episode notes, then the entity notes they link to that are missing (one per name
-    ignoring case: links point to the note that exists, e.g. [[Tox|TOX]])."""
-    rels = entity_notes.entity_rels(txn.vault.root, [n for ep in episodes for n in ep.strings("entities")])
+    ignoring case: links point to the note that exists, e.g. [[Tox|TOX]]; ``known``: the notes of
+    the entities names are aliases of, entity_notes.entity_rels)."""
+    rels = entity_notes.entity_rels(txn.vault.root, [n for ep in episodes for n in ep.strings("entities")], known)
     created = iso_utc(dt.datetime.now(dt.timezone.utc))
     missing = entity_notes.missing_entity_notes(txn.vault.root, rels)
     notes = [(ep.path, render_episode(ep, rels)) for ep in episodes]
@@ -293,7 +295,8 @@ def _scrubbed(vault: Vault, data: Any) -> Any:
     return secrets.scrub_input(data, "the episode") if vault.secret_policy == secrets.REDACT else data
 
 
-def add_episode(vault: Vault, data: Mapping[str, Any], author: Author, where: str | None = None) -> Episode:
+def add_episode(vault: Vault, data: Mapping[str, Any], author: Author, where: str | None = None, *,
+                known: Callable[[list[str]], Mapping[str, str]] | None = None) -> Episode:
     ep = build_episode(_scrubbed(vault, data), author=author, now=dt.datetime.now(dt.timezone.utc), where=where)
     warn_unknown_fields([ep], where)
     message = f"episode: add {ep.id} — {one_line(ep.task)}"
@@ -302,7 +305,7 @@ def add_episode(vault: Vault, data: Mapping[str, Any], author: Author, where: st
         if taken is not None:
             raise DataError(f"an episode with id {ep.id!r} already exists ({taken})",
                             hint="choose another --id, or leave it out to generate one")
-        _write_episodes(txn, [ep], author, batch=False)
+        _write_episodes(txn, [ep], author, batch=False, known=known)
     return ep
 
 
@@ -350,7 +353,8 @@ def parse_jsonl(text: str, source: str, author: Author, vault: Vault | None = No
     return episodes
 
 
-def import_episodes(vault: Vault, text: str, source: str, author: Author) -> list[Episode]:
+def import_episodes(vault: Vault, text: str, source: str, author: Author, *,
+                    known: Callable[[list[str]], Mapping[str, str]] | None = None) -> list[Episode]:
     episodes = parse_jsonl(text, source, author, vault)
     if not episodes:
         raise DataError("no episodes in the input", path=source,
@@ -369,7 +373,7 @@ def import_episodes(vault: Vault, text: str, source: str, author: Author) -> lis
             if ep.id in taken:
                 raise DataError(f"an episode with id {ep.id!r} already exists ({taken[ep.id]})",
                                 path=source, hint="remove it from the batch; nothing was imported")
-        _write_episodes(txn, episodes, author, batch=True)
+        _write_episodes(txn, episodes, author, batch=True, known=known)
     report(Progress("commit", 1, 1, "committed"))
     return episodes
 

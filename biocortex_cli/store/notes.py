@@ -13,6 +13,7 @@ survive (:func:`edit_frontmatter`).
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -436,6 +437,27 @@ def edit_rendered(note: Note, text: str, updates: dict[str, Any]) -> tuple[str, 
     if rendered_note(note.rel, dict(note.meta), note.body)[0] != text:
         return None
     return rendered_note(note.rel, {**note.meta, **updates}, note.body)
+
+
+def checked_editor(quick: Callable[[Note, str, dict[str, Any]], tuple[str, Note] | None],
+                   slow: Callable[[Note, str, dict[str, Any]], str],
+                   checks: int = 2) -> Callable[[Note, str, dict[str, Any]], tuple[str, Note | None]]:
+    """``edit(note, text, updates)``: ``slow`` (a round-trip edit, :func:`edit_frontmatter`) for many
+    notes, through ``quick`` where it applies (not None; then with the edited note, not parsed
+    again); its first ``checks`` results are compared with the round trip's, and any difference
+    sends every later note through the round trip."""
+    left = [checks]
+
+    def edit(note: Note, text: str, updates: dict[str, Any]) -> tuple[str, Note | None]:
+        fast = quick(note, text, updates) if left[0] >= 0 else None
+        if fast is not None and left[0] == 0:
+            return fast
+        slow_text = slow(note, text, updates)
+        if fast is not None:
+            left[0] = left[0] - 1 if fast[0] == slow_text else -1
+        return slow_text, None
+
+    return edit
 
 
 def _quoted(value: Any) -> Any:
