@@ -6,7 +6,11 @@ The conversations are made of the agent transcripts of tests/data/transcripts (t
 rendered as OpenAI chat messages with tool calls), repeated with numbered rounds until the token
 count is reached, so they hold the same mix of prose, tool calls, tables and tracebacks.
 
-Run: .venv/bin/python benchmarks/compress.py [--runs 7]
+Run: .venv/bin/python benchmarks/compress.py [--runs 7] [--budget-use]
+
+``--budget-use`` (no timing): how much of the budget the output uses, for every shipped
+transcript at budgets of 2,000, 3,400, 5,000 and 8,000 tokens (the default mode: as many recent
+messages as fit, the rest summarised).
 """
 
 from __future__ import annotations
@@ -64,10 +68,39 @@ def conversation(tokens: int) -> tuple[str, int]:
     return text, conversation_tokens(parse(text), counter)
 
 
+def budget_use() -> None:
+    """Output tokens / budget over the shipped transcripts (deterministic: no timing)."""
+    from biocortex_cli.compress.engine import compress
+    from biocortex_cli.compress.models import Budget
+    from biocortex_cli.errors import BiocortexError
+
+    counter = get_counter("cl100k_base")
+    shares = []
+    for path in sorted((ROOT / "tests" / "data" / "transcripts").glob("*.json*")):
+        if path.name == "expected.json":
+            continue
+        conv = parse(path.read_text(encoding="utf-8"))
+        for budget in (2000, 3400, 5000, 8000):
+            try:
+                result = compress(conv, budget=Budget(budget, "--budget"), counter=counter)
+            except BiocortexError:
+                continue
+            if result.changed:
+                shares.append(result.tokens_after / budget)
+                print(f"{path.name:<34} {budget:>6,} {result.tokens_after:>6,} {result.tokens_after / budget:6.1%}")
+    under = sum(share < 0.9 for share in shares)
+    print(f"{len(shares)} compressions: budget used {statistics.mean(shares):.1%} on average, "
+          f"median {statistics.median(shares):.1%}, least {min(shares):.1%}, under 90 %: {under}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--budget-use", action="store_true", help="how much of the budget outputs use (no timing)")
     args = parser.parse_args()
+    if args.budget_use:
+        budget_use()
+        return
     print(f"machine: {machine()}")
     cases = [
         ("100k tokens, budget 50,000 (compresses)", 100_000, ["--budget", "50000"]),

@@ -279,6 +279,38 @@ class TokenCounter:
             # tokens. Cut again; each round is strictly shorter, so this ends (at worst at "").
             cut = self._cut(text[:cut], max_tokens)
 
+    def tail(self, text: str, max_tokens: int) -> str:
+        """The longest suffix of ``text`` that counts at most ``max_tokens``: ``truncate`` from
+        the other end (the cut moved forward past the word it falls in). A text that already
+        fits is returned unchanged."""
+        if max_tokens < 0:
+            raise ValueError(f"max_tokens must be >= 0, got {max_tokens}")
+        cut = 0
+        while True:
+            rest = text[cut:]
+            if self._enc is None:
+                total = estimate_tokens(rest)
+                if total <= max_tokens:
+                    return rest
+                step = len(rest)
+                for start, cost in _estimate_pieces(rest):
+                    if total <= max_tokens:
+                        step = start
+                        break
+                    total -= cost
+            else:
+                tokens = self._enc.encode_ordinary(rest)
+                if len(tokens) <= max_tokens:
+                    return rest
+                # a character split by the cut is dropped whole ("replace" makes it one character)
+                step = len(self._enc.decode_bytes(tokens[: len(tokens) - max_tokens]).decode("utf-8", "replace"))
+            step = max(1, step)
+            if not rest[step - 1].isspace() and step < len(rest) and not rest[step].isspace():
+                ws = min((i for i in (rest.find(c, step, step + 64) for c in _WHITESPACE) if i != -1), default=-1)
+                step = ws + 1 if ws != -1 else step  # inside a word: start after it (a long one: cut it)
+            # Each round is strictly shorter, so this ends (at worst at "").
+            cut += step
+
     def _cut(self, text: str, max_tokens: int) -> int:
         """Length of a prefix of ``text`` ending on a token boundary with about ``max_tokens``
         tokens; strictly shorter than ``text`` when ``text`` counts more than ``max_tokens``."""

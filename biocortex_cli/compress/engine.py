@@ -23,6 +23,11 @@ Steps:
 5. Everything before the recent part (except system messages) is the compressed portion; its
    summary gets every token the fixed and recent parts leave, and becomes one ``user`` message
    placed after the system messages and before the recent part.
+6. Without ``keep_recent``: the group just before the recent part did not fit whole. The built-in
+   summary is written without it first; if that leaves room for the group's smallest excerpt,
+   the group is kept after the summary in the room left, its long texts cut to a head and a tail
+   (``excerpt.py``); else the summary covers it as in 5. The budget is not left empty next to a
+   short summary.
 """
 
 from __future__ import annotations
@@ -32,17 +37,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from biocortex_cli.compress.formats import Conversation, Message, context_texts, count_texts, groups
+from biocortex_cli.compress.excerpt import Excerpt, GroupCut
+from biocortex_cli.compress.formats import PER_MESSAGE, Conversation, Message, context_texts, groups, message_costs
 from biocortex_cli.compress.models import Budget
-from biocortex_cli.compress.summarize import DEFAULT_TIMEOUT, MIN_SUMMARY_TOKENS, summarize
+from biocortex_cli.compress.summarize import DEFAULT_TIMEOUT, MIN_SUMMARY_TOKENS, earlier_summary, summarize
 from biocortex_cli.errors import BudgetTooSmall
 
 if TYPE_CHECKING:
     from biocortex_cli.tokens import TokenCounter
 
 PRIMING = 3  # every reply is primed with <|start|>assistant<|message|>
-PER_MESSAGE = 3  # <|start|>{role}<|message|> … <|end|>
-PER_NAME = 1
 SUMMARY_ROLE = "user"
 MAX_SUMMARY_TOKENS = 8192
 SUMMARY_SHARE = 0.25
@@ -65,6 +69,7 @@ class CompressResult:
     compressed_tokens: int = 0
     kept_system: tuple[int, ...] = ()
     kept_recent: tuple[int, ...] = ()
+    kept_cut: tuple[int, ...] = ()  # kept with their texts cut to a head and a tail
     summary_tokens: int = 0
     levels: int = 0
     summarizer: str | None = None
@@ -85,7 +90,8 @@ class CompressResult:
             "tokens_before": self.tokens_before, "tokens": self.tokens_after, "changed": self.changed,
             "messages_before": self.messages_before, "messages": self.messages_after,
             "compressed": compressed, "summary": summary,
-            "kept": {"system": list(self.kept_system), "recent": list(self.kept_recent)},
+            "kept": {"system": list(self.kept_system), "recent": list(self.kept_recent),
+                     "cut": list(self.kept_cut)},
             "warnings": list(self.warnings),
             "output": self.output,
         }
@@ -96,25 +102,11 @@ class CompressResult:
             return (f"biocortex: compress: {self.tokens_before:,} tokens fit ({where}); "
                     "printed unchanged")
         first, last = self.compressed[0], self.compressed[-1]
+        cut = f"; {_span(self.kept_cut)} kept cut to its head and tail" if self.kept_cut else ""
         return (f"biocortex: compress: {self.tokens_before:,} → {self.tokens_after:,} tokens ({where}); "
                 f"messages {first}–{last} summarised in {self.summary_tokens:,} tokens (level {self.levels}, "
                 f"{self.summarizer}); {len(self.kept_recent)} recent and {len(self.kept_system)} system "
-                "messages kept verbatim")
-
-
-def message_costs(messages: Sequence[Message], counter: TokenCounter) -> list[int]:
-    """Tokens of each message, chat overhead included (one batched count for all of them)."""
-    pieces: list[str] = []
-    owners: list[int] = []
-    costs = []
-    for n, message in enumerate(messages):
-        texts = count_texts(message.data)
-        pieces.extend(texts)
-        owners.extend([n] * len(texts))
-        costs.append(PER_MESSAGE + (PER_NAME if "name" in message.data else 0))
-    for owner, count in zip(owners, counter.count_many(pieces), strict=True):
-        costs[owner] += count
-    return costs
+                f"messages kept verbatim{cut}")
 
 
 def summary_message(text: str) -> dict[str, Any]:
@@ -202,10 +194,12 @@ def compress(conv: Conversation, *, budget: Budget, counter: TokenCounter, keep_
         background.wait()  # the N latest messages may reach into what is still being counted
         cost_of = [sum(costs[n] for n in range(a, b) if not messages[n].is_system) for a, b in ranges]
         start_group, recent_cost = _fixed_recent(messages, ranges, cost_of, keep_recent, room, path)
+        plan: tuple[GroupCut, int] | None = None
     else:  # groups not counted yet cannot fit: the counted ones already exceed the budget
         cost_of = [sum(costs[n] for n in range(a, b) if not messages[n].is_system) if g >= counted else limit + 1
                    for g, (a, b) in enumerate(ranges)]
         start_group, recent_cost = _fitting_recent(messages, ranges, cost_of, room, limit - room, path)
+        plan = _excerpt_plan(messages, ranges, start_group, room - recent_cost, costs, count, counter)
     start = ranges[start_group][0] if start_group < len(ranges) else len(messages)
     old = [m for m in messages[:start] if not m.is_system]
     summary_budget = room - recent_cost
@@ -214,8 +208,18 @@ def compress(conv: Conversation, *, budget: Budget, counter: TokenCounter, keep_
         background.wait()
         return sum(costs[m.index - 1] for m in old)
 
-    summary = summarize(old, budget=summary_budget, tokens=old_tokens, counter=counter,
-                        command=summarizer, timeout=timeout, later=messages[start:])
+    def covered_tokens(n: int) -> int:
+        """What the first ``n`` messages of the portion stood for before any compression: an
+        earlier summary counts as the tokens its header says the messages it replaced had."""
+        background.wait()
+        return sum(covered.tokens if (covered := earlier_summary(m)) and covered.tokens is not None
+                   else costs[m.index - 1] for m in old[:n])
+
+    summary = summarize(old, budget=summary_budget, tokens=covered_tokens, counter=counter, command=summarizer,
+                        timeout=timeout, later=messages[start:], spare=len(plan[0].group) if plan else 0,
+                        spare_tokens=plan[1] if plan else 0)
+    cut_from = old[-summary.left_out].index - 1 if summary.left_out else start
+    old = old[: len(old) - summary.left_out]
     background.wait()
     total = context + sum(costs)
     text = summary.text
@@ -223,18 +227,45 @@ def compress(conv: Conversation, *, budget: Budget, counter: TokenCounter, keep_
     if fixed + recent_cost + summary_cost > limit:  # cannot happen; kept as the budget's guarantee
         text = counter.truncate(text, max(0, summary_budget))
         summary_cost = message_costs([Message(0, 0, "", summary_message(text))], counter)[0]
-    kept_before = [m for m in messages[:start] if m.is_system]
-    output = conv.render([*(m.raw for m in kept_before), summary_message(text), *(m.raw for m in messages[start:])])
-    after = fixed + recent_cost + summary_cost
+    cut = Excerpt((), 0, ())
+    if plan and summary.left_out:  # the group before the recent part, in what the summary left (it fits)
+        found = plan[0].fit(limit - fixed - recent_cost - summary_cost)
+        assert found is not None, "the smallest excerpt was measured to fit"
+        cut = found
+    kept_before = [m for m in messages[:cut_from] if m.is_system]
+    output = conv.render([*(m.raw for m in kept_before), summary_message(text), *cut.parts,
+                          *(m.raw for m in messages[start:])])
+    after = fixed + recent_cost + summary_cost + cut.cost
     assert after <= limit, (after, limit)
     return CompressResult(
         output, True, conv.format_name, counter.encoding, budget, total, after, len(messages),
-        len(kept_before) + 1 + len(messages) - start,
+        len(kept_before) + 1 + len(messages) - cut_from,
         compressed=tuple(m.index for m in old), compressed_tokens=old_tokens(),
         kept_system=tuple(messages[n].index for n in pinned),
-        kept_recent=tuple(m.index for m in messages[start:] if not m.is_system),
-        summary_tokens=counter.count(text), levels=summary.levels, summarizer=summary.summarizer,
-        warnings=summary.warnings)
+        kept_recent=tuple(m.index for m in messages[cut_from:] if not m.is_system and m.index not in cut.cut),
+        kept_cut=cut.cut, summary_tokens=counter.count(text), levels=summary.levels,
+        summarizer=summary.summarizer, warnings=summary.warnings)
+
+
+def _excerpt_plan(messages: Sequence[Message], ranges: list[tuple[int, int]], start_group: int, free: int,
+                  costs: list[int], count: Callable[[list[int]], None], counter: TokenCounter,
+                  ) -> tuple[GroupCut, int] | None:
+    """The group before the recent part did not fit whole beside the summary's reservation: the
+    group, and what its smallest excerpt (its long texts cut) costs, if that is worth trying.
+    The summary leaves the group out only when, without it, the summary leaves that much of its
+    room unused; the group is then kept in that room, cut, instead of only summarised."""
+    if start_group == 0:
+        return None
+    a, b = ranges[start_group - 1]
+    group = messages[a:b]
+    if any(m.is_system for m in group) or all(m.is_system for m in messages[:a]):  # nothing left to summarise
+        return None
+    count([n for n in range(a, b) if not costs[n]])  # counted already, unless the budget is tiny
+    cut = GroupCut(group, counter, sum(costs[a:b]))
+    least = cut.smallest()
+    if least is None or free - least.cost < MIN_SUMMARY_TOKENS:
+        return None
+    return cut, least.cost
 
 
 def _fixed_recent(messages: Sequence[Message], ranges: list[tuple[int, int]], cost_of: list[int], keep: int,

@@ -13,9 +13,12 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from biocortex_cli.errors import DataError
+
+if TYPE_CHECKING:
+    from biocortex_cli.tokens import TokenCounter
 
 Container = Literal["array", "object", "jsonl"]
 
@@ -326,6 +329,25 @@ def count_texts(data: dict[str, Any]) -> list[str]:
         elif value is not None:
             out.append(_compact(value))
     return out
+
+
+PER_MESSAGE = 3  # <|start|>{role}<|message|> … <|end|>
+PER_NAME = 1
+
+
+def message_costs(messages: Sequence[Message], counter: TokenCounter) -> list[int]:
+    """Tokens of each message, chat overhead included (one batched count for all of them)."""
+    pieces: list[str] = []
+    owners: list[int] = []
+    costs = []
+    for n, message in enumerate(messages):
+        texts = count_texts(message.data)
+        pieces.extend(texts)
+        owners.extend([n] * len(texts))
+        costs.append(PER_MESSAGE + (PER_NAME if "name" in message.data else 0))
+    for owner, count in zip(owners, counter.count_many(pieces), strict=True):
+        costs[owner] += count
+    return costs
 
 
 def context_texts(conv: Conversation) -> list[str]:

@@ -21,6 +21,10 @@ than its share, the built-in summary is used instead, with one warning.
 
 A summary message of an earlier ``compress`` run found in the portion is read back item by item,
 so compressing an already compressed conversation summarises the summary instead of losing it.
+Items keep the message numbers, labels, counts and fixes it gave them: numbers are those of the
+conversation before any compression (:func:`renumber`), the same in every summary of a chain;
+its header's counts of messages, tokens and tool calls add to the new ones, so the tool counts
+are totals over everything the summary stands for.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import shlex
 import signal
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from biocortex_cli.compress.formats import Message, ToolCall, parts
@@ -64,6 +68,10 @@ INLINE = {"file": ", ", "entity": ", ", "number": "; "}
 #: share of a block's budget each section may fill first; what is left goes by rank
 SHARES = {"decision": 0.24, "error": 0.2, "tool": 0.14, "file": 0.1, "entity": 0.14, "number": 0.08,
           "question": 0.1}
+#: opens the tool counts when an earlier summary did not count its calls (they are lower bounds)
+PARTIAL_TOOLS = "at least: "
+#: at most this many tools are named in a ``Tool calls (…)`` line; the others are counted together
+MAX_TOOLS_NAMED = 8
 MAX_SENTENCE = 360
 MAX_ERROR_LINE = 240
 #: the pinned lines: the user's first request and the assistant's latest conclusions, kept first
@@ -147,8 +155,16 @@ _OPEN = re.compile(
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9*`])")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-_TAG = re.compile(r"^- m\d+(?:–m\d+)?(?: ×\d+)?(?: [^:\s]+)?: ")  # label: a role, a tool's name, earlier
+#: an entry's tag: ``- m6 run_r: ``, ``- m3–m9 ×4 assistant: ``, ``- m14: `` (label: a role or a tool's name)
+_TAG = re.compile(r"^- m(\d+)(?:–m(\d+))?(?: ×(\d+))?(?: ([^:\s]+))?: ")
+_FIX_TAG = re.compile(r" → fix \(m(\d+)\): ")
 _SUMMARY_LEVEL = re.compile(r"· level (\d+)")
+_PIN = re.compile(r"\(m(\d+) ([^()\s]+)\): ")  # after the title of a pinned line
+#: the header line of a summary: what it covers (see :func:`_header`)
+_HEADER = re.compile(r"\[biocortex summary of messages? (\d+)(?:–(\d+))? · ([\d,]+) messages?, ([\d,]+) tokens"
+                     r"(?:, (at least )?([\d,]+) tool calls?)? · level (\d+)\]")
+#: one tool's count in a ``Tool calls (…):`` line (tool names have no spaces)
+_TOOL_COUNT = re.compile(r"(\S+) ×(\d[\d,]*)")
 
 
 # --- items -----------------------------------------------------------------------------------
@@ -213,6 +229,10 @@ class Digest:
     last: int
     items: dict[tuple[str, str], Item] = field(default_factory=dict)
     tools: dict[str, int] = field(default_factory=dict)  # calls per tool name
+    #: calls an earlier summary counted without naming their tool (its header has the total)
+    unnamed: int = 0
+    #: an earlier summary did not count its calls: the counts are lower bounds
+    partial: bool = False
     #: (message, text, weight) still to scan for entities
     entity_texts: list[tuple[int, str, float]] = field(default_factory=list)
 
@@ -232,6 +252,8 @@ class Digest:
             self.add(twin)
         for name, n in other.tools.items():
             self.tools[name] = self.tools.get(name, 0) + n
+        self.unnamed += other.unnamed
+        self.partial = self.partial or other.partial
 
 
 def _clip(text: str, limit: int) -> str:
@@ -506,23 +528,16 @@ class _Extractor:
                 self.pending.clear()
 
     def _earlier_summary(self, message: Message, content: str, digest: Digest) -> None:
-        """Items of a summary written by an earlier run, kept with this message's number."""
-        idx = message.index
+        """Items of a summary written by an earlier run, with the message numbers, labels, counts
+        and fixes it gave them; its tool counts add to the digest's."""
+        idx = message.index  # the first message it covers: files, entities, numbers have no number
         section = None
         by_title = {title: name for name, title in TITLES.items()}
+        named = 0
         for line in content.split("\n"):
             head = line.split(" (", 1)[0].rstrip(":")
             if line.startswith("- ") and section and section not in INLINE:
-                text = _TAG.sub("", line)
-                fix = ""
-                if " → fix (m" in text:
-                    text, _, rest = text.partition(" → fix (m")
-                    fix = rest.split("): ", 1)[-1]
-                item = Item(section, text.casefold() if section != "error" else _error_key(text), text, idx, idx,
-                            2.2 if section in ("decision", "error") else 1.5, label="earlier")
-                if fix:
-                    item.fix, item.fix_at = fix, idx
-                digest.add(item)
+                digest.add(_earlier_item(section, line, idx))
                 continue
             name, _, rest = line.partition(": ")
             if name in by_title and by_title[name] in INLINE:
@@ -534,6 +549,97 @@ class _Extractor:
                 section = None
             elif head in by_title:
                 section = by_title[head]
+                if section == "tool":
+                    for tool, n in _tool_counts(line):
+                        digest.tools[tool] = digest.tools.get(tool, 0) + n
+                        named += n
+        covered = earlier_summary(message)
+        if covered is not None and covered.calls_known:
+            digest.unnamed += max(0, covered.calls - named)  # its blocks that named none, a command's summary
+        else:
+            digest.partial = True
+
+
+def _earlier_item(section: str, line: str, first: int) -> Item:
+    """An entry of an earlier summary (``- m6 run_r: Error … → fix (m9): …``) as the item it was."""
+    tag = _TAG.match(line)
+    text, label, last, count = line[2:], "earlier", first, 1
+    if tag:
+        text, label = line[tag.end():], tag.group(4) or ""
+        first = int(tag.group(1))
+        last = int(tag.group(2) or first)
+        count = int(tag.group(3) or 1)
+    fix, fix_at = "", 0
+    found = _FIX_TAG.search(text)
+    if found:
+        text, fix, fix_at = text[: found.start()], text[found.end():], int(found.group(1))
+    key = _error_key(text) if section == "error" else text if section == "tool" else text.casefold()
+    return Item(section, key, text, first, last, 2.2 if section in ("decision", "error") else 1.5, count=count,
+                label=label, fix=fix, fix_at=fix_at)
+
+
+def _tool_counts(line: str) -> Iterable[tuple[str, int]]:
+    """(tool, calls) from a ``Tool calls (python ×3, bash ×1):`` line; entries that name no single
+    tool (``2 other tools ×5``) are left out: the summary's header has the total."""
+    inner = line[line.find("(") + 1: line.rfind(")")]
+    for entry in inner.removeprefix(PARTIAL_TOOLS).split(", "):
+        found = _TOOL_COUNT.fullmatch(entry)
+        if found:
+            yield found.group(1), int(found.group(2).replace(",", ""))
+
+
+# --- earlier summaries: what they cover, and the numbering they keep ------------------------------
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """What the header line of an earlier run's summary says it covers."""
+
+    first: int  # 0: a header that does not say (edited, or cut short)
+    last: int
+    messages: int
+    tokens: int | None
+    calls: int  # tool calls in the messages it covers
+    calls_known: bool  # False: ``calls`` is a lower bound
+    level: int
+
+
+def earlier_summary(message: Message) -> Earlier | None:
+    """The header of ``message`` if it is a summary an earlier ``compress`` wrote, else None."""
+    content = message.data.get("content")
+    if not isinstance(content, str) or not content.startswith(SUMMARY_MARK):
+        return None
+    head = content.split("\n", 1)[0]
+    found = _HEADER.match(head)
+    if found is None:
+        said = _SUMMARY_LEVEL.search(head)
+        return Earlier(0, 0, 1, None, 0, False, int(said.group(1)) if said else 1)
+    first, last, messages, tokens, at_least, calls, level = found.groups()
+    return Earlier(int(first), int(last or first), int(messages.replace(",", "")), int(tokens.replace(",", "")),
+                   int((calls or "0").replace(",", "")), calls is not None and not at_least, int(level))
+
+
+def renumber(messages: Sequence[Message]) -> list[Message]:
+    """``messages`` numbered as the conversation was before any compression: an earlier summary
+    stands for the messages its header says it covers (its number is the first of them), and the
+    messages after it are numbered on from the last. A summary of a summary therefore speaks of
+    the same ``m12`` as the summary it read, and of the messages since with the numbers they
+    would have had."""
+    out, shift = [], 0
+    for m in messages:
+        covered = earlier_summary(m)
+        if covered is not None and covered.first:
+            out.append(replace(m, index=covered.first))
+            shift = max(shift, covered.last - m.index)
+        else:
+            out.append(replace(m, index=m.index + shift) if shift else m)
+    return out
+
+
+def _last(message: Message) -> int:
+    """The number of the last message ``message`` stands for (an earlier summary: the last it covers)."""
+    covered = earlier_summary(message)
+    return max(message.index, covered.last) if covered is not None else message.index
 
 
 def _segment(messages: Sequence[Message], limit: int) -> list[int]:
@@ -548,16 +654,16 @@ def _segment(messages: Sequence[Message], limit: int) -> list[int]:
     return out
 
 
-def _scan_entities(digests: list[Digest], later: Sequence[str] = ()) -> None:
+def _scan_entities(digests: list[Digest], later: Sequence[str] = (), named: set[str] | None = None) -> set[str]:
     """Entities of each digest: every one that people or the agent wrote (prose, tool calls, errors,
     ``later``: the messages kept verbatim after the portion), then from tool output the identifiers
     (accessions, Ensembl, dbSNP, …) and only the gene-like symbols written somewhere too — a
     table's other rows (non-hits under a threshold, read names) are not what the conversation is
-    about."""
+    about. Returns the names written (``named``, a set to go on from, grows)."""
     from biocortex_cli.bio.entities import extract_entities
 
     share = max(8_000, ENTITY_SCAN_CHARS // max(1, len(digests)))
-    named: set[str] = set()
+    named = set() if named is None else named
     left = ENTITY_SCAN_CHARS // 4  # what the kept messages say: enough to know their names, and bounded
     for text in later:
         for piece in _pieces(text[:left]):
@@ -588,6 +694,7 @@ def _scan_entities(digests: list[Digest], later: Sequence[str] = ()) -> None:
         for idx, name, kind, weight, said in mine:
             if said or kind != "gene" or name.casefold() in named:
                 digest.add(Item("entity", name.casefold(), name, idx, idx, weight))
+    return named
 
 
 def _pieces(text: str, size: int = 4000) -> Iterable[str]:
@@ -604,17 +711,26 @@ def _pieces(text: str, size: int = 4000) -> Iterable[str]:
 
 
 def extract(messages: Sequence[Message], segment_chars: int | None = None,
-            later: Sequence[Message] = ()) -> list[Digest]:
+            later: Sequence[Message] = (), tail: Sequence[Message] = ()) -> list[Digest]:
     """The level-1 digests of ``messages`` (one per segment of ``SEGMENT_CHARS``); ``later``, the
-    messages after them, only tells which entities the conversation names."""
+    messages after them, only tells which entities the conversation names. ``tail``: messages
+    right after ``messages``, read on from where they left off (an error there may find its fix
+    in the tail) into one more digest of their own, the last: a summary can then be written with
+    or without them from one reading."""
     segment_of = _segment(messages, segment_chars or SEGMENT_CHARS)
     digests: list[Digest] = []
     for seg, message in zip(segment_of, messages, strict=True):
         if seg == len(digests):
             digests.append(Digest(message.index, message.index))
-        digests[seg].last = message.index
-    _Extractor(digests).run(messages, segment_of)
-    _scan_entities(digests, [_said(m) for m in later])
+        digests[seg].last = _last(message)
+    extractor = _Extractor(digests)
+    extractor.run(messages, segment_of)
+    named = _scan_entities(digests, [_said(m) for m in (*tail, *later)])
+    if tail:
+        extractor.segments = [Digest(tail[0].index, _last(tail[-1]))]
+        extractor.run(tail, [0] * len(tail))
+        _scan_entities(extractor.segments, [_said(m) for m in later], named)
+        digests.append(extractor.segments[0])
     return digests
 
 
@@ -630,7 +746,7 @@ def _said(message: Message) -> str:
 @dataclass(frozen=True)
 class Pin:
     index: int  # the message it comes from
-    label: str  # user, assistant, or earlier (read back from an earlier summary)
+    label: str  # user or assistant (as an earlier summary gave it, when read back from one)
     text: str
 
 
@@ -646,10 +762,15 @@ def _prose_text(message: Message) -> str:
     return " ".join(" ".join(lines).split())
 
 
-def _earlier_pin(content: str, title: str) -> str | None:
+def _earlier_pin(message: Message, content: str, title: str) -> Pin | None:
+    """The line an earlier summary pinned under ``title``, with the message number and label it
+    gave it (``Request (m2 user): …``)."""
     for line in content.split("\n"):
         if line.startswith(title + " (m"):
-            return line.split("): ", 1)[1] if "): " in line else None
+            found = _PIN.match(line, len(title) + 1)
+            if found:
+                return Pin(int(found.group(1)), found.group(2), line[found.end():])
+            return Pin(message.index, "earlier", line.split("): ", 1)[1]) if "): " in line else None
     return None
 
 
@@ -668,9 +789,9 @@ def _find_pin(messages: Sequence[Message], title: str, role: str, min_chars: int
     for m in messages:
         content = m.data.get("content")
         if isinstance(content, str) and content.startswith(SUMMARY_MARK):
-            kept = _earlier_pin(content, title)
-            if kept:
-                return Pin(m.index, "earlier", kept)
+            kept = _earlier_pin(m, content, title)
+            if kept and kept.text:
+                return kept
         elif m.role == role:
             text = _prose_text(m)
             if len(text) >= min_chars:
@@ -715,24 +836,33 @@ def _cost(item: Item, counter: TokenCounter) -> int:
     return item.cost
 
 
-def _tools_line(tools: dict[str, int]) -> str:
-    ranked = sorted(tools.items(), key=lambda kv: (-kv[1], kv[0]))
-    shown = ", ".join(f"{name} ×{n}" for name, n in ranked[:8])
-    if len(ranked) > 8:
-        shown += f", {len(ranked) - 8} more"
-    return f"{TITLES['tool']} ({shown}):"
+def _tools_line(digest: Digest) -> str:
+    """``Tool calls (python ×12, bash ×3):``: calls per tool over everything the block covers,
+    an earlier summary's counts included; the calls an earlier summary counted without naming
+    their tool are said as such, and counts that may be short open with ``at least:``."""
+    ranked = sorted(digest.tools.items(), key=lambda kv: (-kv[1], kv[0]))
+    entries = [f"{name} ×{n:,}" for name, n in ranked[:MAX_TOOLS_NAMED]]
+    others = ranked[MAX_TOOLS_NAMED:]
+    if others:
+        entries.append(f"{len(others)} other tool{'s' if len(others) > 1 else ''} ×{sum(n for _, n in others):,}")
+    if digest.unnamed:
+        entries.append(f"{digest.unnamed:,} by tools an earlier summary did not name")
+    if not entries:
+        return f"{TITLES['tool']}:"
+    return f"{TITLES['tool']} ({PARTIAL_TOOLS if digest.partial else ''}{', '.join(entries)}):"
 
 
-def _render(digest: Digest, chosen: Sequence[Item], title: str) -> str:
+def _render(digest: Digest, chosen: Sequence[Item], title: str, counts: bool = False) -> str:
+    """The chosen items by section; ``counts``: the tool counts line even without a call listed."""
     lines = [title] if title else []
     for section in SECTIONS:
         items = sorted((i for i in chosen if i.section == section), key=lambda i: (i.first, i.last, i.key))
-        if not items:
+        if not items and not (counts and section == "tool"):
             continue
         if section in INLINE:
             lines.append(f"{TITLES[section]}: " + INLINE[section].join(i.entry() for i in items))
             continue
-        lines.append(_tools_line(digest.tools) if section == "tool" else f"{TITLES[section]}:")
+        lines.append(_tools_line(digest) if section == "tool" else f"{TITLES[section]}:")
         lines.extend(i.entry() for i in items)
     return "\n".join(lines)
 
@@ -744,7 +874,7 @@ def render_digest(digest: Digest, budget: int, counter: TokenCounter, title: str
     # ties keep discovery order: earlier in a message (the top of a sorted table) ranks first
     ranked = sorted(items, key=lambda i: (-i.score(span), -i.last))
     header = {s: counter.count(TITLES[s]) + 3 for s in SECTIONS}
-    header["tool"] = counter.count(_tools_line(digest.tools)) + 1 if digest.tools else header["tool"]
+    header["tool"] = counter.count(_tools_line(digest)) + 1
     room = budget - (counter.count(title) + 1 if title else 0)
     chosen: list[Item] = []
     used_by: dict[str, int] = dict.fromkeys(SECTIONS, 0)
@@ -780,7 +910,9 @@ def render_digest(digest: Digest, budget: int, counter: TokenCounter, title: str
                 break
     if not chosen:  # nothing in this segment is worth a line: no heading either
         return ""
-    text = _render(digest, chosen, title)
+    # the calls per tool, even when none of them is listed: the next summary adds to them
+    counts = bool(digest.tools or digest.unnamed) and not used_by["tool"] and total + header["tool"] <= room
+    text = _render(digest, chosen, title, counts)
     actual = counter.count(text)
     while actual > budget and chosen:  # estimates were short: drop the lowest-ranked items
         rank = {id(i): n for n, i in enumerate(ranked)}
@@ -788,7 +920,7 @@ def render_digest(digest: Digest, budget: int, counter: TokenCounter, title: str
         excess = actual - budget
         while chosen and excess > 0:
             excess -= chosen.pop().cost
-        text = _render(digest, chosen, title)
+        text = _render(digest, chosen, title, counts)
         actual = counter.count(text)
     if not chosen:
         return ""
@@ -804,45 +936,68 @@ class Summary:
     levels: int
     summarizer: str  # "built-in", "command" or "built-in (fallback)"
     warnings: tuple[str, ...] = ()
+    left_out: int = 0  # the last messages it was given and does not cover (``spare``)
 
 
 def _messages_span(first: int, last: int) -> str:
     return f"message {first}" if first == last else f"messages {first}–{last}"
 
 
-def _header(messages: Sequence[Message], tokens: int, level: int) -> str:
-    n = len(messages)
-    return (f"{SUMMARY_MARK} of {_messages_span(messages[0].index, messages[-1].index)} · {n:,} "
-            f"message{'' if n == 1 else 's'}, {tokens:,} tokens · level {level}]")
+@dataclass(frozen=True)
+class _Covered:
+    """What a summary of ``messages`` (numbered by :func:`renumber`) stands for: earlier
+    summaries among them count as the messages and tool calls their headers say."""
+
+    first: int
+    last: int
+    messages: int
+    calls: int
+    calls_known: bool  # False: an earlier summary did not count its calls
+    earlier_level: int  # 0: no earlier summary among them
+
+    @classmethod
+    def of(cls, messages: Sequence[Message]) -> _Covered:
+        count = calls = level = 0
+        known = True
+        for m in messages:
+            covered = earlier_summary(m)
+            if covered is None:
+                count += 1
+                calls += len(parts(m).calls)
+                continue
+            count += covered.messages
+            calls += covered.calls
+            known = known and covered.calls_known
+            level = max(level, covered.level)
+        return cls(messages[0].index, _last(messages[-1]), count, calls, known, level)
+
+    def header(self, tokens: int, level: int) -> str:
+        n, calls = self.messages, f"{'' if self.calls_known else 'at least '}{self.calls:,}"
+        return (f"{SUMMARY_MARK} of {_messages_span(self.first, self.last)} · {n:,} message{'' if n == 1 else 's'}, "
+                f"{tokens:,} tokens, {calls} tool call{'' if self.calls == 1 else 's'} · level {level}]")
 
 
-def _note(by: str) -> str:
-    return (f"Condensed by {by}; mN = message N of the conversation before compression. "
-            "The messages after this one are verbatim.")
-
-
-def _earlier_level(messages: Sequence[Message]) -> int:
-    level = 0
-    for m in messages:
-        content = m.data.get("content")
-        if isinstance(content, str) and content.startswith(SUMMARY_MARK):
-            found = _SUMMARY_LEVEL.search(content.split("\n", 1)[0])
-            level = max(level, int(found.group(1)) if found else 1)
-    return level
+def _note(by: str, cut_after: bool) -> str:
+    after = ("The messages after this one are verbatim, except for text cut where a [… cut …] mark says so."
+             if cut_after else "The messages after this one are verbatim.")
+    return (f"Condensed by {by}; mN = message N of the conversation before any compression (the same N in "
+            f"every later summary). {after}")
 
 
 def _assemble(messages: Sequence[Message], tokens: Callable[[], int], budget: int, counter: TokenCounter, by: str,
-              build: Callable[[int], tuple[list[str], int]]) -> tuple[str, int]:
+              build: Callable[[int], tuple[list[str], int]], cut_after: bool = False) -> tuple[str, int]:
     """Header (and note, when there is room) + the blocks ``build`` makes within what is left.
-    ``tokens`` (of the portion) is asked for only once the blocks are written."""
-    earlier = _earlier_level(messages)
-    header = _header(messages, 10**12, max(earlier + 1, 9))  # the longest it can be, for sizing
-    note = _note(by)
+    ``tokens`` (of the conversation the portion stands for) is asked for only once the blocks are
+    written."""
+    covered = _Covered.of(messages)
+    earlier = covered.earlier_level
+    header = covered.header(10**12, max(earlier + 1, 9))  # the longest it can be, for sizing
+    note = _note(by, cut_after)
     with_note = budget >= 4 * counter.count(header + note) + MIN_BLOCK_TOKENS
     reserved = counter.count(header) + 1 + (counter.count(note) + 1 if with_note else 0)
     blocks, level = build(max(0, budget - reserved))
     level = max(level, earlier + 1) if earlier else level
-    lines = [_header(messages, tokens(), level)] + ([note] if with_note else []) + blocks
+    lines = [covered.header(tokens(), level)] + ([note] if with_note else []) + blocks
     text = _redacted("\n".join(lines))
     return (text if counter.count(text) <= budget else counter.truncate(text, budget)), level
 
@@ -879,7 +1034,10 @@ def transcript(messages: Sequence[Message]) -> str:
     out = []
     for m in messages:
         p = parts(m)
-        out.append(f"[message {m.index} · {m.role}{' · tool result' if p.outputs and m.role != 'tool' else ''}]")
+        if earlier_summary(m) is not None:
+            out.append(f"[{_messages_span(m.index, _last(m))} · summary by an earlier compress]")
+        else:
+            out.append(f"[message {m.index} · {m.role}{' · tool result' if p.outputs and m.role != 'tool' else ''}]")
         out.extend(t for t in (*p.prose, *p.outputs) if t)
         out.extend(f"→ tool call: {render_call(c)}" for c in p.calls)
         out.append("")
@@ -945,7 +1103,7 @@ def command_blocks(messages: Sequence[Message], budget: int, counter: TokenCount
     inputs: list[tuple[int, int, str]] = []
     for seg in range(segment_of[-1] + 1):
         group = [m for m, s in zip(messages, segment_of, strict=True) if s == seg]
-        inputs.append((group[0].index, group[-1].index, transcript(group)))
+        inputs.append((group[0].index, _last(group[-1]), transcript(group)))
     level = 1
     while True:
         n = len(inputs)
@@ -974,30 +1132,56 @@ def summarizer_argv(command: str) -> list[str]:
     return argv
 
 
-def summarize(messages: Sequence[Message], *, budget: int, tokens: int | Callable[[], int], counter: TokenCounter,
-              command: str | None = None, timeout: float = DEFAULT_TIMEOUT, later: Sequence[Message] = ()) -> Summary:
-    """The summary of ``messages`` (the compressed portion, ``tokens`` tokens: a number, or a
-    function that returns it once it is known) in at most ``budget`` tokens. ``later``: the
-    messages kept verbatim after the portion (they tell which entities the conversation names)."""
-    if isinstance(tokens, int):
-        tokens = functools.partial(int, tokens)
+def summarize(messages: Sequence[Message], *, budget: int, tokens: int | Callable[[int], int], counter: TokenCounter,
+              command: str | None = None, timeout: float = DEFAULT_TIMEOUT, later: Sequence[Message] = (),
+              spare: int = 0, spare_tokens: int = 0) -> Summary:
+    """The summary of ``messages`` (the compressed portion, numbered by their positions in the
+    input) in at most ``budget`` tokens. ``tokens``: what the conversation the first ``n`` of them
+    stand for counted (an earlier summary counts as the tokens its header says), a number or a
+    function of ``n`` asked once the summary is written. ``later``: the messages kept after the
+    portion (they tell which entities the conversation names). ``spare``: the built-in summary
+    leaves the last ``spare`` messages out if without them it leaves ``spare_tokens`` of its budget
+    unused (the caller keeps them, cut, in what is left; ``Summary.left_out`` says so). Entries are
+    numbered as the conversation was before any compression (:func:`renumber`)."""
+    def count(n: int) -> int:
+        return tokens(n) if callable(tokens) else tokens
+
+    messages = renumber(messages)
     if command is not None:
         argv = summarizer_argv(command)
         try:
-            text, level = _assemble(messages, tokens, budget, counter, "an external summarizer",
+            text, level = _assemble(messages, functools.partial(count, len(messages)), budget, counter,
+                                    "an external summarizer",
                                     lambda room: command_blocks(messages, room, counter, argv, timeout))
             return Summary(text, level, "command")
         except CommandFailed as exc:
             warning = f"biocortex: warning: summarizer {command!r} {exc}; using the built-in summary"
-            text, level = _builtin(messages, tokens, budget, counter, later)
-            return Summary(text, level, "built-in (fallback)", (warning,))
-    text, level = _builtin(messages, tokens, budget, counter, later)
-    return Summary(text, level, "built-in")
+            text, level, left_out = _builtin(messages, count, budget, counter, later, spare, spare_tokens)
+            return Summary(text, level, "built-in (fallback)", (warning,), left_out)
+    text, level, left_out = _builtin(messages, count, budget, counter, later, spare, spare_tokens)
+    return Summary(text, level, "built-in", left_out=left_out)
 
 
-def _builtin(messages: Sequence[Message], tokens: Callable[[], int], budget: int,
-             counter: TokenCounter, later: Sequence[Message] = ()) -> tuple[str, int]:
-    digests = extract(messages, later=later)
+def _builtin(messages: Sequence[Message], tokens: Callable[[int], int], budget: int, counter: TokenCounter,
+             later: Sequence[Message] = (), spare: int = 0, spare_tokens: int = 0) -> tuple[str, int, int]:
+    """The built-in summary, and how many of the last messages it left out (``spare`` or 0): one
+    reading of the messages, written without the spare ones first; with them if that leaves less
+    than ``spare_tokens`` unused."""
+    head = messages[: len(messages) - spare] if 0 < spare < len(messages) else messages
+    tail = messages[len(head):]
+    digests = extract(head, later=(*tail, *later) if tail else later, tail=tail)
+    if tail:
+        apart = [replace(d, items=dict(d.items)) for d in digests[:-1]]  # the pinned lines drop items
+        text, level = _builtin_text(head, apart, tokens, budget, counter, cut_after=True)
+        if budget - counter.count(text) >= spare_tokens:
+            return text, level, len(tail)
+        digests[-2].absorb(digests.pop())
+    text, level = _builtin_text(messages, digests, tokens, budget, counter)
+    return text, level, 0
+
+
+def _builtin_text(messages: Sequence[Message], digests: list[Digest], tokens: Callable[[int], int], budget: int,
+                  counter: TokenCounter, cut_after: bool = False) -> tuple[str, int]:
     request, conclusion = pinned(messages)
 
     def build(room: int) -> tuple[list[str], int]:
@@ -1012,4 +1196,5 @@ def _builtin(messages: Sequence[Message], tokens: Callable[[], int], budget: int
         blocks, level = builtin_blocks(digests, max(0, room - used), counter)
         return lines + [b for b in blocks if b], level
 
-    return _assemble(messages, tokens, budget, counter, "biocortex compress (deterministic extract)", build)
+    return _assemble(messages, functools.partial(tokens, len(messages)), budget, counter,
+                     "biocortex compress (deterministic extract)", build, cut_after)
