@@ -16,7 +16,10 @@ command or recall rebuilds them):
 
 Freshness: biocortex commits every write, so the tables follow the vault's git HEAD — when it
 moved, ``git diff`` names the fact and entity notes to read again. ``biocortex index`` also
-stats every note, which catches hand edits not yet committed.
+stats every note, which catches hand edits not yet committed. A single ``fact add`` brings the
+tables to its own commit itself, its fact note from memory, and names its notes for the next
+refresh to stat (``recheck``); it stores its line uncounted and the next reader counts it
+(``refresh_facts``), so the add loads no tokenizer.
 """
 
 from __future__ import annotations
@@ -78,10 +81,22 @@ def _state(conn: sqlite3.Connection) -> dict[str, str]:
 
 
 def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: bool = False,
-                  written: Mapping[str, tuple[Note, int]] | None = None) -> list[DataError]:
+                  written: Mapping[str, tuple[Note, int]] | None = None, count: bool = True,
+                  recheck: Iterable[str] = ()) -> list[DataError]:
     """Bring the fact tables up to date; returns the notes that could not be read. ``written``:
     notes this process has just written (rel -> (the note, its size in bytes)), taken from memory
-    instead of read back when their file still has that size."""
+    instead of read back when their file still has that size.
+
+    ``recheck``: notes the next refresh reads again if their file changed since the tables took
+    them (a person's edit, not committed). A single ``fact add`` names its own: it indexes them
+    from memory right after its commit, where the next command used to read them back (``git
+    diff``), and so would have seen such an edit. Recorded with the new HEAD, in one transaction.
+
+    ``count=False`` (a single ``fact add``) leaves the tokens of the lines it stores uncounted
+    (``line_tokens`` -1, ``fact_state`` ``uncounted``): loading the tokenizer was ~165 ms of an
+    add's ~600 ms CPU. Every other caller counts them here first (:func:`_count_lines`), so no
+    reader sees an uncounted line; the first one after a commit loads the tokenizer anyway (the
+    episodes' recall header is counted again for the new HEAD, index/build.py)."""
     from biocortex_cli.facts import render
 
     version = conn.execute("SELECT value FROM fact_state WHERE key = 'tables'").fetchone() if conn.execute(
@@ -99,19 +114,25 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
             for table in ("facts", "entity_aliases", "entity_files", "fact_problems", "fact_state"):
                 conn.execute(f"DELETE FROM {table}")
         state = {}
+    if count and "uncounted" in state:
+        _count_lines(conn, encoding)
     todo: set[str] | None = None
     if state and not full and not _damaged(conn, state):
-        if state.get("head") == head:
+        edited = _edited(conn, vault, state.get("recheck"))
+        if state.get("head") == head and not edited:
             return _problems(conn)
-        todo = (git_changed(vault.git_root, vault.root, state["head"], head, ("facts", "entities"))
-                if state.get("head") and head else None)
+        if state.get("head") and head:  # what HEAD changed since, and the notes edited since read
+            todo = set() if state["head"] == head else git_changed(vault.git_root, vault.root, state["head"], head,
+                                                                   ("facts", "entities"))
+            if todo is not None:
+                todo |= edited
     if todo is None:  # first build, --full, or git cannot tell: stat everything
         known = dict(((r, (m, s)) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM facts")))
         known.update(((r, (m, s)) for r, m, s in conn.execute("SELECT rel, mtime_ns, size FROM entity_files")))
         known.update((r, (0, -1)) for (r,) in conn.execute("SELECT rel FROM fact_problems"))
         now = note_stamps(vault.folder, ("facts", "entities"))
         todo = {r for r, st in now.items() if known.get(r) != st} | (set(known) - set(now))
-    _update(conn, vault, sorted(todo), encoding, written or {})
+    _update(conn, vault, sorted(todo), encoding, written or {}, count)
     if "header_tokens" not in state:
         from biocortex_cli.facts.render import RECALL_HEADER
         from biocortex_cli.tokens import get_counter
@@ -125,7 +146,28 @@ def refresh_facts(conn: sqlite3.Connection, vault: Any, encoding: str, *, full: 
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('format', ?)", (render.FORMAT,))
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('tables', ?)", (TABLES_VERSION,))
         conn.execute("INSERT OR REPLACE INTO fact_state VALUES('rows', ?)", (_rows(conn),))
+        named = sorted(r for r in recheck if r.endswith(".md") and r.startswith(("facts/", "entities/")))
+        if named:
+            conn.execute("INSERT OR REPLACE INTO fact_state VALUES('recheck', ?)", ("\n".join(named),))
+        else:
+            conn.execute("DELETE FROM fact_state WHERE key = 'recheck'")
     return _problems(conn)
+
+
+def _edited(conn: sqlite3.Connection, vault: Any, named: str | None) -> set[str]:
+    """The notes a refresh's ``recheck`` named whose file is not the one the tables read (another mtime
+    or size, gone, or a note they could not read)."""
+    out = set()
+    for rel in (named or "").split("\n") if named else ():
+        table = "facts" if rel.startswith("facts/") else "entity_files"
+        row = conn.execute(f"SELECT mtime_ns, size FROM {table} WHERE rel = ?", (rel,)).fetchone()
+        try:
+            st = os.stat(f"{vault.root}/{rel}")
+        except OSError:
+            st = None
+        if row is None or st is None or (st.st_mtime_ns, st.st_size) != tuple(row):
+            out.add(rel)
+    return out
 
 
 def _rows(conn: sqlite3.Connection) -> str:
@@ -144,8 +186,20 @@ def _damaged(conn: sqlite3.Connection, state: dict[str, str]) -> bool:
     return True
 
 
+def _count_lines(conn: sqlite3.Connection, encoding: str) -> None:
+    """Count the tokens of the lines a ``count=False`` refresh left uncounted."""
+    from biocortex_cli.tokens import get_counter
+
+    counter = get_counter(encoding)
+    uncounted = conn.execute("SELECT rel, line FROM facts WHERE line_tokens < 0").fetchall()
+    rows = [(counter.count(line), rel) for rel, line in uncounted]
+    with write_txn(conn):
+        conn.executemany("UPDATE facts SET line_tokens = ? WHERE rel = ?", rows)
+        conn.execute("DELETE FROM fact_state WHERE key = 'uncounted'")
+
+
 def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding: str,
-            written: Mapping[str, tuple[Note, int]]) -> None:
+            written: Mapping[str, tuple[Note, int]], count: bool = True) -> None:
     from pathlib import Path  # here, not at the top: `fact verify` with nothing changed needs none
 
     from biocortex_cli.facts.model import Fact, fact_from_note
@@ -184,10 +238,14 @@ def _update(conn: sqlite3.Connection, vault: Any, rels: Sequence[str], encoding:
         except DataError as exc:
             gone.append(rel)
             problems.append((rel, exc.line or 1, exc.message))
-    if fact_rows:  # the lines' tokens (count_many's threads cost more than they save on one-line texts)
-        count = get_counter(encoding).count
-        fact_rows = [(*row[:9], count(row[8]), *row[10:]) for row in fact_rows]
+    if fact_rows and count:  # the lines' tokens (count_many's threads cost more than they save on one-line texts)
+        tokens = get_counter(encoding).count
+        fact_rows = [(*row[:9], tokens(row[8]), *row[10:]) for row in fact_rows]
+    elif fact_rows:
+        fact_rows = [(*row[:9], -1, *row[10:]) for row in fact_rows]
     with write_txn(conn):
+        if fact_rows and not count:  # in the same transaction as the rows: the next counting refresh counts them
+            conn.execute("INSERT OR REPLACE INTO fact_state VALUES('uncounted', '1')")
         for table in ("facts", "entity_aliases", "entity_files", "fact_problems"):
             conn.executemany(f"DELETE FROM {table} WHERE rel = ?", [(rel,) for rel in gone])
         conn.executemany("INSERT OR REPLACE INTO facts VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", fact_rows)
@@ -375,15 +433,18 @@ def with_facts(vault: Any, use: Callable[[IndexedFacts], T]) -> tuple[T, list[Da
     raise AssertionError("unreachable")
 
 
-def open_facts(vault: Any, *, full: bool = False,
-               written: Mapping[str, tuple[Note, int]] | None = None) -> tuple[sqlite3.Connection, IndexedFacts,
-                                                                                list[DataError]]:
+def open_facts(vault: Any, *, full: bool = False, written: Mapping[str, tuple[Note, int]] | None = None,
+               episodes: bool = True) -> tuple[sqlite3.Connection, IndexedFacts, list[DataError]]:
     """The vault's index, refreshed (episodes and facts), as a fact source; ``written``: see
     :func:`refresh_facts` (a bulk import hands over its notes: the next command after a 10,000-fact
-    import read all 12,000 back, ~5 s)."""
-    from biocortex_cli.index.build import refresh
+    import read all 12,000 back, ~5 s). ``episodes=False`` (a single fact write): the episodes are
+    left as they are when the index is usable (``index/build.py`` ``open_as_is``), and lines are
+    stored uncounted (:func:`refresh_facts` ``count``): such a write loads no tokenizer."""
+    from biocortex_cli.index.build import open_as_is, refresh
 
     encoding = vault.config.tokenizer.encoding
-    conn, _report = refresh(vault, encoding)
-    problems = refresh_facts(conn, vault, encoding, full=full, written=written)
+    conn = None if episodes or full else open_as_is(vault, encoding)
+    if conn is None:
+        conn, _report = refresh(vault, encoding)
+    problems = refresh_facts(conn, vault, encoding, full=full, written=written, count=episodes)
     return conn, IndexedFacts(conn, vault.folder if vault.config.episodic.vocabulary else None), problems

@@ -38,7 +38,7 @@ from biocortex_cli.facts.model import (
 from biocortex_cli.store import entity_notes
 from biocortex_cli.store.episodes import one_line
 from biocortex_cli.store.git import Author
-from biocortex_cli.store.notes import edit_frontmatter, iso_utc, read_note, render_note
+from biocortex_cli.store.notes import edit_frontmatter, iso_utc, read_note, render_note, rendered_note
 from biocortex_cli.store.vault import Transaction, Vault
 
 if TYPE_CHECKING:
@@ -408,9 +408,10 @@ def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: l
     exists = episode_checker(vault)
     parsed = [parse_source(clean_text(s, "source"), episode_exists=exists) for s in sources]
     rules = rules or FactRules.from_config(vault)
-    from biocortex_cli.facts.index import open_facts
+    from biocortex_cli.facts.index import open_facts, refresh_facts
 
-    conn, source, _problems = open_facts(vault)  # aliases and current facts, from the index
+    # aliases and current facts, from the index (its episodes are not this write's business)
+    conn, source, _problems = open_facts(vault, episodes=False)
     try:
         s_name, o_name = resolve_name(source, subject_text, quals), resolve_name(source, obj_text, quals)
         nearby = source.touching(source.spellings(s_name.name))
@@ -455,8 +456,9 @@ def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: l
             if not created:
                 updates["updated"] = now
             record.update(updates)
-            if created:
-                txn.write(rel, render_fact(vault, record, episode_exists=exists))
+            if created:  # with its note, which the fact tables take from memory after the commit
+                text, note_of = rendered_note(rel, dict(record), fact_body(vault, record, episode_exists=exists))
+                txn.write(rel, text, parsed=note_of)
             else:
                 _rewrite(txn, rel, record, updates)
             write_entity_notes(txn, [s_name.name, o_name.name], author, source,
@@ -467,6 +469,11 @@ def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: l
                 txn.message = f"fact: reopen {ident} — {one_line(summary)} (+{labels}, {conf:g})"
             elif not created:  # the reviewer scanning git log sees an update, not a second add
                 txn.message = f"fact: update {ident} — {one_line(summary)} (+{labels}, {conf:g})"
+        # the fact tables follow the commit now, the new note from memory: the next command finds
+        # them current instead of reading the notes back; the line's tokens are counted by the next
+        # reader, which loads the tokenizer anyway (refresh_facts)
+        refresh_facts(conn, vault, vault.config.tokenizer.encoding, written=txn.rendered, count=False,
+                      recheck=txn.paths)  # ... yet a hand edit of them before then is still read
     finally:
         conn.close()
     fact = Fact(record=record, path=rel)

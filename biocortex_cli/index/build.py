@@ -640,6 +640,24 @@ def rebuild(vault: Any, encoding: str, reason: str = "") -> RefreshReport:
     return report
 
 
+def open_as_is(vault: Any, encoding: str) -> sqlite3.Connection | None:
+    """The index opened without bringing its episodes up to date, when it is there, readable and
+    of this encoding and format (else None: :func:`refresh` builds it). A fact write reads and
+    refreshes only the fact tables (facts/index.py): the episodes' refresh after every commit
+    (``git diff``, the recall header counted again for the new HEAD) is left to the next reader
+    of episodes, which does it anyway."""
+    path = store.index_path(vault.state_folder)
+    try:
+        conn = store.connect(path)
+        meta = store.get_meta(conn)
+    except (IndexUnusable, sqlite3.DatabaseError, ValueError):
+        return None
+    if _outdated(meta, encoding):
+        conn.close()
+        return None
+    return conn
+
+
 def refresh(vault: Any, encoding: str, *, full: bool = False,
             edits: bool = False) -> tuple[sqlite3.Connection, RefreshReport]:
     """Open the index and bring it up to date; rebuild when it is missing, corrupt or outdated.
