@@ -23,6 +23,23 @@ def phrase(text: str) -> str:
     return " ".join(tokenize(text))
 
 
+LAB_ONE_WAY = round(SOURCE_WEIGHTS["lab"] * vocabulary.ONE_WAY, 4)
+
+
+def assert_both_ways(pairs: tuple[tuple[str, str], ...]) -> None:
+    """Each pair's terms expand to each other."""
+    for one, other in pairs:
+        assert phrase(other) in synonyms(one), (one, other)
+        assert phrase(one) in synonyms(other), (other, one)
+
+
+def assert_one_way(pairs: tuple[tuple[str, str], ...]) -> None:
+    """Each pair's first term expands to the second at a one-way lab entry's weight, never back."""
+    for plain, technical in pairs:
+        assert synonyms(plain)[phrase(technical)].weight == LAB_ONE_WAY, (plain, technical)
+        assert phrase(plain) not in synonyms(technical), (technical, plain)
+
+
 def test_herg_expands_to_kcnh2_through_hgnc() -> None:
     found = synonyms("hERG")
     assert "kcnh2" in found
@@ -76,7 +93,7 @@ def test_a_phrase_covers_its_words() -> None:
     assert "channel" not in terms and "potassium" not in terms
     found = {e.synonym: e for e in result.expansions}
     # one-way lab entries (related, not synonyms) weigh less than synonyms
-    assert found["herg"].weight == round(SOURCE_WEIGHTS["lab"] * vocabulary.ONE_WAY, 4)
+    assert found["herg"].weight == LAB_ONE_WAY
     assert found["herg"].weight < found[phrase("cardiac toxicity")].weight
 
 
@@ -156,14 +173,10 @@ def test_the_data_file_records_its_sources() -> None:
 
 def test_the_lab_list_joins_lay_words_trade_names_spellings_and_builds() -> None:
     """A sample of the lab list's wording groups, each in both directions unless one-way."""
-    lay = synonyms("cells stuck together")  # one-way: a lay description of doublets
-    assert lay["doublet"].weight == round(SOURCE_WEIGHTS["lab"] * vocabulary.ONE_WAY, 4)
-    assert phrase("cells stuck together") not in synonyms("doublets")
-    for one, other in (("Keytruda", "pembrolizumab"), ("faecal", "fecal"), ("GRCh37", "hg19"),
-                       ("TNBC", "triple-negative"), ("immunoblot", "western blot"),
-                       ("thale cress", "Arabidopsis"), ("cfDNA", "cell-free DNA")):
-        assert phrase(other) in synonyms(one), (one, other)
-        assert phrase(one) in synonyms(other), (other, one)
+    assert_one_way((("cells stuck together", "doublets"),))  # a lay description of doublets
+    assert_both_ways((("Keytruda", "pembrolizumab"), ("faecal", "fecal"), ("GRCh37", "hg19"),
+                     ("TNBC", "triple-negative"), ("immunoblot", "western blot"),
+                     ("thale cress", "Arabidopsis"), ("cfDNA", "cell-free DNA")))
     # a stop word inside a phrase is dropped, so the lab list writes it as a question tokenises it
     assert "loh" in synonyms("loss of heterozygosity")
     assert "vus" in synonyms("variants of uncertain significance")
@@ -172,17 +185,12 @@ def test_the_lab_list_joins_lay_words_trade_names_spellings_and_builds() -> None
 def test_the_lab_list_joins_plain_descriptions_to_technical_terms() -> None:
     """The second round of the lab list: lay names of diseases, organs, artefacts and conditions
     meet the technical ones both ways; a plain phrase broader than its term is one-way."""
-    for one, other in (("heart attack", "myocardial infarction"), ("high blood pressure", "hypertension"),
-                       ("liver", "hepatic"), ("fat cells", "adipocytes"), ("neoplasm", "tumour"),
-                       ("photobleaching", "fluorescence fading"), ("stool transplant", "FMT"),
-                       ("hyperglycaemia", "hyperglycemia"), ("Mann-Whitney", "Wilcoxon rank-sum")):
-        assert phrase(other) in synonyms(one), (one, other)
-        assert phrase(one) in synonyms(other), (other, one)
-    for lay, technical in (("gene silencing", "knockdown"), ("kidney failure", "chronic kidney disease"),
-                           ("volcano plot", "differential expression"), ("skin cancer", "melanoma")):
-        found = synonyms(lay)
-        assert found[phrase(technical)].weight == round(SOURCE_WEIGHTS["lab"] * vocabulary.ONE_WAY, 4)
-        assert phrase(lay) not in synonyms(technical), (technical, lay)
+    assert_both_ways((("heart attack", "myocardial infarction"), ("high blood pressure", "hypertension"),
+                     ("liver", "hepatic"), ("fat cells", "adipocytes"), ("neoplasm", "tumour"),
+                     ("photobleaching", "fluorescence fading"), ("stool transplant", "FMT"),
+                     ("hyperglycaemia", "hyperglycemia"), ("Mann-Whitney", "Wilcoxon rank-sum")))
+    assert_one_way((("gene silencing", "knockdown"), ("kidney failure", "chronic kidney disease"),
+                    ("volcano plot", "differential expression"), ("skin cancer", "melanoma")))
     # stop words dropped inside a phrase: written as a question tokenises them
     assert "moi" in synonyms("multiplicity of infection")
     assert "roh" in synonyms("runs of homozygosity")
@@ -193,17 +201,12 @@ def test_the_lab_list_joins_plain_descriptions_to_technical_terms() -> None:
 def test_the_lab_list_names_analyses_by_their_goal_and_spells_them_every_way() -> None:
     """The third round of the lab list: a task worded by what it is for reaches the method's
     name one way; spellings and abbreviations of one thing meet both ways."""
-    for goal, method in (("identify cell types", "cell type annotation"), ("risk loci", "GWAS"),
-                         ("dysregulated pathways", "pathway enrichment"),
-                         ("protein-ligand binding", "molecular docking"), ("CellChat", "cell-cell communication")):
-        found = synonyms(goal)
-        assert found[phrase(method)].weight == round(SOURCE_WEIGHTS["lab"] * vocabulary.ONE_WAY, 4), (goal, method)
-        assert phrase(goal) not in synonyms(method), (method, goal)
-    for one, other in (("qRT-PCR", "qPCR"), ("intercellular signalling", "cell-cell communication"),
-                       ("genome editing", "gene editing"), ("anaesthetised", "anesthetized"),
-                       ("subcellular localisation", "subcellular localization")):
-        assert phrase(other) in synonyms(one), (one, other)
-        assert phrase(one) in synonyms(other), (other, one)
+    assert_one_way((("identify cell types", "cell type annotation"), ("risk loci", "GWAS"),
+                    ("dysregulated pathways", "pathway enrichment"),
+                    ("protein-ligand binding", "molecular docking"), ("CellChat", "cell-cell communication")))
+    assert_both_ways((("qRT-PCR", "qPCR"), ("intercellular signalling", "cell-cell communication"),
+                     ("genome editing", "gene editing"), ("anaesthetised", "anesthetized"),
+                     ("subcellular localisation", "subcellular localization")))
     # keys other sources own stay theirs: HiC (MDFIC), PAGA (PRDX1) and MoA (MONDO) are not claimed
     assert "hic" not in synonyms("chromatin architecture") and "moa" not in synonyms("mechanism of action")
 
@@ -211,24 +214,18 @@ def test_the_lab_list_names_analyses_by_their_goal_and_spells_them_every_way() -
 def test_the_lab_list_names_failures_and_reagents_in_plain_words() -> None:
     """The fourth round of the lab list: what went wrong, worded without the technical name, and
     reagents named by what they look like or do reach the term one way; spellings meet both ways."""
-    one_way = round(SOURCE_WEIGHTS["lab"] * vocabulary.ONE_WAY, 4)
-    for plain, technical in (("sample mixup", "sample swap"), ("cells counted as replicates", "pseudoreplication"),
-                             ("batch confounded", "confounded design"), ("genome version mismatch", "liftover"),
-                             ("free-floating RNA", "ambient RNA"), ("fluorescence spillover", "compensation"),
-                             ("reversed pseudotime", "root cell"), ("orientation bias", "preferred orientation"),
-                             ("glowing green tag", "GFP"), ("precise template repair", "HDR"),
-                             ("cell-death dye", "viability dye"), ("double melt peak", "melt curve")):
-        found = synonyms(plain)
-        assert found[phrase(technical)].weight == one_way, (plain, technical)
-        assert phrase(plain) not in synonyms(technical), (technical, plain)
-    for one, other in (("split nuclei", "oversegmentation"), ("PCR jackpotting", "amplification jackpots"),
-                       ("leukaemic", "leukemic"), ("haemocytometer", "hemocytometer"), ("colour", "color"),
-                       ("nearest neighbour", "nearest neighbor"), ("gene programme", "gene program"),
-                       ("lyophilised", "lyophilized"), ("caesarean", "cesarean")):
-        assert phrase(other) in synonyms(one), (one, other)
-        assert phrase(one) in synonyms(other), (other, one)
+    assert_one_way((("sample mixup", "sample swap"), ("cells counted as replicates", "pseudoreplication"),
+                    ("batch confounded", "confounded design"), ("genome version mismatch", "liftover"),
+                    ("free-floating RNA", "ambient RNA"), ("fluorescence spillover", "compensation"),
+                    ("reversed pseudotime", "root cell"), ("orientation bias", "preferred orientation"),
+                    ("glowing green tag", "GFP"), ("precise template repair", "HDR"),
+                    ("cell-death dye", "viability dye"), ("double melt peak", "melt curve")))
+    assert_both_ways((("split nuclei", "oversegmentation"), ("PCR jackpotting", "amplification jackpots"),
+                     ("leukaemic", "leukemic"), ("haemocytometer", "hemocytometer"), ("colour", "color"),
+                     ("nearest neighbour", "nearest neighbor"), ("gene programme", "gene program"),
+                     ("lyophilised", "lyophilized"), ("caesarean", "cesarean")))
     # a key an ontology owns stays its own: the British spelling reaches it one way only
-    assert synonyms("hypoglycaemia")["hypoglycemia"].weight == one_way
+    assert synonyms("hypoglycaemia")["hypoglycemia"].weight == LAB_ONE_WAY
     assert "hypoglycaemia" not in synonyms("hypoglycemia")
     # a stem the stemmer shares with another word is not joined: "colonization" is "colon"
     assert "colon" not in synonyms("colonisation") and "hybrid" not in synonyms("hybridisation")
