@@ -117,6 +117,18 @@ def test_the_shipped_file_expands_each_spelling_to_its_gene(spelling: str, symbo
     assert not {"SETD2", "HYPB", "KMT3A"} & raws, spelling  # HIF-1 alone is SETD2's alias
 
 
+@pytest.mark.parametrize(("spelling", "symbol"), [
+    ("IFN gamma", "IFNG"), ("IFN-γ", "IFNG"), ("IFNγ", "IFNG"), ("GSK-3β", "GSK3B"), ("GSK-3 beta", "GSK3B"),
+    ("PI3Kγ", "PIK3CG"), ("p110 gamma", "PIK3CG"),
+])
+def test_the_lab_list_spells_the_genes_hgnc_gives_no_greek_letter(spelling: str, symbol: str) -> None:
+    """IFNG, GSK3B and PIK3CG have no Greek-letter alias in HGNC, and HGNC's alias IFN is IFNA1's:
+    the lab list sends their Greek spellings to the symbol (one-way), not to IFNA1."""
+    found = expand(tokenize(spelling)).expansions
+    assert [e.raw for e in found] == [symbol], spelling
+    assert "ifna1" not in {e.synonym for e in found}
+
+
 def test_a_gene_question_never_expands_to_its_greek_spellings() -> None:
     """Looked up only: a question with the symbol expands as before (HGNC's own spellings, such as
     PPARGC1A's ``PPARAGCIα``, stay members both ways)."""
