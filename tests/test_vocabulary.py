@@ -168,7 +168,7 @@ def test_the_data_file_records_its_sources() -> None:
     notice = (Path(vocabulary.PATH).parent / "NOTICE-vocabulary.txt").read_text(encoding="utf-8")
     assert "CC0" in notice and "CC BY-SA 4.0" in notice
     assert meta["sha256_HGNC"] in notice and meta["sha256_EDAM"] in notice
-    assert Path(vocabulary.PATH).stat().st_size < 11_000_000  # 10.2 MB with HGNC's approved names
+    assert Path(vocabulary.PATH).stat().st_size < 11_000_000  # 10.4 MB with the Greek-letter spellings
 
 
 def test_the_lab_list_joins_lay_words_trade_names_spellings_and_builds() -> None:
