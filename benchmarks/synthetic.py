@@ -936,7 +936,10 @@ def generate(n: int, seed: int = DEFAULT_SEED, *, quiet: bool = False) -> Path:
         (root / rel).write_text(render_entity_note(name, created, AUTHORS[0]), encoding="utf-8")
     written = time.perf_counter() - started
     git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", f"episode: import {n} episodes — synthetic benchmark vault (seed {seed})")
+    # git's automatic housekeeping after a commit of this many files runs detached by default, and a
+    # benchmark copying the vault meanwhile (startup.py --before) saw object folders vanish: run it now
+    git(root, "-c", "gc.autoDetach=false", "commit", "-q", "-m",
+        f"episode: import {n} episodes — synthetic benchmark vault (seed {seed})")
     head = git(root, "rev-parse", "HEAD")
     stamp = {
         "generator": GENERATOR_VERSION,
