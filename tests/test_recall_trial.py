@@ -1,0 +1,21 @@
+"""An agent living through ~20 analyses with recall (trial of 2026-11-24 evening): recall before
+planning, record the episode, give feedback. Each test failed before its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import Cli
+
+
+def test_the_first_episode_after_the_first_recall_of_a_new_vault_is_recorded(vault: Path, cli: Cli) -> None:
+    """The guide's loop on a new vault: `recall` (nothing yet) builds the index without the fact
+    tables; the first `episode add --entity` then looked its entity up in those tables and crashed
+    (exit 3, `no such table: entity_aliases`): the agent's first analysis was never recorded."""
+    r = cli("recall", "QC of a 10x scRNA-seq run of mouse lung")
+    assert r.code == 0 and r.out == "", r.err
+    r = cli("episode", "add", "--task", "QC of a 10x scRNA-seq run of mouse lung", "--entity", "TP53",
+            "--success", "--json")
+    assert r.code == 0, r.err
+    assert r.json()["entities"] == ["TP53"]
+    assert cli("check").code == 0
