@@ -19,3 +19,18 @@ def test_the_first_episode_after_the_first_recall_of_a_new_vault_is_recorded(vau
     assert r.code == 0, r.err
     assert r.json()["entities"] == ["TP53"]
     assert cli("check").code == 0
+
+
+def test_a_tool_named_like_a_gene_is_not_also_an_entity(vault: Path, cli: Cli) -> None:
+    """`MACS2` and `BWA-MEM2` in an episode's plan were found as gene-like entities although the
+    episode lists them as tools: each got a note in entities/, and `related` said "shared
+    entities: MACS2; shared tools: MACS2". A tool given as an entity stays one."""
+    r = cli("episode", "add", "--task", "p53 ChIP-seq in MCF7 cells", "--plan", "Bowtie2, MACS2 narrow peaks",
+            "--result", "CDKN1A and MDM2 promoters bound", "--tool", "MACS2", "--tool", "BWA-MEM2",
+            "--lesson", "BWA-MEM2 is faster than Bowtie2 here", "--success", "--json")
+    assert r.code == 0, r.err
+    assert r.json()["entities"] == ["CDKN1A", "MDM2"]
+    assert not (vault / "entities" / "MACS2.md").exists()
+    r = cli("episode", "add", "--task", "ATAC-seq peaks with MACS2", "--tool", "MACS2", "--entity", "MACS2",
+            "--success", "--json")
+    assert r.json()["entities"] == ["MACS2"]
