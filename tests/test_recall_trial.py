@@ -34,3 +34,16 @@ def test_a_tool_named_like_a_gene_is_not_also_an_entity(vault: Path, cli: Cli) -
     r = cli("episode", "add", "--task", "ATAC-seq peaks with MACS2", "--tool", "MACS2", "--entity", "MACS2",
             "--success", "--json")
     assert r.json()["entities"] == ["MACS2"]
+
+
+def test_a_pd_l1_question_in_full_words_does_not_bring_the_pd_1_analysis(vault: Path, cli: Cli) -> None:
+    """*programmed cell death 1 ligand 1* (PD-L1) expanded to PD-1's symbols, and a question about
+    PD-L1 staining brought a PD-1 flow cytometry analysis by that synonym alone."""
+    r = cli("episode", "add", "--task", "PD-1 on exhausted CD8 T cells by spectral flow cytometry",
+            "--entity", "PDCD1", "--tool", "FlowJo", "--success")
+    assert r.code == 0, r.err
+    r = cli("recall", "programmed cell death 1 ligand 1 immunohistochemistry", "--json", "--explain")
+    assert r.code == 0, r.err
+    data = r.json()
+    assert data["results"] == []
+    assert not any(s["synonym"] in {"pdcd1", "pd-1"} for s in data["explain"]["synonyms"])
