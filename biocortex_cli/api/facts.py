@@ -39,11 +39,19 @@ class FactAdded(NamedTuple):
     contradicts: tuple[Fact, ...]
     notes: tuple[str, ...]  # names resolved through aliases, ambiguous symbols, a reopening
     reopened: bool = False  # it was retracted or superseded, and `reopen` made it current again
+    #: the note held this evidence already (the same sources, confidences and refs): it was left as
+    #: it was, and nothing was committed unless an entity note was missing; the line of its evidence
+    unchanged_at: int | None = None
+    written: tuple[str, ...] = ()  # the files written (and committed)
+
+    @property
+    def unchanged(self) -> bool:
+        return self.unchanged_at is not None
 
     def as_json(self) -> dict[str, Any]:
         return {**self.fact.as_json(), "created": self.fact.record.get("created"), "merged": self.merged,
-                "reopened": self.reopened, "contradicts": [c.id for c in self.contradicts],
-                "notes": list(self.notes)}
+                "reopened": self.reopened, "unchanged": self.unchanged,
+                "contradicts": [c.id for c in self.contradicts], "notes": list(self.notes)}
 
 
 class FactList(NamedTuple):
@@ -106,7 +114,8 @@ def fact_add(vault: Vault, *, subject: str, predicate: str, object: str, source:
                      qualifiers={"taxon": taxon, "cell_type": cell_type, "context": context},
                      kinds={"subject": subject_kind, "object": object_kind}, reopen=reopen)
     return FactAdded(fact=added.fact, merged=not added.created and not added.reopened,
-                     contradicts=tuple(added.conflicts), notes=tuple(added.notes), reopened=added.reopened)
+                     contradicts=tuple(added.conflicts), notes=tuple(added.notes), reopened=added.reopened,
+                     unchanged_at=added.unchanged, written=added.written)
 
 
 @checked(hops=HOPS, min_confidence=UNIT, limit=Bounds(0))
