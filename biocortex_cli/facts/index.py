@@ -465,31 +465,14 @@ def repair_derived(vault: Any, exc: BaseException) -> None:
 
 def with_facts(vault: Any, use: Callable[[IndexedFacts], T]) -> tuple[T, list[DataError]]:
     """``use(facts)`` on the refreshed index, and the notes it could not read. An index file
-    damaged in a way SQLite notices (a malformed page) is rebuilt and ``use`` runs again: a
-    damaged index gives a rebuild, never an error or a wrong answer."""
-    from biocortex_cli.index.build import damaged, moved, still_damaged
-
-    for attempt in (1, 2):
-        try:
-            conn, source, problems = open_facts(vault)
-        except Exception as exc:
-            if not (damaged(exc) or moved(exc)):
-                raise
-            damage = exc
-        else:
-            try:
-                return use(source), problems
-            except Exception as exc:
-                if not (damaged(exc) or moved(exc)):
-                    raise
-                damage = exc
-            finally:
-                conn.close()
-        if attempt == 2:
-            raise still_damaged(vault, damage) from None
-        if damaged(damage):  # else the file was replaced meanwhile: open it again
-            repair_derived(vault, damage)
-    raise AssertionError("unreachable")
+    damaged in a way SQLite notices (a malformed page), or replaced while it was read, is the
+    caller's to repair: the API functions that read facts run again once it is rebuilt
+    (api/checks.py ``repairs_index``), as every other reader of the index does."""
+    conn, source, problems = open_facts(vault)
+    try:
+        return use(source), problems
+    finally:
+        conn.close()
 
 
 def open_facts(vault: Any, *, full: bool = False, written: Mapping[str, tuple[Note, int]] | None = None,

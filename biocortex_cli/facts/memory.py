@@ -52,8 +52,8 @@ def open_memory(vault: Any, *, full: bool = False) -> tuple[sqlite3.Connection, 
 
 
 def ask(vault: Any, use: Callable[[FactSource], T]) -> tuple[T, list[DataError]]:
-    """``use(source)`` on the open memory, and the notes that could not be read; a damaged index is
-    rebuilt and ``use`` runs again (facts/index.py ``with_facts``)."""
+    """``use(source)`` on the open memory, and the notes that could not be read (facts/index.py
+    ``with_facts``: a damaged index is the caller's to repair, api/checks.py ``repairs_index``)."""
     from biocortex_cli.facts.index import with_facts
     from biocortex_cli.facts.query import Layered
 
