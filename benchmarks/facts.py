@@ -1,7 +1,7 @@
 """Facts on the real write path, from a TRRUST-like TSV (issue 15 finding 9). Fetches nothing.
 
 Run: .venv/bin/python benchmarks/facts.py --tsv PATH [--scale 10000 100000] [--adds 30] [--runs 15]
-                                          [--matrix 200] [--imports 3] [--out benchmarks/out/facts]
+                                          [--matrix 200] [--imports 3] [--list-runs 9] [--out benchmarks/out/facts]
 
 PATH is a TRRUST-like file: TF, target, mode (Activation / Repression / Unknown), PMIDs separated
 by ";", with or without a header (TRRUST v2 human, CC BY-SA 4.0: keep it outside the repository,
@@ -14,6 +14,8 @@ entity notes, index, one commit, packing: what a user runs — and reports:
   after the import's own packing, loose objects left;
 * `fact add`: single adds as whole processes on that vault (new facts; the index warm), median;
 * `fact query` / `fact verify`: whole processes against `python -c pass`;
+* with ``--list-runs N``: `fact list --json` and `fact list` of every fact, whole processes (stdout
+  to /dev/null), median of N;
 * the verification confusion matrix (first size only): `fact verify` of sampled true triples
   (a row's own sign), sign-flipped ones (activates <-> inhibits) and random TF-target pairs that
   the file does not link, run in-process, counted by verdict.
@@ -190,6 +192,8 @@ def main() -> None:
     parser.add_argument("--aliases", action="store_true",
                         help="also time `entity import` of the file's genes' HGNC aliases (shipped table), "
                              "into each imported vault (notes exist) and into as many new vaults")
+    parser.add_argument("--list-runs", type=int, default=0,
+                        help="also time `fact list --json` and `fact list` of every fact, whole processes (0: not)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "facts")
     args = parser.parse_args()
     rows = read_tsv(args.tsv)
@@ -269,6 +273,12 @@ def main() -> None:
                            (f"fact verify {tf} {MODES[mode]} {target} (via sh)",
                             ["sh", "-c", f"{BIN} fact verify {tf} {MODES[mode]} {target} >/dev/null; exit 0"])]:
             line = summary(time_process(cmd, args.runs, env=env))
+            row[label] = line
+            print(f"{label:<45} {line}")
+        listing = [("fact list --json (every fact)", [BIN, "fact", "list", "--json"]),
+                   ("fact list (every fact)", [BIN, "fact", "list"])]
+        for label, cmd in listing if args.list_runs else []:
+            line = summary(time_process(cmd, args.list_runs, env=env, warmup=1))
             row[label] = line
             print(f"{label:<45} {line}")
         if args.matrix and n == args.scale[0]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import Cli, git
@@ -256,3 +257,53 @@ def test_recall_adds_facts_about_the_questions_entities_within_the_budget(vault:
     assert cli("fact", "retract", ident, "--reason", "test").code == 0
     again = cli("recall", "KEAP1 knockout and p53 in lung cancer", "--json").json()
     assert ident not in {f["id"] for f in again["facts"]}
+
+
+def test_fact_list_is_every_note_as_json_in_its_order_and_filters_as_before(vault: Path, cli: Cli,
+                                                                             tmp_path: Path) -> None:
+    """`fact list` filters and sorts in SQLite now, and writes its JSON without `json`'s indenting
+    encoder (docs/performance.md): the text is what it was — each fact its note's frontmatter and
+    path, `json.dumps(…, ensure_ascii=False, indent=2)`, sorted by subject and object ignoring
+    case (Unicode's case folding: ß is ss), predicate and id, whatever the names' scripts."""
+    import yaml
+
+    rows = tmp_path / "rows.tsv"
+    rows.write_text("subject\tpredicate\tobject\tsource\tconfidence\n"
+                    "b\tregulates\tZ\tPMID:1\t0.5\n" "A\tactivates\tz\tPMID:2;PMID:3\t0.9\n"
+                    "é\tinhibits\tÄ\tPMID:4\t0.7\n" "Straße\tbinds\tß\tPMID:5\t0.6\n"
+                    "STRASSE2\tbinds\tx\tdataset:T@1;PMID:6\t0.95\n" "漢字\tregulates\ta\tPMID:7\t0.3\n"
+                    "a\tregulates\tb\tPMID:8\t0.8\n" "A\tregulates\tB\tPMID:9\t0.8\n"
+                    "Z\tactivates\tA\tPMID:10\t0.4\n" "İ\tinhibits\ti\tPMID:11\t0.85\n")
+    assert cli("fact", "import", str(rows)).code == 0
+    assert cli("fact", "add", "b", "regulates", "Z", "--source", "PMID:12", "--taxon", "mouse").code == 0
+    gone = cli("fact", "add", "Z", "inhibits", "b", "--source", "PMID:13", "--json").json()["id"]
+    assert cli("fact", "retract", gone, "--reason", "wrong").code == 0
+
+    notes = []
+    for path in sorted((vault / "facts").rglob("*--*.md")):
+        meta = yaml.safe_load(path.read_text().split("---\n")[1])
+        notes.append({**meta, "path": str(path.relative_to(vault))})
+    notes.sort(key=lambda f: f["path"])
+    notes.sort(key=lambda f: (f["subject"].casefold(), f["predicate"], f["object"].casefold(), f["id"]))
+    assert len(notes) == 11  # `a regulates b` and `A regulates B` are one fact
+
+    def listed(*args: str) -> list[dict[str, Any]]:
+        r = cli("fact", "list", *args, "--json")
+        assert r.code == 0, r.err
+        assert r.out == json.dumps(json.loads(r.out), ensure_ascii=False, indent=2) + "\n"
+        return list(r.json())
+
+    assert listed("--status", "all") == notes
+    current = [f for f in notes if f["status"] == "current"]
+    assert listed() == current
+    text = cli("fact", "list").out.splitlines()
+    assert [line.rsplit("  ·  ", 1)[1] for line in text] == [f["id"] for f in current]
+    assert listed("--status", "retracted") == [f for f in notes if f["status"] == "retracted"]
+    assert listed("--predicate", "regulates") == [f for f in current if f["predicate"] != "binds"]
+    assert listed("--subject", "a") == [f for f in current if f["subject"].casefold() == "a"]
+    assert listed("--object", "SS") == [f for f in current if f["object"] == "ß"]
+    assert listed("--min-confidence", "0.8") == [f for f in current if f["confidence"] >= 0.8]
+    assert listed("--source", "pmid:", "--limit", "3") == current[:3]
+    assert listed("--source", "T@1") == [f for f in current if "dataset:T@1" in f["source"]]
+    assert listed("--limit", "2", "--predicate", "activates") == [f for f in current
+                                                                 if f["predicate"] == "activates"][:2]

@@ -48,6 +48,60 @@ def test_an_hgnc_alias_or_previous_symbol_lands_on_the_genes_note(vault: Path, c
     assert r.code == 0 and r.json()["subject"] == "p53"
 
 
+def _files(vault: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(vault)): p.read_bytes() for folder in ("facts", "entities")
+            for p in sorted((vault / folder).rglob("*.md"))}
+
+
+def test_adding_the_same_fact_again_writes_nothing(vault: Path, cli: Cli) -> None:
+    """`fact add` of a statement exactly as recorded wrote a `fact: update` commit whose only
+    change was the evidence's `added` and the note's `updated`: the log of a curation filled with
+    commits that say nothing. Now nothing is written, exit 0, and stderr and `--json` say so."""
+    args = ("TP53", "regulates", "MDM2", "--source", "PMID:8319905", "--confidence", "0.9")
+    first = cli("fact", "add", *args, "--json")
+    assert first.code == 0, first.err
+    assert first.json()["unchanged"] is False and first.json()["merged"] is False
+    head, files = git(vault, "rev-parse", "HEAD"), _files(vault)
+    for again in (args, ("tp53", "Regulates", "MDM2", "--source", "pmid: 8319905", "--confidence", "0.90")):
+        r = cli("fact", "add", *again, "--json")
+        assert r.code == 0, r.err
+        data = r.json()
+        assert data["unchanged"] is True and data["merged"] is True and data["id"] == first.json()["id"]
+        assert data["evidence"] == first.json()["evidence"]  # its `added` and author as first given
+        assert git(vault, "rev-parse", "HEAD") == head and _files(vault) == files
+        assert git(vault, "status", "--porcelain") == ""
+        said = [line for line in r.err.splitlines() if "already recorded" in line]
+        assert said == [f"biocortex: {data['path']}:13: already recorded (TP53 regulates MDM2, confidence 0.9); "
+                        "nothing written"]
+        assert "merged into" not in r.err
+    lines = (vault / data["path"]).read_text().splitlines()
+    assert lines[12] == "evidence:"  # the line said
+    assert git(vault, "log", "--format=%s").count("tp53--regulates--mdm2") == 1
+    # another confidence is new evidence: an update, as before
+    r = cli("fact", "add", *args[:-1], "0.7", "--json")
+    assert r.code == 0 and r.json()["unchanged"] is False and r.json()["confidence"] == 0.7
+    assert git(vault, "log", "-1", "--format=%s").startswith("fact: update ")
+    assert "already recorded" not in r.err and "merged into existing fact" in r.err
+
+
+def test_fact_add_and_fact_import_share_one_rule_for_a_restatement(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """A row the vault holds as `fact add` wrote it is `unchanged` for the import, and a `fact
+    add` of what an import wrote is `unchanged` for the add."""
+    rows = tmp_path / "trrust.tsv"
+    rows.write_text(TRRUST)
+    assert cli("fact", "import", str(rows), *TRRUST_ARGS).code == 0
+    head, files = git(vault, "rev-parse", "HEAD"), _files(vault)
+    r = cli("fact", "add", "TP53", "activates", "CDKN1A", "--source", "dataset:TRRUST@2.0", "--source",
+            "PMID:8242752", "--source", "PMID:7651826", "--taxon", "human", "--json")
+    assert r.code == 0 and r.json()["unchanged"] is True, r.err
+    assert git(vault, "rev-parse", "HEAD") == head and _files(vault) == files
+    assert cli("fact", "add", "TP53", "activates", "BAX", "--source", "dataset:TRRUST@2.0", "--source",
+               "PMID:7834749", "--taxon", "human").code == 0
+    rows.write_text(TRRUST + "TP53\tBAX\tActivation\t7834749\n")
+    report = cli("fact", "import", str(rows), *TRRUST_ARGS, "--json").json()
+    assert (report["created"], report["merged"], report["unchanged"]) == (0, 4, 4)
+
+
 def test_importing_the_same_file_again_changes_nothing(vault: Path, cli: Cli, tmp_path: Path) -> None:
     """A curator re-running an import (a script, a second try) rewrote every note — only
     `added` and `updated` moved — in a commit of 9,384 files, and took 127 s instead of 5 s."""

@@ -34,6 +34,7 @@ def lab(vault: Path, cli: Cli) -> Path:
 
 
 COMMANDS = [("recall", "doublets KEAP1 TP53", "--json"), ("fact", "query", "TP53", "--json"),
+            ("fact", "list", "--json"), ("fact", "verify", "TP53", "regulates", "MDM2", "--json"),
             ("episode", "list", "--json"), ("episode", "show", "e1", "--json"), ("lessons", "--min-support", "1")]
 
 

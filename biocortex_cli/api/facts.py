@@ -11,7 +11,7 @@ return. Notes that cannot be read are skipped with a warning on stderr, like the
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from biocortex_cli.api.checks import UNIT, Bounds, Choice, checked, repairs_index
 from biocortex_cli.records import NamedTuple  # typing's, without importing typing
@@ -19,7 +19,7 @@ from biocortex_cli.records import NamedTuple  # typing's, without importing typi
 TYPE_CHECKING = False  # `typing` is not imported at run time (mypy reads the block)
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any, TypeVar
+    from typing import Any
 
     from biocortex_cli.facts.aliases import AliasImport, AliasResult, MergeResult
     from biocortex_cli.facts.imports import ImportReport, Progress
@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from biocortex_cli.facts.query import Contest, QueryResult, Verdict
     from biocortex_cli.store.git import Author
     from biocortex_cli.store.vault import Vault
-
-    T = TypeVar("T")
 HOPS = Bounds(1, 5)
 STATUS = Choice(("current", "retracted", "superseded", "all"))
 
@@ -39,11 +37,19 @@ class FactAdded(NamedTuple):
     contradicts: tuple[Fact, ...]
     notes: tuple[str, ...]  # names resolved through aliases, ambiguous symbols, a reopening
     reopened: bool = False  # it was retracted or superseded, and `reopen` made it current again
+    #: the note held this evidence already (the same sources, confidences and refs): it was left as
+    #: it was, and nothing was committed unless an entity note was missing; the line of its evidence
+    unchanged_at: int | None = None
+    written: tuple[str, ...] = ()  # the files written (and committed)
+
+    @property
+    def unchanged(self) -> bool:
+        return self.unchanged_at is not None
 
     def as_json(self) -> dict[str, Any]:
         return {**self.fact.as_json(), "created": self.fact.record.get("created"), "merged": self.merged,
-                "reopened": self.reopened, "contradicts": [c.id for c in self.contradicts],
-                "notes": list(self.notes)}
+                "reopened": self.reopened, "unchanged": self.unchanged,
+                "contradicts": [c.id for c in self.contradicts], "notes": list(self.notes)}
 
 
 class FactList(NamedTuple):
@@ -80,16 +86,6 @@ def _warn(problems: Sequence[Any]) -> None:
         sys.stderr.write(f"biocortex: warning: {len(problems) - 5} more broken fact or entity notes skipped\n")
 
 
-def _ask(vault: Vault, use: Callable[[Any], T]) -> T:
-    """``use`` on the vault's facts and every edge source beside them (facts/memory.py), the index
-    refreshed (and rebuilt when damaged)."""
-    from biocortex_cli.facts.memory import ask
-
-    result, problems = ask(vault, use)
-    _warn(problems)
-    return result
-
-
 @checked(confidence=UNIT)
 @repairs_index(writes=True)
 def fact_add(vault: Vault, *, subject: str, predicate: str, object: str, source: Sequence[str] = (),
@@ -106,10 +102,12 @@ def fact_add(vault: Vault, *, subject: str, predicate: str, object: str, source:
                      qualifiers={"taxon": taxon, "cell_type": cell_type, "context": context},
                      kinds={"subject": subject_kind, "object": object_kind}, reopen=reopen)
     return FactAdded(fact=added.fact, merged=not added.created and not added.reopened,
-                     contradicts=tuple(added.conflicts), notes=tuple(added.notes), reopened=added.reopened)
+                     contradicts=tuple(added.conflicts), notes=tuple(added.notes), reopened=added.reopened,
+                     unchanged_at=added.unchanged, written=added.written)
 
 
 @checked(hops=HOPS, min_confidence=UNIT, limit=Bounds(0))
+@repairs_index()
 def fact_query(vault: Vault, *, entity: str, predicate: str | None = None, hops: int = 1,
                min_confidence: float = 0.0, all: bool = False, limit: int = 100, fuzzy: bool = False,
                taxon: str | None = None) -> QueryResult:
@@ -129,6 +127,7 @@ def fact_query(vault: Vault, *, entity: str, predicate: str | None = None, hops:
 
 
 @checked(status=STATUS, min_confidence=UNIT, limit=Bounds(1))
+@repairs_index()
 def fact_list(vault: Vault, *, subject: str | None = None, predicate: str | None = None, object: str | None = None,
               status: str = "current", source: str | None = None, min_confidence: float = 0.0,
               limit: int | None = None) -> FactList:
@@ -167,6 +166,7 @@ def fact_unsource(vault: Vault, *, id: str, source: str, author: Author) -> Fact
 
 
 @checked(hops=HOPS, min_confidence=UNIT)
+@repairs_index()
 def fact_verify(vault: Vault, *, subject: str, predicate: str, object: str, hops: int = 1,
                 min_confidence: float = 0.0, taxon: str | None = None) -> Verdict:
     """Weigh what memory holds for and against a claim: supported, contested, contradicted or

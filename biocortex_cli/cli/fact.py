@@ -35,7 +35,11 @@ def add(
                       context=context, subject_kind=subject_kind, object_kind=object_kind, reopen=reopen)
     for note in result.notes:
         state.info(f"biocortex: {note}")
-    if result.merged:
+    if result.unchanged:  # the same statement with the same evidence: no new knowledge
+        made = f"; made {', '.join(result.written)} again (missing)" if result.written else "; nothing written"
+        state.info(f"biocortex: {result.fact.path}:{result.unchanged_at}: already recorded "
+                   f"({result.fact.sentence()}, confidence {result.fact.confidence:g}){made}")
+    elif result.merged:
         state.info(f"biocortex: merged into existing fact {result.fact.id} "
                    f"(confidence now {result.fact.confidence:g})")
     for other in result.contradicts:

@@ -61,14 +61,15 @@ def neutralised(text: str) -> str:
 
 
 def emit_json(data: "Any") -> None:
-    import json
     import re
+
+    from biocortex_cli.cli import json_text
 
     if OPTIONS.secret_policy == "redact":
         from biocortex_cli.store.secrets import scrub
 
         data = scrub(data)
-    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    text = json_text.dumps(data) + "\n"  # json.dumps(data, ensure_ascii=False, indent=2), faster
     # JSON escapes C0 controls itself; C1 ones (U+0080-U+009F, e.g. the CSI U+009B) it leaves raw
     sys.stdout.write(re.sub(_C1, lambda m: f"\\u{ord(m.group()):04x}", text) if sys.stdout.isatty() else text)
 

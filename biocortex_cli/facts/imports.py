@@ -60,6 +60,7 @@ from biocortex_cli.facts.notes import (
     evidence_updates,
     fact_body,
     merge_evidence,
+    restates,
 )
 from biocortex_cli.store import entity_notes
 from biocortex_cli.store.files import read_note_text
@@ -536,20 +537,13 @@ def _merge_into(txn: Any, rel: str, record: dict[str, Any], opts: ImportOptions,
         again = 1
     old = note.meta.get("evidence") or []
     evidence = merge_evidence(old, record["evidence"])
-    if not again and _said(evidence) == _said(old):
+    if not again and restates(old, evidence):
         return "unchanged"  # every row restates what the note holds: it stays as it is (no `updated`)
     updates.update(evidence_updates(evidence))
     updates["updated"] = now
     edited, parsed = edit(note, text, updates)
     txn.write(rel, edited, parsed=parsed, batch=True)  # one sync before the commit, not one a note
     return "reopened" if again else "merged"
-
-
-def _said(evidence: Any) -> list[Any]:
-    """What evidence items say — source, confidence, refs and anything else — without who added
-    each and when: the same file imported again says nothing new."""
-    return [{k: v for k, v in item.items() if k not in ("author", "added")} if isinstance(item, Mapping) else item
-            for item in evidence or []]
 
 
 def _conflicts(records: Mapping[str, dict[str, Any]], nearby: list[Fact], rules: FactRules) -> list[tuple[str, str]]:

@@ -28,7 +28,7 @@ import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import cached_property
+from functools import cache, cached_property
 from stat import S_ISREG
 
 from biocortex_cli.errors import DataError
@@ -276,6 +276,26 @@ def _problems(conn: sqlite3.Connection) -> list[DataError]:
             for rel, line, message in conn.execute("SELECT rel, line, message FROM fact_problems ORDER BY rel")]
 
 
+@cache
+def plain_fact() -> type[Fact]:
+    """``Fact`` for a record read from the tables: JSON's data already — dicts with string keys,
+    lists, strings, numbers, booleans, None (:func:`pack` took it from ``Fact.as_json``) — and
+    read fresh for the fact, so its JSON is the record as it is, not converted and copied again
+    value by value (``fact list --json`` of 46,797 facts spent 1.4 s of CPU there); that JSON
+    shares the record's lists and dicts, which neither changes in place. Made on first use:
+    facts/model.py is imported once a fact is read (and is not changed: the tables' format key
+    is its source's and facts/render.py's, facts/render.py ``FORMAT``)."""
+    from biocortex_cli.facts.model import Fact
+
+    class PlainFact(Fact):
+        __slots__ = ()
+
+        def as_json(self) -> dict[str, Any]:
+            return {**self.record, "path": self.path}
+
+    return PlainFact
+
+
 class IndexedFacts:
     """Facts and aliases read from the index on demand (what `fact` commands and recall use)."""
 
@@ -302,11 +322,27 @@ class IndexedFacts:
 
     @staticmethod
     def _fact(record: bytes) -> Fact:
-        from biocortex_cli.facts.model import Fact
-
         data = unpack(record)
-        path = data.pop("path", "")
-        return Fact(record=data, path=path)
+        return plain_fact()._make((data, data.pop("path", ""), 1))
+
+    def _facts(self, rows: Iterable[tuple[bytes]]) -> list[Fact]:
+        """:meth:`_fact` of each row's record, with the cyclic garbage collector paused: the
+        records are trees, never cycles, and its passes over every record read so far were a
+        fifth of `fact list`'s CPU at 46,797 facts (docs/performance.md)."""
+        import gc
+
+        make = plain_fact()._make
+        out: list[Fact] = []
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            for (record,) in rows:
+                data = unpack(record)
+                out.append(make((data, data.pop("path", ""), 1)))
+        finally:
+            if paused:
+                gc.enable()
+        return out
 
     def resolve(self, name: str) -> str:
         from biocortex_cli.bio.symbols import as_written
@@ -380,7 +416,30 @@ class IndexedFacts:
         return sorted(names, key=lambda s: (len(s), s))[:limit]
 
     def all_facts(self) -> list[Fact]:
-        return [self._fact(r) for (r,) in self.conn.execute("SELECT record FROM facts ORDER BY rel")]
+        return self._facts(self.conn.execute("SELECT record FROM facts ORDER BY rel"))
+
+    def listed(self, *, status: str | None = None, subjects: Iterable[str] | None = None,
+               objects: Iterable[str] | None = None, predicates: Iterable[str] | None = None,
+               min_confidence: float = 0.0, limit: int | None = None) -> list[Fact]:
+        """`fact list`: the facts with this ``status`` (None: any), subject and object keys
+        (case-folded names), predicates and confidence, filtered and sorted by SQLite, so a fact
+        left out is never unpacked: by subject and object case-folded, predicate, id, then path
+        (SQLite compares text as UTF-8 bytes, which sort as Python sorts the strings: by code
+        point)."""
+        where: list[str] = ["confidence >= ?"]
+        args: list[object] = [min_confidence]
+        if status is not None:
+            where.append("status = ?")
+            args.append(status)
+        for column, values in (("s_key", subjects), ("o_key", objects), ("predicate", predicates)):
+            if values is not None:
+                wanted = sorted(set(values))
+                where.append(f"{column} IN ({','.join('?' * len(wanted))})")
+                args += wanted
+        cap = f" LIMIT {int(limit)}" if limit is not None else ""
+        return self._facts(self.conn.execute(
+            f"SELECT record FROM facts WHERE {' AND '.join(where)} ORDER BY s_key, predicate, o_key, id, rel{cap}",
+            args))
 
 
 def repair_derived(vault: Any, exc: BaseException) -> None:
@@ -406,31 +465,14 @@ def repair_derived(vault: Any, exc: BaseException) -> None:
 
 def with_facts(vault: Any, use: Callable[[IndexedFacts], T]) -> tuple[T, list[DataError]]:
     """``use(facts)`` on the refreshed index, and the notes it could not read. An index file
-    damaged in a way SQLite notices (a malformed page) is rebuilt and ``use`` runs again: a
-    damaged index gives a rebuild, never an error or a wrong answer."""
-    from biocortex_cli.index.build import damaged, moved, still_damaged
-
-    for attempt in (1, 2):
-        try:
-            conn, source, problems = open_facts(vault)
-        except Exception as exc:
-            if not (damaged(exc) or moved(exc)):
-                raise
-            damage = exc
-        else:
-            try:
-                return use(source), problems
-            except Exception as exc:
-                if not (damaged(exc) or moved(exc)):
-                    raise
-                damage = exc
-            finally:
-                conn.close()
-        if attempt == 2:
-            raise still_damaged(vault, damage) from None
-        if damaged(damage):  # else the file was replaced meanwhile: open it again
-            repair_derived(vault, damage)
-    raise AssertionError("unreachable")
+    damaged in a way SQLite notices (a malformed page), or replaced while it was read, is the
+    caller's to repair: the API functions that read facts run again once it is rebuilt
+    (api/checks.py ``repairs_index``), as every other reader of the index does."""
+    conn, source, problems = open_facts(vault)
+    try:
+        return use(source), problems
+    finally:
+        conn.close()
 
 
 def open_facts(vault: Any, *, full: bool = False, written: Mapping[str, tuple[Note, int]] | None = None,

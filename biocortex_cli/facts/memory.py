@@ -52,8 +52,8 @@ def open_memory(vault: Any, *, full: bool = False) -> tuple[sqlite3.Connection, 
 
 
 def ask(vault: Any, use: Callable[[FactSource], T]) -> tuple[T, list[DataError]]:
-    """``use(source)`` on the open memory, and the notes that could not be read; a damaged index is
-    rebuilt and ``use`` runs again (facts/index.py ``with_facts``)."""
+    """``use(source)`` on the open memory, and the notes that could not be read (facts/index.py
+    ``with_facts``: a damaged index is the caller's to repair, api/checks.py ``repairs_index``)."""
     from biocortex_cli.facts.index import with_facts
     from biocortex_cli.facts.query import Layered
 
@@ -77,18 +77,15 @@ def list_facts(vault: Any, *, subject: str | None = None, predicate: str | None 
     preds = FactRules.from_config(vault).narrower(normalize_predicate(predicate)) if predicate else None
 
     def matching(notes: IndexedFacts) -> list[Fact]:
-        s_keys = notes.spellings(subject) if subject else None
-        o_keys = notes.spellings(object_) if object_ else None
-        return [f for f in notes.all_facts()
-                if (status == "all" or f.status == status)
-                and (s_keys is None or f.subject.casefold() in s_keys)
-                and (o_keys is None or f.object.casefold() in o_keys)
-                and (preds is None or f.predicate in preds)
-                and (source is None or any(source.casefold() in s.casefold() for s in f.sources))
-                and f.confidence >= min_confidence]
+        found = notes.listed(status=None if status == "all" else status,
+                             subjects=notes.spellings(subject) if subject else None,
+                             objects=notes.spellings(object_) if object_ else None, predicates=preds,
+                             min_confidence=min_confidence, limit=limit if source is None else None)
+        if source is None:
+            return found
+        return [f for f in found if any(source.casefold() in s.casefold() for s in f.sources)]
 
     rows, problems = with_facts(vault, matching)
-    rows.sort(key=lambda f: (f.subject.casefold(), f.predicate, f.object.casefold(), f.id))
     return (rows[:limit] if limit else rows), problems
 
 

@@ -145,6 +145,22 @@ def evidence_updates(evidence: list[dict[str, Any]]) -> dict[str, Any]:
             "source": list(dict.fromkeys(sources)), "evidence": evidence}
 
 
+def said(evidence: Any) -> list[Any]:
+    """What evidence items say — source as written, confidence, refs and anything else — without
+    who added each and when."""
+    return [{k: v for k, v in item.items() if k not in ("author", "added")} if isinstance(item, Mapping) else item
+            for item in evidence or []]
+
+
+def restates(old: Any, merged: Any) -> bool:
+    """Whether evidence ``merged`` (``old`` with new items merged in, :func:`merge_evidence`) says
+    nothing ``old`` did not: the same sources, spelled the same, with the same confidences and
+    refs. Who gave an item again and when does not count: a statement made again is no new
+    knowledge, so ``fact add`` and ``fact import`` leave such a note as it is (no new ``added``
+    or ``updated``, no commit)."""
+    return said(merged) == said(old)
+
+
 def noisy_or(values: Iterable[float]) -> float:
     return combined_confidence(values)
 
@@ -388,6 +404,9 @@ class AddResult:
     conflicts: list[Fact]
     notes: list[str]  # things worth saying on stderr
     reopened: bool = False
+    #: the note held this evidence already and was left as it was: the line of its evidence
+    unchanged: int | None = None
+    written: tuple[str, ...] = ()  # the files this add wrote (none when unchanged, unless an entity note was missing)
 
 
 def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: list[str],
@@ -427,6 +446,7 @@ def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: l
         summary = Fact({"subject": s_name.name, "predicate": pred, "object": o_name.name, "qualifiers": quals},
                        "").sentence()
         reopened = False
+        line = 0
         with vault.transaction(f"fact: add {ident} — {one_line(summary)} ({labels}, {conf:g})", author) as txn:
             path = vault.path(rel)
             created = not path.exists()
@@ -455,14 +475,21 @@ def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: l
                                              "(one commit; the retraction stays in the note and in git)")
                     updates.update(status="current", reopened={"by": str(author), "at": now})
                     reopened = True
-            updates.update(evidence_updates(merge_evidence(record.get("evidence") or [], items)))
-            if not created:
-                updates["updated"] = now
-            record.update(updates)
+            evidence = merge_evidence(record.get("evidence") or [], items)
+            # the note holds this evidence already (the same sources, confidences and refs): it
+            # stays as it is, and without an entity note to create there is no commit
+            unchanged = not created and not reopened and restates(record.get("evidence") or [], evidence)
+            if unchanged:
+                line = note.line_of("evidence")
+            else:
+                updates.update(evidence_updates(evidence))
+                if not created:
+                    updates["updated"] = now
+                record.update(updates)
             if created:  # with its note, which the fact tables take from memory after the commit
                 text, note_of = rendered_note(rel, dict(record), fact_body(vault, record, episode_exists=exists))
                 txn.write(rel, text, parsed=note_of)
-            else:
+            elif not unchanged:
                 _rewrite(txn, rel, record, updates)
             write_entity_notes(txn, [s_name.name, o_name.name], author, source,
                                kinds={s_name.name: (kinds or {}).get("subject") or "",
@@ -470,6 +497,8 @@ def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: l
                                taxon=quals.get("taxon"))
             if reopened:
                 txn.message = f"fact: reopen {ident} — {one_line(summary)} (+{labels}, {conf:g})"
+            elif unchanged:  # only an entity note a person deleted, made again
+                txn.message = f"fact: entity notes of {ident} — {one_line(summary)} (the fact is recorded already)"
             elif not created:  # the reviewer scanning git log sees an update, not a second add
                 txn.message = f"fact: update {ident} — {one_line(summary)} (+{labels}, {conf:g})"
         # the fact tables follow the commit now, the new note from memory: the next command finds
@@ -483,7 +512,8 @@ def add_fact(vault: Vault, subject: str, predicate: str, obj: str, *, sources: l
     conflicts = [other for other in nearby if rules.conflicts(fact, other)]  # same subject only
     if reopened:
         notes.append(f"{_closed_message(Fact(record={**record, 'status': 'retracted'}, path=rel))}; reopened")
-    return AddResult(fact=fact, created=created, conflicts=conflicts, notes=notes, reopened=reopened)
+    return AddResult(fact=fact, created=created, conflicts=conflicts, notes=notes, reopened=reopened,
+                     unchanged=line or None, written=tuple(sorted(txn.paths)))
 
 
 def _closed_message(fact: Fact) -> str:

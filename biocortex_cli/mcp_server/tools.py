@@ -223,8 +223,9 @@ TOOLS: tuple[Tool, ...] = (
           Arg("limit", ("integer",), "At most this many."))),
     Tool("fact_add", "biocortex_cli.api.facts:fact_add", "fact add --json",
          "Record a fact (subject, predicate, object) you established, with its sources; the same triple again "
-         "merges its sources. A fact that contradicts memory is recorded and listed in \"contradicts\": tell "
-         "the user. Returns the stored fact (the JSON of `biocortex fact add --json`).",
+         "merges its sources (the same sources and confidences again change nothing: \"unchanged\"). A fact "
+         "that contradicts memory is recorded and listed in \"contradicts\": tell the user. Returns the stored fact "
+         "(the JSON of `biocortex fact add --json`).",
          (Arg("subject", ("string",), "Subject, e.g. KEAP1 (aliases resolve to the entity's name).", required=True),
           Arg("predicate", ("string",), "Predicate, e.g. inhibits.", required=True),
           Arg("object", ("string",), "Object, e.g. NFE2L2.", required=True),
