@@ -283,7 +283,9 @@ def entity_note_finder(vault: Vault) -> Callable[[list[str]], dict[str, str]]:
                 if found is not None:
                     out[name] = found
             return out
-        except sqlite3.OperationalError:  # an index without the fact tables yet (a recall of a new vault)
+        except sqlite3.OperationalError as exc:  # an index without the fact tables yet (a recall of a new vault)
+            if "no such table" not in str(exc):
+                raise
             return {}
         finally:
             conn.close()
