@@ -318,6 +318,23 @@ def test_a_name_that_is_one_word_or_names_two_genes_expands_to_nothing() -> None
     assert "EGFR" in vocabulary.synonym_names("epidermal growth factor receptor")
 
 
+def test_a_genes_name_inside_another_molecules_name_does_not_expand_to_that_gene() -> None:
+    """*programmed cell death 1 ligand 1* is PD-L1 (CD274), yet it expanded to PD-1 (PDCD1, the
+    longest key it holds); *hepatocyte growth factor receptor* (MET) to HGF, *tumor necrosis factor
+    receptor 1* to TNF: the ligand for its receptor, the receptor for its ligand."""
+    for text, gene in (("programmed cell death 1 ligand 1 IHC", "pdcd1"),
+                       ("hepatocyte growth factor receptor amplification", "hgf"),
+                       ("tumor necrosis factor receptor 1 signalling", "tnf")):
+        expanded = expand(tokenize(text))
+        assert gene not in expanded.synonyms, text
+        assert any(w.reason.startswith("part of another molecule's name") for w in expanded.withheld), text
+    # the gene's own name, a longer name that is a key, and a gene's unnumbered ligands still expand
+    assert "tnf" in synonyms("tumor necrosis factor alpha in serum")
+    assert "pdcd1lg2" in synonyms("programmed cell death 1 ligand 2") and "pdcd1" in synonyms("programmed cell death 1")
+    assert "egfr" in synonyms("epidermal growth factor receptor ligands")
+    assert "insr" in synonyms("insulin receptor")
+
+
 def test_a_gene_named_in_full_finds_the_episode_written_with_its_symbol(vault: Path, cli: Cli) -> None:
     """Held-out questions name genes in full (*Kelch-like ECH-associated protein 1*, *epidermal
     growth factor receptor*) where the episode writes the symbol; before, nothing matched."""

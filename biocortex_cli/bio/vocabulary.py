@@ -174,6 +174,7 @@ def expand(tokens: Sequence[str], *, local: Local | None = None, max_per_term: i
     matched: list[tuple[int, str, list[tuple[int, int]]]] = []  # (position, term, groups)
     withheld: list[Withheld] = []
     seen_terms: set[str] = set()
+    longer: dict[tuple[int, str], str] = {}  # a gene's name inside another molecule's: the whole name
     for gram, start, end in spans:  # longest first, then left to right
         if gram not in terms or gram in seen_terms:
             continue
@@ -184,6 +185,9 @@ def expand(tokens: Sequence[str], *, local: Local | None = None, max_per_term: i
         if grps:
             covered.append((start, end))
             matched.append((start, gram, grps))
+            tail = _another_molecule(tuple(tokens[end:end + 2])) if end - start > 1 else ()
+            if tail:
+                longer[(start, gram)] = " ".join((gram, *tail))
         elif why:
             withheld.append(Withheld(gram, why))
     matched.sort(key=lambda m: (m[0], -len(m[1])))
@@ -198,6 +202,9 @@ def expand(tokens: Sequence[str], *, local: Local | None = None, max_per_term: i
         usable = 0
         for grp in sorted(grps, key=lambda g: (_SOURCE_ORDER.get(groups[g][0], 9), g)):
             source, label, group_members = groups[grp]
+            if source == "hgnc" and (position, term) in longer:
+                withheld.append(Withheld(term, f"part of another molecule's name: {longer[(position, term)]}"))
+                continue
             if source == "vault" and local is not None and local.refuses is not None:
                 reason = local.refuses([raw for _mark, _target, _keys, raw in group_members])
                 if reason:
@@ -311,6 +318,20 @@ def _ngrams(tokens: Sequence[str]) -> list[tuple[str, int, int]]:
         for i in range(len(tokens) - n + 1):
             out.append((" ".join(tokens[i:i + n]), i, i + n))
     return out
+
+
+def _another_molecule(after: tuple[str, ...]) -> tuple[str, ...]:
+    """The words after a gene's name (two tokens or more: its approved name, or an alias such as
+    *programmed cell death 1*) that make it another molecule's name: *hepatocyte growth factor
+    receptor* is MET, not HGF; *tumor necrosis factor receptor 1* is TNFRSF1A, not TNF;
+    *programmed cell death 1 ligand 1* is PD-L1 (CD274), not PD-1 (PDCD1). A receptor's or a
+    ligand's own name is a longer key and wins before (*epidermal growth factor receptor*,
+    *programmed cell death 1 ligand 2*); *EGFR ligands*, unnumbered, still mean EGFR's."""
+    if after[:1] == ("receptor",):
+        return ("receptor",)
+    if len(after) == 2 and after[0] == "ligand" and after[1].isdigit():
+        return after
+    return ()
 
 
 def _chunks(items: list[str]) -> list[list[str]]:

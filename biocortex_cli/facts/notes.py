@@ -252,7 +252,8 @@ def entity_note_finder(vault: Vault) -> Callable[[list[str]], dict[str, str]]:
     (``hgnc_entity``) — for an episode's entities (store/entity_notes.py ``entity_rels``): an
     episode naming `p53` linked [[p53]] and made entities/p53.md beside TP53.md, which lists p53
     among its aliases, and `check` then failed on the alias two notes claimed. A vault without an
-    index yet (a fresh clone) finds none: names link their own notes, as before. The index is read
+    index yet (a fresh clone), or whose index has no fact tables yet (a new vault's first recall
+    builds only the episodes' part), finds none: names link their own notes, as before. The index is read
     as the last command left it, not refreshed (a refresh stats every fact and entity note: ~100 ms
     of CPU per `episode add` at 12,000 notes): tool writes keep it current, and an alias a person
     typed into a note since then is not seen, so that name links a note of its own, as before,
@@ -282,6 +283,10 @@ def entity_note_finder(vault: Vault) -> Callable[[list[str]], dict[str, str]]:
                 if found is not None:
                     out[name] = found
             return out
+        except sqlite3.OperationalError as exc:  # an index without the fact tables yet (a recall of a new vault)
+            if "no such table" not in str(exc):
+                raise
+            return {}
         finally:
             conn.close()
 

@@ -176,11 +176,13 @@ def build_episode(data: Mapping[str, Any], *, author: Author, now: dt.datetime,
 
 
 def merge_entities(record: Mapping[str, Any]) -> list[str]:
-    """The given entities, as given, then those found in the text that are not among them."""
+    """The given entities, as given, then those found in the text that are not among them nor
+    among the episode's tools: `MACS2` and `BWA-MEM2` look like gene symbols, and an episode using
+    them listed each as an entity too (a note in entities/ per tool, and a tool shared twice)."""
     from biocortex_cli.bio.entities import entity_names, normalize_entity
 
     given = [str(e) for e in record.get("entities") or []]
-    seen = {normalize_entity(e).casefold() for e in given}
+    seen = {normalize_entity(e).casefold() for e in given} | {str(t).casefold() for t in record.get("tools") or []}
     text = "\n".join([str(record.get(k) or "") for k in _STR_FIELDS]
                      + [str(v) for v in record.get("lessons") or []])
     merged = list(given)
