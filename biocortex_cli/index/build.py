@@ -751,17 +751,33 @@ def _open_rebuilt(path: str) -> sqlite3.Connection:
         raise IndexMoved(f"the index rebuilt a moment ago could not be opened ({exc})") from None
 
 
+#: SQLITE_READONLY_DBMOVED, and the primary code of every SQLITE_IOERR_* (extended codes keep it in
+#: their low byte)
+_DBMOVED, _IOERR = 1032, 10
+
+
 def moved(exc: BaseException) -> bool:
     """Whether ``exc`` says the index file this process had open was replaced or deleted meanwhile
     (another process's rebuild renamed a new one over it, or a person deleted it): SQLite then
     refuses every write to the old one ("attempt to write a readonly database",
-    SQLITE_READONLY_DBMOVED). Opening the index again finds the new file, or builds one."""
+    SQLITE_READONLY_DBMOVED), or, seen twice in CI-like runs of tests/test_index_damage.py against a
+    deletion every 30 ms, reports "disk I/O error" (SQLITE_IOERR). Opening the index again finds the
+    new file, or builds one; an I/O error that comes back on the second run is reported by
+    :func:`still_damaged` with the disk among its causes."""
     if isinstance(exc, IndexMoved):
         return True
     if not isinstance(exc, sqlite3.OperationalError):
         return False
     code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
-    return code == 1032 if code is not None else "readonly database" in str(exc)
+    if code is None:
+        return "readonly database" in str(exc) or "disk I/O error" in str(exc)
+    return code == _DBMOVED or code & 0xFF == _IOERR
+
+
+def _io_error(exc: BaseException) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(exc, sqlite3.OperationalError) and (
+        code & 0xFF == _IOERR if code is not None else "disk I/O error" in str(exc))
 
 
 def repair(vault: Any, exc: BaseException) -> RefreshReport:
@@ -776,6 +792,12 @@ def still_damaged(vault: Any, exc: BaseException) -> BiocortexError:
     replaced or deleted again while the command ran once more (:func:`moved`)."""
     path = store.index_path(vault.state_folder)
     if moved(exc):
+        if _io_error(exc):
+            return BiocortexError(f"the index file was replaced or deleted twice while this command ran, or could not "
+                                  f"be read ({exc}): another process rebuilding it, something deleting it, or a "
+                                  f"failing disk; the vault itself is fine", path=path,
+                                  hint="run the command again; if it keeps happening, `biocortex doctor` checks the "
+                                       "disk, and find what deletes .biocortex/index.sqlite")
         return BiocortexError("the index file was replaced or deleted twice while this command ran (another process "
                               "rebuilding it, or something deleting it); the vault itself is fine", path=path,
                               hint="run the command again; if it keeps happening, find what deletes "
