@@ -771,12 +771,12 @@ def moved(exc: BaseException) -> bool:
     code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
     if code is None:
         return "readonly database" in str(exc) or "disk I/O error" in str(exc)
-    return code == _DBMOVED or code & 0xFF == _IOERR
+    return bool(code == _DBMOVED or code & 0xFF == _IOERR)
 
 
 def _io_error(exc: BaseException) -> bool:
     code = getattr(exc, "sqlite_errorcode", None)
-    return isinstance(exc, sqlite3.OperationalError) and (
+    return isinstance(exc, sqlite3.OperationalError) and bool(
         code & 0xFF == _IOERR if code is not None else "disk I/O error" in str(exc))
 
 
