@@ -253,6 +253,17 @@ def test_the_lab_list_joins_words_several_writers_used_to_the_words_notes_use() 
     assert "cd8 cell" not in synonyms("natural killer cells") and "nk cell" in synonyms("natural killer cells")
 
 
+def test_the_lab_list_has_the_words_the_agents_trial_found_missing() -> None:
+    """An agent's recall trial asked with words that reached nothing: ICU, UKB, the singular
+    "tandem mass tag", and "dying cells" for the single-cell QC marker."""
+    assert_both_ways((("ICU", "intensive care unit"), ("UKB", "UK Biobank"), ("UKBB", "UK Biobank"),
+                     ("tandem mass tag", "TMT")))
+    assert_one_way((("dying cells", "mitochondrial fraction"),))
+    # NRF2 stays withheld as HGNC's ambiguous alias (GABPA, NFE2L2): a vault's own vocabulary says
+    # which one it means (docs/vocabulary.md), and the shipped list does not choose for it
+    assert "nfe2l2" not in synonyms("NRF2")
+
+
 def test_endotoxin_and_hif1_questions_find_the_episodes_notes_wrote_otherwise(vault: Path, cli: Cli) -> None:
     """A question about endotoxin finds the LPS time course; one about HIF-1 finds the hypoxia
     analysis naming HIF1A, not the one naming SETD2."""
