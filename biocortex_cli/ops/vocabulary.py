@@ -27,6 +27,9 @@ appear together are not alternatives). Pairs the vocabulary already joins (the v
 shipped one) are left out. Words are the index's tokens (stems), shown as the word people wrote
 most often. The numbers are deterministic for a vault commit.
 
+Recall's generic words (*use*, *data*, *run*, *new*: recall/signals.py ``GENERIC_WORDS``) are never
+part of a pair, and from 20 episodes on neither is a word in more than :data:`MAX_DF` of the tasks.
+
 Of the episodes that list one tool, only the first :data:`MAX_GROUP` by id are paired (a tool every
 analysis uses would otherwise mean millions of pairs).
 """
@@ -162,6 +165,7 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
         for word in words:
             in_tasks.setdefault(word, set()).add(ident)
     common = {w for w, ids in in_tasks.items() if len(tasks) >= 20 and len(ids) > MAX_DF * len(tasks)}
+    common |= _generic()  # "using", "data", "run": never anyone's synonym, in a vault of any size
 
     helped: dict[tuple[str, str], set[str]] = {}  # pair -> the helpful episodes that support it
     units: dict[str, set[str]] = {}  # word -> the units of evidence it is part of (either side)
@@ -325,6 +329,16 @@ def remove(vault: Vault, chosen: Sequence[str], author: Author) -> RemoveReport:
 
 
 # --- internals -----------------------------------------------------------------------------------
+
+
+def _generic() -> frozenset[str]:
+    """Recall's generic words (recall/signals.py ``GENERIC_WORDS``: *use*, *data*, *run*, *new*), which
+    the gate does not count as a question's subject: an agent writes them in every question, so
+    below 20 episodes, where no word is too common yet, they paired with any task's word (an
+    agent's trial: ``using | 10x``)."""
+    from biocortex_cli.recall.signals import generic_terms
+
+    return generic_terms()
 
 
 class _Surface:
