@@ -165,7 +165,12 @@ def suggest(vault: Vault, *, min_support: int = MIN_SUPPORT, limit: int | None =
         for word in words:
             in_tasks.setdefault(word, set()).add(ident)
     common = {w for w, ids in in_tasks.items() if len(tasks) >= 20 and len(ids) > MAX_DF * len(tasks)}
-    common |= _generic()  # "using", "data", "run": never anyone's synonym, in a vault of any size
+    from biocortex_cli.recall.signals import generic_terms
+
+    # recall's generic words ("using", "data", "run") are never anyone's synonym, in a vault of any
+    # size: below 20 episodes, where no word is too common yet, an agent's "using" paired with any
+    # task's word (an agent's trial: ``using | 10x``)
+    common |= generic_terms()
 
     helped: dict[tuple[str, str], set[str]] = {}  # pair -> the helpful episodes that support it
     units: dict[str, set[str]] = {}  # word -> the units of evidence it is part of (either side)
@@ -329,16 +334,6 @@ def remove(vault: Vault, chosen: Sequence[str], author: Author) -> RemoveReport:
 
 
 # --- internals -----------------------------------------------------------------------------------
-
-
-def _generic() -> frozenset[str]:
-    """Recall's generic words (recall/signals.py ``GENERIC_WORDS``: *use*, *data*, *run*, *new*), which
-    the gate does not count as a question's subject: an agent writes them in every question, so
-    below 20 episodes, where no word is too common yet, they paired with any task's word (an
-    agent's trial: ``using | 10x``)."""
-    from biocortex_cli.recall.signals import generic_terms
-
-    return generic_terms()
 
 
 class _Surface:
